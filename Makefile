@@ -1,0 +1,74 @@
+# TSE crawler: top-level Makefile. Recurses in dependency order.
+#
+#   make            build everything (build/bin, build/lib)
+#   make test       install missing deps, build, run all tests
+#   make demo       install missing deps, build, crawl the bundled course site
+#   make asan       build under build/asan with ASan+UBSan, run all tests
+#   make tsan       build under build/tsan with TSan, run all tests
+#   make check-deps check the layering (libcs50 <- common <- crawler) and
+#                   that every header compiles on its own
+#   make install    PREFIX=/usr/local DESTDIR= : programs, library, header
+#   make bench      benchmarks (bench/), about 15 minutes
+#   make deps       install the Debian packages the build and tests need
+#   make clean
+
+SUBDIRS := libcs50 common crawler tests
+PREFIX ?= /usr/local
+DESTDIR ?=
+JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+B := build
+
+all:
+	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -j$(JOBS) -C $$d all || exit 1; done
+
+deps:
+	@sh mk/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@tests/run.sh $(CURDIR)/$(B) $(T)
+
+asan: deps
+	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -j$(JOBS) -C $$d SAN=address all || exit 1; done
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  tests/run.sh $(CURDIR)/$(B)/asan $(T)
+
+tsan: deps
+	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -j$(JOBS) -C $$d SAN=thread all || exit 1; done
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  tests/run.sh $(CURDIR)/$(B)/tsan $(T)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@tests/demo.sh $(CURDIR)/$(B)
+
+bench: deps
+	@$(MAKE) --no-print-directory all
+	@bench/run.sh $(CURDIR)/$(B)
+
+# Layering: each archive, linked whole with only the archives below it, must
+# have no undefined symbols; each header must compile by itself.
+check-deps: all
+	@echo 'int main(void) { return 0; }' > $(B)/stub.c
+	$(CC) -o $(B)/stub-cs50 $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcs50.a -Wl,--no-whole-archive -pthread
+	$(CC) -o $(B)/stub-common $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcommon.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib)
+	@for h in libcs50/*.h common/*.h crawler/*.h; do \
+	  printf '#include "%s"\n' "$$h" > $(B)/hdr.c; \
+	  $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic \
+	    -Ilibcs50 -Icommon -Icrawler $$(pkg-config --cflags libcurl libxml-2.0 zlib) \
+	    -fsyntax-only $(B)/hdr.c || { echo "header $$h does not compile alone"; exit 1; }; \
+	done; echo "check-deps: layering and headers ok"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(B)/bin/crawler $(B)/bin/robotscheck $(B)/bin/urlnorm $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/lib/libcrawler.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libcrawler.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/libcrawler.so.1
+	ln -sf libcrawler.so.1 $(DESTDIR)$(PREFIX)/lib/libcrawler.so
+	install -m 644 crawler/crawl.h $(DESTDIR)$(PREFIX)/include/
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all deps test asan tsan demo bench check-deps install clean

@@ -1,0 +1,41 @@
+#!/bin/sh
+# mk/deps.sh [--check]: make sure the Debian packages the build and the tests
+# need are installed. As root it installs what is missing with apt-get; as
+# anyone else it prints the exact command and fails. --check only reports.
+#
+# Each entry is "package:probe", the probe being a pkg-config module or a
+# command that shows the package is there.
+set -u
+NEED="
+pkg-config:cmd=pkg-config
+libcurl4-openssl-dev:pc=libcurl
+libxml2-dev:pc=libxml-2.0
+zlib1g-dev:pc=zlib
+libmicrohttpd-dev:pc=libmicrohttpd
+curl:cmd=curl
+"
+missing=
+for entry in $NEED; do
+  pkg=${entry%%:*}
+  probe=${entry#*:}
+  case "$probe" in
+    pc=*) command -v pkg-config >/dev/null 2>&1 &&
+            pkg-config --exists "${probe#pc=}" && continue ;;
+    cmd=*) command -v "${probe#cmd=}" >/dev/null 2>&1 && continue ;;
+  esac
+  missing="$missing $pkg"
+done
+[ -z "$missing" ] && exit 0
+if [ "${1:-}" = --check ]; then
+  echo "missing packages:$missing"
+  exit 1
+fi
+cmd="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" != 0 ]; then
+  echo "deps: missing packages:$missing" >&2
+  echo "deps: run as root: apt-get update && $cmd" >&2
+  exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq && $cmd
