@@ -1,0 +1,91 @@
+/* crawl.h: the public interface of libcrawler.so, and all it promises.
+ *
+ * crawl() runs a breadth-first-ish crawl over pages that a caller fetches:
+ * a pool of download threads calls fetch_fn, a pool of parse threads scans
+ * each page for links in the simple link format and calls edge_fn once per
+ * link occurrence. Each distinct link is fetched at most once.
+ *
+ * Link format: a link is a whitespace-separated token (whitespace being
+ * space, tab, newline, carriage return, vertical tab, form feed) that
+ * starts with "link:"; the URL is the rest of the token. The token "link:"
+ * alone is not a link. Anything else is text. Links are compared as exact
+ * byte strings: no normalisation is done.
+ *
+ * Link with -lcrawler (and -pthread). Thread-safety: crawl() is reentrant;
+ * several crawls may run at once in one process, each with its own threads
+ * and state; the library has no global state. */
+#ifndef CRAWLER_CRAWL_H
+#define CRAWLER_CRAWL_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define CRAWL_EXTERN __attribute__((visibility("default")))
+
+#define CRAWL_VERSION "0.1.0"
+
+/* Status codes: 0 is success, errors are negative. */
+enum {
+  CRAWL_OK = 0,
+  CRAWL_EINVAL = -1,   /* invalid argument */
+  CRAWL_ENOMEM = -2,   /* out of memory */
+  CRAWL_ETHREAD = -3,  /* a thread could not be started */
+  CRAWL_ESTOPPED = -4, /* stopped before the crawl was complete */
+  CRAWL_EIO = -5       /* an output file could not be written */
+};
+
+/* crawl_strerror: a static English description of STATUS (never NULL).
+ * Thread-safety: any thread. */
+CRAWL_EXTERN const char *crawl_strerror(int status);
+
+/* crawl: crawl every page reachable from START_URL.
+ *
+ * Arguments:
+ *   start_url         borrowed; copied before crawl() starts any thread.
+ *   download_workers  threads that call fetch_fn (>= 1).
+ *   parse_workers     threads that scan pages and call edge_fn (>= 1).
+ *   queue_size        the links queue (parsers -> downloaders) holds at most
+ *                     this many links (>= 1); a parser that finds it full
+ *                     waits. The queue of fetched pages is unbounded.
+ *   fetch_fn, edge_fn see below; neither may be NULL.
+ *
+ * Returns 0 once every reachable page was fetched and parsed and every
+ * worker thread has been joined. Returns -1 at once, starting no thread, if
+ * an argument is invalid (NULL start_url or callback, a count below 1) or if
+ * memory or threads run out at the start (any threads already started are
+ * stopped and joined first). Waiting is on condition variables: a crawl
+ * whose callbacks block uses no CPU.
+ *
+ * fetch_fn(link): fetch one page.
+ *   Called from: a download thread only, never from the thread that called
+ *     crawl(); several download threads call it at once (for different
+ *     links), so it must be thread-safe. Called exactly once per distinct
+ *     link, the start link included.
+ *   Locks held: none; fetch_fn may block as long as it likes.
+ *   link: NUL-terminated, borrowed: valid only during the call; do not
+ *     modify or free it.
+ *   Returns: the page as a NUL-terminated string allocated with malloc();
+ *     the library adopts it and frees it with free(). Only the text up to
+ *     the first NUL is scanned. NULL means a broken link: no edges come from
+ *     it, and the crawl goes on.
+ *
+ * edge_fn(from, to): one link occurrence found on page FROM.
+ *   Called from: a parse thread only, never from the thread that called
+ *     crawl(); several parse threads call it at once (for different pages),
+ *     so it must be thread-safe. Within one page, calls come in the order
+ *     the links appear in the page, one per occurrence: duplicates, self
+ *     links and links to pages already seen are all reported.
+ *   Locks held: none.
+ *   from, to: NUL-terminated, borrowed: valid only during the call.
+ *   Returns: nothing. */
+CRAWL_EXTERN int crawl(char *start_url, int download_workers,
+                       int parse_workers, int queue_size,
+                       char *(*fetch_fn)(char *link),
+                       void (*edge_fn)(char *from, char *to));
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CRAWLER_CRAWL_H */

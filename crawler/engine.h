@@ -1,0 +1,135 @@
+/* engine.h: the one crawl loop of the project (internal; not installed).
+ *
+ * The engine owns the thread pools, the frontier, the seen set, the queue of
+ * fetched pages and termination detection. Front ends plug in hooks:
+ * crawl() (crawl.c) plugs in the caller's fetch_fn/edge_fn and the link
+ * format; the crawler program plugs in libcurl, HTML parsing, politeness,
+ * robots.txt, the depth limit and the page saver.
+ *
+ * Flow of one item (a URL):
+ *   engine_add (dedup, seq) -> frontier -> download thread: hooks.fetch
+ *   -> queue of fetched pages -> parse thread: hooks.parse
+ *   -> [ordered mode: reorder buffer -> hooks.commit, in seq order]
+ *   -> hooks.release, item freed.
+ *
+ * Ordered mode gives a deterministic, exact breadth-first result whatever
+ * the concurrency: items are committed one at a time in the order they were
+ * added (seq), and only commit adds new items, so the sequence of adds, and
+ * with it every seq, depth and ID a commit hands out, is the one a
+ * single-threaded FIFO crawl produces. Fetching and parsing still run in
+ * parallel, ahead of the commit point, over everything already queued.
+ *
+ * Termination: `pending` counts items added and not yet finished; children
+ * are added before their parent finishes, so it reaches zero exactly when
+ * the crawl is complete. The engine then closes the frontier, downloaders
+ * exit, and parsers exit once the fetched-page queue is drained. */
+#ifndef CRAWLER_ENGINE_H
+#define CRAWLER_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "frontier.h"
+
+typedef struct engine engine_t;
+
+/* What hooks.fetch did with its item. */
+typedef enum {
+  ENGINE_PARSE,    /* pass the item (with its data) to a parse thread */
+  ENGINE_REQUEUED, /* the hook gave the item to engine_requeue */
+  ENGINE_CONSUMED  /* a gate item was handled: the engine frees it */
+} engine_fetched_t;
+
+typedef struct engine_hooks {
+  /* worker_init/worker_fini: per-download-thread state (e.g. a curl
+   * handle), in that thread. May be NULL. worker_init returning NULL is
+   * fine when the state is not needed. */
+  void *(*worker_init)(void *ctx);
+  void (*worker_fini)(void *ctx, void *wstate);
+  /* fetch: download thread, no engine lock held. Sets it->data. */
+  engine_fetched_t (*fetch)(void *ctx, void *wstate, engine_t *e,
+                            fitem_t *it);
+  /* parse: parse thread, no lock held. In unordered mode it adds links
+   * with engine_add (which may block while the frontier is full). */
+  void (*parse)(void *ctx, engine_t *e, fitem_t *it);
+  /* commit: ordered mode only; one thread at a time, in seq order, no lock
+   * held; adds links with engine_add. May be NULL in unordered mode. */
+  void (*commit)(void *ctx, engine_t *e, fitem_t *it);
+  /* release: free it->data (the item itself is the engine's). Any thread;
+   * may be NULL. Also called for items left over after engine_stop. */
+  void (*release)(void *ctx, fitem_t *it);
+} engine_hooks_t;
+
+typedef struct engine_config {
+  int download_workers;   /* >= 1 */
+  int parse_workers;      /* >= 1 */
+  size_t queue_size;      /* frontier capacity; 0 = unbounded */
+  bool ordered;           /* commit in seq order (see above) */
+  double rate, burst;     /* per-host politeness (frontier.h) */
+  bool gate;              /* a gate item first for every host */
+  const engine_hooks_t *hooks;  /* borrowed; must outlive the engine */
+  void *ctx;              /* passed to every hook */
+} engine_config_t;
+
+/* engine_new: an engine ready for engine_add and engine_run. CFG copied.
+ * Returns: owned by caller (engine_delete); NULL if CFG is invalid (counts
+ * below 1, no fetch or parse hook, commit missing in ordered mode) or out
+ * of memory. Thread-safety: any thread. */
+engine_t *engine_new(const engine_config_t *cfg);
+
+/* engine_add: add URL (borrowed) at DEPTH under HOSTKEY (borrowed; "" for
+ * one host) unless it was added before. Blocks while the frontier is full.
+ * Returns: 1 added, 0 seen before, -1 the engine is stopping (not added),
+ * -2 out of memory. Thread-safety: any thread; from hooks: parse
+ * (unordered) or commit (ordered) only, so that termination is exact. */
+int engine_add(engine_t *e, const char *url, int depth,
+               const char *hostkey);
+
+/* engine_mark_seen: add URL to the seen set without queueing it (e.g. the
+ * target of a redirect). Returns 1 if it was new, 0 if seen, -2 out of
+ * memory. Thread-safety: as engine_add. */
+int engine_mark_seen(engine_t *e, const char *url);
+
+/* engine_requeue: put a popped item back into the frontier, optionally
+ * under a new URL (NEW_URL borrowed, may be NULL) and host, not before
+ * monotonic time NOT_BEFORE. On failure (stopping, out of memory) the item
+ * goes on to parse with it->data as it is, so nothing is lost or leaked.
+ * Thread-safety: from hooks.fetch only; the hook then returns
+ * ENGINE_REQUEUED. */
+void engine_requeue(engine_t *e, fitem_t *it, const char *new_url,
+                    const char *hostkey, double not_before);
+
+/* engine_frontier: the frontier, for politeness calls (gate done, pauses,
+ * refunds). Borrowed; lives as long as E. */
+frontier_t *engine_frontier(engine_t *e);
+
+/* engine_run: start the pools, wait until the crawl is complete or
+ * stopped, join every thread. Call once, from one thread.
+ * Returns: CRAWL_OK; CRAWL_ESTOPPED after engine_stop; CRAWL_ETHREAD or
+ * CRAWL_ENOMEM if the pools could not start (threads already started are
+ * stopped and joined). */
+int engine_run(engine_t *e);
+
+/* engine_stop: stop handing out work: downloads in flight finish, nothing
+ * new starts, engine_run returns CRAWL_ESTOPPED. Any thread; async-signal
+ * safety is NOT given (call it from a thread, not a signal handler). */
+void engine_stop(engine_t *e);
+
+/* engine_stopped: true once engine_stop was called. Any thread. */
+bool engine_stopped(engine_t *e);
+
+/* engine_seen_count: distinct URLs added or marked seen. Any thread. */
+size_t engine_seen_count(engine_t *e);
+
+/* engine_leftovers: after engine_run returned CRAWL_ESTOPPED, the items not
+ * committed (queued, or parsed but waiting for an earlier one), sorted by
+ * seq, linked by ->next, owned by the caller (release their data with the
+ * release hook, free them with fitem_delete). NULL if none. Call from the
+ * thread that ran engine_run. */
+fitem_t *engine_leftovers(engine_t *e);
+
+/* engine_delete: free E and anything left in it. NULL is fine. */
+void engine_delete(engine_t *e);
+
+#endif /* CRAWLER_ENGINE_H */

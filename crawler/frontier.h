@@ -1,0 +1,136 @@
+/* frontier.h: the queue of URLs waiting to be fetched (internal).
+ *
+ * One FIFO queue per host (a host being whatever key the caller names, for
+ * the crawler "scheme://host:port"), a token bucket per host, and two heaps
+ * of hosts: hosts that may be fetched now, ordered by the sequence number of
+ * their first queued item (so downloads follow discovery order across
+ * hosts), and hosts that must wait, ordered by the time they may be fetched
+ * next. frontier_pop() hands out the oldest item of a host that has a token
+ * now; when no host is due it sleeps on a condition variable until the
+ * earliest due time, woken early by new work or frontier_close(). A URL
+ * whose host has no token never holds a download worker.
+ *
+ * Politeness: each host has a bucket of capacity BURST refilled at RATE
+ * tokens per second (RATE 0: no limit). Every pop takes a token, so in any
+ * window of t seconds a host hands out at most BURST + RATE*t items. A host
+ * may be paused until a time (Retry-After) or slowed to one item every N
+ * seconds (Crawl-delay, which also sets its burst to 1).
+ *
+ * Gates: with GATE set, the first pop for a new host returns a gate item
+ * (flag FITEM_GATE, url = the host key) and the host hands out nothing else
+ * until frontier_gate_done() (the crawler fetches robots.txt there).
+ *
+ * Thread-safety: every function may be called from any thread; the
+ * frontier locks itself and calls no callbacks. */
+#ifndef CRAWLER_FRONTIER_H
+#define CRAWLER_FRONTIER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum { FITEM_GATE = 1u };
+
+/* fitem: one URL on its way through the crawl. Whoever holds the pointer
+ * owns it: the frontier while queued, then the worker that popped it. */
+typedef struct fitem {
+  struct fitem *next;  /* queue link; whoever owns the item may use it */
+  uint64_t seq;        /* discovery order, set by the engine */
+  double not_before;   /* frontier_requeue: not fetched before this */
+  void *data;          /* the owner's payload; the frontier never reads it */
+  uint32_t host;       /* host index, set by frontier_push/requeue */
+  int depth;
+  unsigned flags;      /* FITEM_GATE */
+  char url[];          /* NUL-terminated */
+} fitem_t;
+
+/* fitem_new: a new item for URL (copied) at DEPTH; other fields zero.
+ * Returns: owned by caller (fitem_delete), NULL if out of memory. */
+fitem_t *fitem_new(const char *url, int depth);
+
+/* fitem_set_url: give IT a new URL (copied; the item is reallocated).
+ * Returns: the item, now at a new address (the old pointer is invalid), or
+ * NULL if out of memory (the old item is unchanged and still owned). */
+fitem_t *fitem_set_url(fitem_t *it, const char *url);
+
+/* fitem_delete: free IT (not it->data); NULL is fine. */
+void fitem_delete(fitem_t *it);
+
+typedef struct frontier frontier_t;
+
+typedef struct frontier_config {
+  size_t capacity;  /* pushes block while this many items are queued; 0 =
+                       unbounded */
+  double rate;      /* tokens per second per host; 0 = no limit */
+  double burst;     /* bucket capacity (>= 1) */
+  bool gate;        /* hand out a gate item first for every host */
+} frontier_config_t;
+
+/* frontier_new: an empty, open frontier. CFG is copied.
+ * Returns: owned by caller (frontier_delete), NULL if out of memory or if
+ * the monotonic clock cannot be used for condition variables. */
+frontier_t *frontier_new(const frontier_config_t *cfg);
+
+/* frontier_push: queue IT (adopted on success) at the tail of HOSTKEY's
+ * queue (HOSTKEY borrowed). Blocks while the frontier is at capacity.
+ * Returns: 0 on success; -1 if the frontier is closed and -2 if out of
+ * memory, and then IT stays the caller's. */
+int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey);
+
+/* frontier_requeue: put IT back (adopted on success), into HOSTKEY's queue
+ * in sequence order, not to be handed out before monotonic time NOT_BEFORE
+ * (0: at once). Never blocks: capacity does not apply, so a download worker
+ * can always retry or follow a redirect. Returns as frontier_push. */
+int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
+                     double not_before);
+
+/* frontier_pop: the next item of a host that may be fetched now, taking one
+ * of its tokens. Blocks until there is one or the frontier is closed.
+ * Returns: an item owned by the caller, or NULL once closed. */
+fitem_t *frontier_pop(frontier_t *f);
+
+/* frontier_gate_done: open HOST after its gate item was handled. */
+void frontier_gate_done(frontier_t *f, uint32_t host);
+
+/* frontier_gate_retry: the gate item of HOST failed: hand out a new one, not
+ * before monotonic time NOT_BEFORE. */
+void frontier_gate_retry(frontier_t *f, uint32_t host, double not_before);
+
+/* frontier_host_pause: hand out nothing of HOST before monotonic time
+ * UNTIL (later pauses extend, earlier ones are ignored). */
+void frontier_host_pause(frontier_t *f, uint32_t host, double until);
+
+/* frontier_host_interval: at most one item of HOST every SECONDS (if that is
+ * slower than the rate; Crawl-delay). */
+void frontier_host_interval(frontier_t *f, uint32_t host, double seconds);
+
+/* frontier_refund: give back the token the last pop of HOST took (the item
+ * was dropped without a request). */
+void frontier_refund(frontier_t *f, uint32_t host);
+
+/* frontier_host_key: the key of HOST. Returns: borrowed, valid until
+ * frontier_delete. */
+const char *frontier_host_key(frontier_t *f, uint32_t host);
+
+/* frontier_count: items queued now (gate items not counted). */
+size_t frontier_count(frontier_t *f);
+
+/* frontier_hosts: hosts known so far. */
+size_t frontier_hosts(frontier_t *f);
+
+/* frontier_close: wake every waiter; from now on pops return NULL and
+ * pushes fail. Items still queued stay there (frontier_take_all). */
+void frontier_close(frontier_t *f);
+
+/* frontier_take_all: remove every queued item (sorted by seq) and return
+ * them as a list linked by ->next, owned by the caller. */
+fitem_t *frontier_take_all(frontier_t *f);
+
+/* frontier_delete: free F, its hosts and any queued items (not their data).
+ * NULL is fine. Call only once no thread uses F. */
+void frontier_delete(frontier_t *f);
+
+/* frontier_now: the monotonic clock, in seconds. Any thread. */
+double frontier_now(void);
+
+#endif /* CRAWLER_FRONTIER_H */
