@@ -1,0 +1,131 @@
+/* robotscheck: ask common/robots whether URLs may be crawled.
+ *
+ * Usage: robotscheck ROBOTS_FILE USER_AGENT URL...
+ * Prints "allowed URL" or "disallowed URL" per URL, in order, using the
+ * same parser and matcher as the crawler. USER_AGENT may be a whole
+ * User-Agent string; its product token (first word, up to '/' or a blank)
+ * selects the group. A URL may be absolute (only its path and query are
+ * used) or a bare path.
+ * Exit: 0 done; 1 ROBOTS_FILE unreadable or stdout failed; 2 usage error.
+ *
+ * Path extraction is deliberately naive (no common/url): skip
+ * "scheme://host", stop at '#'. Good enough for a diagnostic tool whose
+ * input is typed by a person. */
+#include "robots.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: robotscheck ROBOTS_FILE USER_AGENT URL...\n";
+
+/* read_file: the whole file, in *out (malloc'd, caller frees) and *len.
+ * Returns 0, or an errno value. */
+static int read_file(const char *name, char **out, size_t *len)
+{
+  FILE *f = fopen(name, "rb");
+  if (f == NULL)
+    return errno;
+  size_t cap = 8192, n = 0;
+  char *buf = malloc(cap);
+  int err = 0;
+  while (buf != NULL) {
+    if (n == cap) {
+      char *nb = realloc(buf, cap * 2);
+      if (nb == NULL) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) {
+      if (ferror(f))
+        err = errno ? errno : EIO;
+      break;
+    }
+  }
+  if (buf == NULL)
+    err = ENOMEM;
+  fclose(f);
+  if (err != 0) {
+    free(buf);
+    return err;
+  }
+  *out = buf;
+  *len = n;
+  return 0;
+}
+
+/* path_of: copy of url's path and query (malloc'd), or NULL if out of
+ * memory. "http://h/a?b#c" gives "/a?b"; "http://h" gives "/". */
+static char *path_of(const char *url)
+{
+  const char *p = url;
+  const char *sep = strstr(url, "://");
+  if (sep != NULL && sep < url + strcspn(url, "/?#"))
+    p = sep + 3 + strcspn(sep + 3, "/?#");
+  size_t n = strcspn(p, "#");
+  char *out = malloc(n + 2);
+  if (out == NULL)
+    return NULL;
+  size_t o = 0;
+  if (n == 0 || p[0] != '/')
+    out[o++] = '/';
+  memcpy(out + o, p, n);
+  out[o + n] = '\0';
+  return out;
+}
+
+int main(int argc, char *argv[])
+{
+  if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (argc < 4) {
+    fputs(usage, stderr);
+    return 2;
+  }
+
+  char *txt = NULL;
+  size_t len = 0;
+  int err = read_file(argv[1], &txt, &len);
+  if (err != 0) {
+    fprintf(stderr, "robotscheck: cannot read '%s': %s\n", argv[1],
+            strerror(err));
+    return 1;
+  }
+  robots_t *r = robots_parse(txt, len, argv[2]);
+  free(txt);
+  if (r == NULL) {
+    fprintf(stderr, "robotscheck: cannot parse '%s': %s\n", argv[1],
+            strerror(ENOMEM));
+    return 1;
+  }
+
+  int status = 0;
+  for (int i = 3; i < argc; i++) {
+    char *path = path_of(argv[i]);
+    if (path == NULL) {
+      fprintf(stderr, "robotscheck: %s\n", strerror(ENOMEM));
+      status = 1;
+      break;
+    }
+    printf("%s %s\n", robots_allowed(r, path) ? "allowed" : "disallowed",
+           argv[i]);
+    free(path);
+  }
+  robots_delete(r);
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "robotscheck: cannot write output: %s\n",
+            strerror(errno));
+    status = 1;
+  }
+  return status;
+}
