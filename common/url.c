@@ -1,0 +1,792 @@
+/* url.c: URL resolution, normalisation and scope; see url.h.
+ *
+ * Design. libcurl's URL API does the parsing (authority, IPv4/IPv6 hosts,
+ * ports) and the RFC 3986 merge of relative references. libcurl 7.88 gets
+ * a few references wrong, so they never reach it:
+ *   - ""       curl returns the base's directory ("http://a/b/c/"), RFC
+ *              says the base itself without fragment: we clear the
+ *              fragment of the parsed base;
+ *   - "#s"     same bug; we set the fragment on the parsed base;
+ *   - "g:h"    curl rejects a scheme without "//" (CURLUE_BAD_SLASHES);
+ *              we resolve such references ourselves (RFC 5.2.2: the
+ *              reference is the target, minus dot segments);
+ *   - "//g"    curl adds the "/" of an empty path; url_resolve removes it
+ *              (the RFC result is "http://g"); the normal form keeps it.
+ * curl also refuses spaces and control characters, so hrefs are cleaned
+ * (stripped and percent-encoded) before curl sees them; that also makes
+ * every escape we introduce upper-case, where curl would write "%c3".
+ * Normalisation then rebuilds the URL from curl's parts, because curl
+ * leaves host case, percent-escape case, "%2e%2e" segments and default
+ * ports alone.
+ *
+ * No static mutable state: every call owns its CURLU handles and buffers,
+ * which is what makes the whole module safe to call from any thread.
+ */
+#include "url.h"
+
+#include <curl/curl.h>
+#include <langinfo.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- growable string buffer (OOM is sticky, checked once in buf_take) */
+
+struct buf {
+  char *p;
+  size_t len;
+  size_t cap;
+  bool oom;
+};
+
+static void buf_addn(struct buf *b, const char *s, size_t n)
+{
+  if (b->oom)
+    return;
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 64;
+    while (b->len + n + 1 > cap)
+      cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (p == NULL) {
+      b->oom = true;
+      return;
+    }
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->len, s, n);
+  b->len += n;
+  b->p[b->len] = '\0';
+}
+
+static void buf_adds(struct buf *b, const char *s)
+{
+  buf_addn(b, s, strlen(s));
+}
+
+static void buf_addc(struct buf *b, char c)
+{
+  buf_addn(b, &c, 1);
+}
+
+static void buf_addpct(struct buf *b, unsigned char c)
+{
+  static const char hex[] = "0123456789ABCDEF";
+  char e[3] = { '%', hex[c >> 4], hex[c & 15] };
+  buf_addn(b, e, 3);
+}
+
+/* buf_take: the string built so far, owned by the caller; NULL on OOM.
+ * An empty buffer yields "" (not NULL), so "" is a valid result. */
+static char *buf_take(struct buf *b)
+{
+  if (!b->oom && b->p == NULL)
+    buf_addn(b, "", 0);
+  if (b->oom) {
+    free(b->p);
+    b->p = NULL;
+    return NULL;
+  }
+  char *p = b->p;
+  b->p = NULL;
+  b->len = b->cap = 0;
+  return p;
+}
+
+/* ---- character classes; ASCII only, never <ctype.h>, whose answers
+ * for bytes >= 0x80 depend on the process locale. */
+
+static bool is_alpha(int c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static bool is_digit(int c)
+{
+  return c >= '0' && c <= '9';
+}
+
+static int hex_val(int c)
+{
+  if (is_digit(c))
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+static char lower(char c)
+{
+  return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
+}
+
+static bool is_unreserved(int c)
+{
+  return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' ||
+         c == '~';
+}
+
+/* must_encode: bytes that may never appear raw in a URL we hand out
+ * (RFC 3986 allows none of them; whitespace and controls would also
+ * break the one-URL-per-line files the crawler writes). */
+static bool must_encode(unsigned char c)
+{
+  return c <= 0x20 || c >= 0x7f || strchr("\"<>\\^`{|}", c) != NULL;
+}
+
+static bool ascii_ieq(const char *a, const char *b, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (lower(a[i]) != lower(b[i]))
+      return false;
+  return true;
+}
+
+/* scheme_len: length of the RFC 3986 scheme that s starts with
+ * (ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) followed by ':'), else 0. */
+static size_t scheme_len(const char *s)
+{
+  if (!is_alpha((unsigned char)s[0]))
+    return 0;
+  size_t i = 1;
+  while (is_alpha((unsigned char)s[i]) || is_digit((unsigned char)s[i]) ||
+         s[i] == '+' || s[i] == '-' || s[i] == '.')
+    i++;
+  return s[i] == ':' ? i : 0;
+}
+
+static bool is_http_scheme(const char *s, size_t len)
+{
+  return (len == 4 && ascii_ieq(s, "http", 4)) ||
+         (len == 5 && ascii_ieq(s, "https", 5));
+}
+
+/* has_empty_path: s has an authority ("//...") followed directly by
+ * '?', '#' or the end, i.e. its RFC 3986 path is empty. */
+static bool has_empty_path(const char *s)
+{
+  size_t sl = scheme_len(s);
+  const char *p = s + (sl ? sl + 1 : 0);
+  if (p[0] != '/' || p[1] != '/')
+    return false;
+  const char *q = strpbrk(p + 2, "/?#");
+  return q == NULL || *q != '/';
+}
+
+/* ---- href cleaning (see url.h) */
+
+/* clean: a copy of s as browsers read an href: outer spaces and C0
+ * controls stripped, TAB CR LF deleted, other bytes that may not appear
+ * raw percent-encoded, except non-ASCII in the authority, which is left
+ * for IDN. Returned owned (free()); NULL if too long or on OOM. */
+static char *clean(const char *s)
+{
+  const unsigned char *a = (const unsigned char *)s;
+  size_t n = strlen(s);
+  while (n > 0 && a[0] <= 0x20) {
+    a++;
+    n--;
+  }
+  while (n > 0 && a[n - 1] <= 0x20)
+    n--;
+  if (n > URL_INPUT_MAX)
+    return NULL;
+
+  /* Pass 1 deletes TAB CR LF, so that the authority found in pass 2 is
+   * the one a browser sees ("ht\ntp://h" is "http://h"). */
+  char *t = malloc(n + 1);
+  if (t == NULL)
+    return NULL;
+  size_t tn = 0;
+  for (size_t i = 0; i < n; i++)
+    if (a[i] != '\t' && a[i] != '\r' && a[i] != '\n')
+      t[tn++] = (char)a[i];
+  t[tn] = '\0';
+
+  size_t sl = scheme_len(t);
+  size_t p = sl ? sl + 1 : 0;
+  size_t as = 0, ae = 0;  /* authority [as, ae); empty if none */
+  if (t[p] == '/' && t[p + 1] == '/') {
+    as = p + 2;
+    ae = as + strcspn(t + as, "/?#");
+  }
+
+  struct buf b = { 0 };
+  for (size_t i = 0; i < tn; i++) {
+    unsigned char c = (unsigned char)t[i];
+    if (c >= 0x80 && i >= as && i < ae)
+      buf_addc(&b, (char)c);
+    else if (must_encode(c))
+      buf_addpct(&b, c);
+    else
+      buf_addc(&b, (char)c);
+  }
+  free(t);
+  return buf_take(&b);
+}
+
+/* ---- path helpers */
+
+/* remove_dots: RFC 3986 section 5.2.4 remove_dot_segments on in[0..n),
+ * appended to out. Works on a private copy because steps B and C rewrite
+ * the head of the input ("/./" -> "/"). */
+static void remove_dots(const char *in, size_t n, struct buf *out)
+{
+  char *s = malloc(n + 1);
+  if (s == NULL) {
+    out->oom = true;
+    return;
+  }
+  memcpy(s, in, n);
+  s[n] = '\0';
+  struct buf o = { 0 };
+  size_t i = 0;
+  while (i < n) {
+    const char *r = s + i;
+    size_t rest = n - i;
+    if (rest >= 3 && strncmp(r, "../", 3) == 0) {
+      i += 3;                                         /* A */
+    } else if (rest >= 2 && strncmp(r, "./", 2) == 0) {
+      i += 2;                                         /* A */
+    } else if (rest >= 3 && strncmp(r, "/./", 3) == 0) {
+      i += 2;                                         /* B */
+    } else if (rest == 2 && strncmp(r, "/.", 2) == 0) {
+      i += 1;                                         /* B */
+      s[i] = '/';
+    } else if ((rest >= 4 && strncmp(r, "/../", 4) == 0) ||
+               (rest == 3 && strncmp(r, "/..", 3) == 0)) {
+      if (rest == 3) {                                /* C */
+        i += 2;
+        s[i] = '/';
+      } else {
+        i += 3;
+      }
+      while (o.len > 0 && o.p[o.len - 1] != '/')
+        o.len--;
+      if (o.len > 0)
+        o.len--;
+      if (o.p != NULL)
+        o.p[o.len] = '\0';
+    } else if ((rest == 1 && r[0] == '.') ||
+               (rest == 2 && strncmp(r, "..", 2) == 0)) {
+      i = n;                                          /* D */
+    } else {
+      size_t seg = 1 + strcspn(r + 1, "/");           /* E */
+      if (r[0] != '/')
+        seg = strcspn(r, "/");
+      buf_addn(&o, r, seg);
+      i += seg;
+    }
+  }
+  free(s);
+  if (o.oom)
+    out->oom = true;
+  else if (o.p != NULL)
+    buf_addn(out, o.p, o.len);
+  free(o.p);
+}
+
+/* pct_normalize: copy s to out with escapes in upper-case hex, escaped
+ * unreserved characters decoded, and raw bytes that may not appear
+ * encoded. A '%' without two hex digits is kept as browsers send it. */
+static void pct_normalize(const char *s, struct buf *out)
+{
+  for (; *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    int h1, h2;
+    if (c == '%' && (h1 = hex_val((unsigned char)s[1])) >= 0 &&
+        (h2 = hex_val((unsigned char)s[2])) >= 0) {
+      unsigned char v = (unsigned char)(h1 * 16 + h2);
+      if (is_unreserved(v))
+        buf_addc(out, (char)v);
+      else
+        buf_addpct(out, v);
+      s += 2;
+    } else if (must_encode(c)) {
+      buf_addpct(out, c);
+    } else {
+      buf_addc(out, (char)c);
+    }
+  }
+}
+
+/* encode_raw: copy s to out, encoding only bytes that may not appear raw
+ * (the query is otherwise kept as the server wrote it). */
+static void encode_raw(const char *s, struct buf *out)
+{
+  for (; *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (must_encode(c))
+      buf_addpct(out, c);
+    else
+      buf_addc(out, (char)c);
+  }
+}
+
+/* ---- RFC 3986 resolution */
+
+/* render: the URL held by u as a malloc'd string, dropping the "/" curl
+ * invents for an empty path when empty_path says the RFC path is "". */
+static char *render(CURLU *u, bool empty_path)
+{
+  char *s = NULL;
+  if (curl_url_get(u, CURLUPART_URL, &s, 0) != CURLUE_OK)
+    return NULL;
+  struct buf b = { 0 };
+  buf_adds(&b, s);
+  curl_free(s);
+  char *r = buf_take(&b);
+  if (r != NULL && empty_path) {
+    char *p = strstr(r, "://");
+    char *q = p ? strpbrk(p + 3, "/?#") : NULL;
+    if (q != NULL && q[0] == '/' &&
+        (q[1] == '\0' || q[1] == '?' || q[1] == '#'))
+      memmove(q, q + 1, strlen(q + 1) + 1);
+  }
+  return r;
+}
+
+/* resolve_opaque: a reference with a scheme but no authority ("g:h",
+ * "mailto:a@b", strict "http:g"), which curl refuses: per RFC 5.2.2 the
+ * target is the reference with its path's dot segments removed. */
+static char *resolve_opaque(const char *h, size_t sl)
+{
+  struct buf b = { 0 };
+  for (size_t i = 0; i < sl; i++)
+    buf_addc(&b, lower(h[i]));
+  buf_addc(&b, ':');
+  const char *path = h + sl + 1;
+  size_t pn = strcspn(path, "?#");
+  remove_dots(path, pn, &b);
+  buf_adds(&b, path + pn);
+  return buf_take(&b);
+}
+
+/* resolve: the engine of url_resolve and url_resolve_normalized; compat
+ * selects the browsers' reading of "http:g" (see url.h). */
+static char *resolve(const char *base, const char *href, bool compat)
+{
+  char *result = NULL;
+  CURLU *u = NULL;
+  char *b = NULL;
+  char *h = clean(href);
+  if (h == NULL)
+    goto out;
+  if (base != NULL && (b = clean(base)) == NULL)
+    goto out;
+
+  size_t sl = scheme_len(h);
+  bool slashes = sl > 0 && h[sl + 1] == '/' && h[sl + 2] == '/';
+  if (sl > 0 && !slashes && compat && b != NULL && is_http_scheme(h, sl) &&
+      scheme_len(b) == sl && ascii_ieq(h, b, sl)) {
+    memmove(h, h + sl + 1, strlen(h + sl + 1) + 1);
+    sl = 0;
+  }
+
+  if (sl > 0 && !slashes) {
+    result = resolve_opaque(h, sl);
+    goto out;
+  }
+  u = curl_url();
+  if (u == NULL)
+    goto out;
+  if (sl > 0) {
+    /* Absolute: the base plays no part. */
+    if (curl_url_set(u, CURLUPART_URL, h, CURLU_NON_SUPPORT_SCHEME) ==
+        CURLUE_OK)
+      result = render(u, has_empty_path(h));
+    goto out;
+  }
+  if (b == NULL ||
+      curl_url_set(u, CURLUPART_URL, b, CURLU_NON_SUPPORT_SCHEME) !=
+          CURLUE_OK)
+    goto out;
+
+  bool empty_path;
+  CURLUcode rc;
+  if (h[0] == '\0' || h[0] == '#') {
+    /* curl would merge these like a path ("http://a/b/c/"); RFC 5.2.2
+     * keeps the base's path and query and takes the reference's
+     * fragment, if any. */
+    empty_path = has_empty_path(b);
+    rc = curl_url_set(u, CURLUPART_FRAGMENT, h[0] ? h + 1 : NULL, 0);
+  } else {
+    if (h[0] == '?')
+      empty_path = has_empty_path(b);
+    else if (h[0] == '/' && h[1] == '/')
+      empty_path = has_empty_path(h);
+    else
+      empty_path = false;
+    rc = curl_url_set(u, CURLUPART_URL, h, CURLU_NON_SUPPORT_SCHEME);
+  }
+  if (rc == CURLUE_OK)
+    result = render(u, empty_path);
+
+out:
+  curl_url_cleanup(u);
+  free(b);
+  free(h);
+  return result;
+}
+
+char *url_resolve(const char *base, const char *href)
+{
+  if (href == NULL)
+    return NULL;
+  char *r = resolve(base, href, false);
+  if (r != NULL && strlen(r) > URL_MAX_LEN) {
+    free(r);
+    r = NULL;
+  }
+  return r;
+}
+
+/* ---- normal form */
+
+/* struct norm: the parts of a URL in normal form. */
+struct norm {
+  char scheme[6];     /* "http" or "https" */
+  const char *defport; /* "80" or "443", static */
+  char *userinfo;     /* "user[:password]" normalised, or NULL */
+  char *host;         /* lower case; IPv6 in brackets with any zone */
+  char *port;         /* explicit port, NULL when absent or default */
+  char *path;         /* normalised, starts with '/' */
+  char *query;        /* without '?', NULL when absent */
+};
+
+static void norm_free(struct norm *n)
+{
+  free(n->userinfo);
+  free(n->host);
+  free(n->port);
+  free(n->path);
+  free(n->query);
+  memset(n, 0, sizeof(*n));
+}
+
+/* get_part: curl's copy of one part turned into a malloc'd string, or
+ * NULL when absent or on error; *oom is set if memory ran out. */
+static char *get_part(CURLU *u, CURLUPart what, unsigned flags, bool *oom)
+{
+  char *s = NULL;
+  CURLUcode rc = curl_url_get(u, what, &s, flags);
+  if (rc != CURLUE_OK) {
+    /* Absent parts are normal; a lost path or query is not. */
+    if (rc == CURLUE_OUT_OF_MEMORY)
+      *oom = true;
+    return NULL;
+  }
+  struct buf b = { 0 };
+  buf_adds(&b, s);
+  curl_free(s);
+  char *r = buf_take(&b);
+  if (r == NULL)
+    *oom = true;
+  return r;
+}
+
+/* norm_host: fill n->host from u; false if it is unusable. */
+static bool norm_host(CURLU *u, struct norm *n, bool *oom)
+{
+  char *host = get_part(u, CURLUPART_HOST, 0, oom);
+  if (host == NULL)
+    return false;
+  bool ascii = true;
+  for (const char *p = host; *p != '\0'; p++)
+    if ((unsigned char)*p >= 0x80)
+      ascii = false;
+  if (!ascii) {
+    /* IDN: libcurl 7.88 converts with idn2_lookup_ul(), which reads the
+     * bytes in LC_CTYPE's codeset (curl issue #10984) and, when that
+     * fails, leaks the host copy. So only try under a UTF-8 codeset;
+     * otherwise the URL is rejected (see url.h). nl_langinfo is MT-safe
+     * in glibc; main sets the locale before threads start. */
+    free(host);
+    if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+      return false;
+    host = get_part(u, CURLUPART_HOST, CURLU_PUNYCODE, oom);
+    if (host == NULL)
+      return false;
+  }
+  /* curl percent-decodes host names ("%41.com" -> "A.com"); refuse what
+   * that could smuggle in, and anything that is no host at all. */
+  bool ok = host[0] != '\0';
+  for (char *p = host; *p != '\0'; p++) {
+    if (must_encode((unsigned char)*p) || *p == '%' || *p == '/')
+      ok = false;
+    *p = lower(*p);
+  }
+  if (!ok) {
+    free(host);
+    return false;
+  }
+  struct buf b = { 0 };
+  char *zone = host[0] == '[' ? get_part(u, CURLUPART_ZONEID, 0, oom) : NULL;
+  if (zone != NULL) {
+    /* Zone ids name interfaces: keep their case, re-add the "%25" curl
+     * strips from the host part. */
+    buf_addn(&b, host, strlen(host) - 1);
+    buf_adds(&b, "%25");
+    encode_raw(zone, &b);
+    buf_addc(&b, ']');
+    free(zone);
+  } else {
+    buf_adds(&b, host);
+  }
+  free(host);
+  n->host = buf_take(&b);
+  if (n->host == NULL)
+    *oom = true;
+  return n->host != NULL;
+}
+
+/* norm_parse: split url into normal-form parts; false if url is not a
+ * usable http(s) URL or on OOM (then n holds nothing to free). */
+static bool norm_parse(const char *url, struct norm *n)
+{
+  memset(n, 0, sizeof(*n));
+  bool ok = false, oom = false;
+  CURLU *u = NULL;
+  char *c = url ? clean(url) : NULL;
+  if (c == NULL)
+    goto out;
+  /* The fragment is dropped anyway; cutting it first spares curl's
+   * fragment checks. A '#' cannot occur earlier in a valid URL. */
+  c[strcspn(c, "#")] = '\0';
+  size_t sl = scheme_len(c);
+  if (!is_http_scheme(c, sl))
+    goto out;
+  memcpy(n->scheme, "https", 6);
+  if (sl == 4)
+    n->scheme[4] = '\0';
+  n->defport = sl == 4 ? "80" : "443";
+
+  u = curl_url();
+  if (u == NULL || curl_url_set(u, CURLUPART_URL, c, 0) != CURLUE_OK)
+    goto out;
+  if (!norm_host(u, n, &oom))
+    goto out;
+
+  n->port = get_part(u, CURLUPART_PORT, 0, &oom);
+  if (n->port != NULL && strcmp(n->port, n->defport) == 0) {
+    free(n->port);
+    n->port = NULL;
+  }
+
+  char *user = get_part(u, CURLUPART_USER, 0, &oom);
+  char *pass = get_part(u, CURLUPART_PASSWORD, 0, &oom);
+  if (user != NULL || pass != NULL) {
+    struct buf b = { 0 };
+    pct_normalize(user ? user : "", &b);
+    if (pass != NULL) {
+      buf_addc(&b, ':');
+      pct_normalize(pass, &b);
+    }
+    if ((n->userinfo = buf_take(&b)) == NULL)
+      oom = true;
+  }
+  free(user);
+  free(pass);
+
+  /* Decode first, then remove dot segments: "%2e%2e" is ".." to every
+   * server, so it must go the same way. */
+  char *path = get_part(u, CURLUPART_PATH, 0, &oom);
+  if (path != NULL) {
+    struct buf pn = { 0 };
+    pct_normalize(path, &pn);
+    char *p = buf_take(&pn);
+    struct buf b = { 0 };
+    if (p == NULL)
+      b.oom = true;
+    else if (p[0] != '/')
+      buf_addc(&b, '/');
+    if (p != NULL)
+      remove_dots(p, strlen(p), &b);
+    if (b.len == 0)
+      buf_addc(&b, '/');
+    free(p);
+    free(path);
+    if ((n->path = buf_take(&b)) == NULL)
+      oom = true;
+  } else {
+    struct buf b = { 0 };
+    buf_addc(&b, '/');
+    if ((n->path = buf_take(&b)) == NULL)
+      oom = true;
+  }
+
+  char *query = get_part(u, CURLUPART_QUERY, 0, &oom);
+  if (query != NULL && query[0] != '\0') {
+    struct buf b = { 0 };
+    encode_raw(query, &b);
+    if ((n->query = buf_take(&b)) == NULL)
+      oom = true;
+  }
+  free(query);
+  ok = !oom;
+
+out:
+  curl_url_cleanup(u);
+  free(c);
+  if (!ok)
+    norm_free(n);
+  return ok;
+}
+
+/* norm_join: "scheme://[userinfo@]host[:port]" then, when full, the path
+ * and query; NULL when longer than URL_MAX_LEN or on OOM. */
+static char *norm_join(const struct norm *n, bool full)
+{
+  struct buf b = { 0 };
+  buf_adds(&b, n->scheme);
+  buf_adds(&b, "://");
+  if (full && n->userinfo != NULL) {
+    buf_adds(&b, n->userinfo);
+    buf_addc(&b, '@');
+  }
+  buf_adds(&b, n->host);
+  if (n->port != NULL) {
+    buf_addc(&b, ':');
+    buf_adds(&b, n->port);
+  }
+  if (full) {
+    buf_adds(&b, n->path);
+    if (n->query != NULL) {
+      buf_addc(&b, '?');
+      buf_adds(&b, n->query);
+    }
+  }
+  char *r = buf_take(&b);
+  if (r != NULL && strlen(r) > URL_MAX_LEN) {
+    free(r);
+    r = NULL;
+  }
+  return r;
+}
+
+char *url_normalize(const char *url)
+{
+  struct norm n;
+  if (!norm_parse(url, &n))
+    return NULL;
+  char *r = norm_join(&n, true);
+  norm_free(&n);
+  return r;
+}
+
+char *url_resolve_normalized(const char *base, const char *href)
+{
+  if (href == NULL)
+    return NULL;
+  char *r = resolve(base, href, true);
+  if (r == NULL)
+    return NULL;
+  char *n = url_normalize(r);
+  free(r);
+  return n;
+}
+
+bool url_is_http(const char *url)
+{
+  if (url == NULL)
+    return false;
+  char *c = clean(url);
+  bool yes = c != NULL && is_http_scheme(c, scheme_len(c));
+  free(c);
+  return yes;
+}
+
+/* ---- scope and classification */
+
+bool url_in_scope(const char *url, const char *const *prefixes, size_t n)
+{
+  if (url == NULL || prefixes == NULL)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (prefixes[i] != NULL &&
+        strncmp(url, prefixes[i], strlen(prefixes[i])) == 0)
+      return true;
+  return false;
+}
+
+char *url_scope_default(const char *seed)
+{
+  struct norm n;
+  if (!norm_parse(seed, &n))
+    return NULL;
+  char *r = norm_join(&n, false);
+  norm_free(&n);
+  if (r == NULL)
+    return NULL;
+  struct buf b = { 0 };
+  buf_adds(&b, r);
+  buf_addc(&b, '/');
+  free(r);
+  return buf_take(&b);
+}
+
+char *url_host_key(const char *url)
+{
+  struct norm n;
+  if (!norm_parse(url, &n))
+    return NULL;
+  struct buf b = { 0 };
+  buf_adds(&b, n.scheme);
+  buf_adds(&b, "://");
+  buf_adds(&b, n.host);
+  buf_addc(&b, ':');
+  buf_adds(&b, n.port ? n.port : n.defport);
+  norm_free(&n);
+  return buf_take(&b);
+}
+
+/* Keep in step with the list in url.h. */
+static const char *const nonpage_ext[] = {
+  "jpg", "jpeg", "png", "gif", "bmp", "webp", "svg", "svgz", "ico", "tif",
+  "tiff", "avif", "heic",
+  "mp3", "wav", "ogg", "oga", "flac", "aac", "m4a", "opus", "mid", "midi",
+  "wma",
+  "mp4", "m4v", "webm", "avi", "mov", "mkv", "flv", "wmv", "mpg", "mpeg",
+  "ogv", "3gp",
+  "zip", "gz", "tgz", "tar", "bz2", "tbz2", "xz", "txz", "7z", "rar", "zst",
+  "iso", "dmg",
+  "exe", "msi", "deb", "rpm", "apk", "jar", "bin",
+  "pdf", "ps", "eps", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt",
+  "ods", "odp", "rtf", "epub",
+  "css", "js", "mjs", "map",
+  "woff", "woff2", "ttf", "otf", "eot",
+};
+
+bool url_is_nonpage(const char *url)
+{
+  if (url == NULL)
+    return false;
+  const char *p = url;
+  const char *auth = strstr(url, "://");
+  if (auth != NULL) {
+    p = strpbrk(auth + 3, "/?#");
+    if (p == NULL || *p != '/')
+      return false;
+  }
+  size_t end = strcspn(p, "?#");
+  /* Last segment, without ";params" ("a.pdf;jsessionid=1"). */
+  const char *seg = p;
+  for (size_t i = 0; i < end; i++)
+    if (p[i] == '/')
+      seg = p + i + 1;
+  size_t segn = strcspn(seg, ";?#");
+  const char *dot = NULL;
+  for (size_t i = 0; i < segn; i++)
+    if (seg[i] == '.')
+      dot = seg + i;
+  if (dot == NULL)
+    return false;
+  const char *ext = dot + 1;
+  size_t extn = segn - (size_t)(ext - seg);
+  for (size_t i = 0; i < sizeof(nonpage_ext) / sizeof(nonpage_ext[0]); i++)
+    if (strlen(nonpage_ext[i]) == extn && ascii_ieq(ext, nonpage_ext[i], extn))
+      return true;
+  return false;
+}

@@ -1,0 +1,150 @@
+/* url.h: resolve, normalise and classify URLs for the crawler.
+ *
+ * Two layers, both built on libcurl's URL API (curl_url), which does the
+ * parsing and most of the RFC 3986 section 5.2 reference resolution; this
+ * module fixes the cases libcurl 7.88 gets wrong and adds normalisation.
+ *
+ *   url_resolve()             RFC 3986 resolution, any scheme, no extras:
+ *                             "g:h" against "http://a/b/c/d;p?q" is "g:h".
+ *   url_normalize()           an absolute http(s) URL in canonical form,
+ *   url_resolve_normalized()  or NULL; what the crawler stores and compares.
+ *
+ * Href cleaning (both layers, every href and base they are given), as
+ * browsers do (WHATWG URL): leading and trailing spaces and C0 controls are
+ * ignored, TAB CR LF anywhere inside are deleted, and every other byte that
+ * may not appear raw in a URL is percent-encoded with upper-case hex:
+ * C0 controls, space, DEL, bytes >= 0x80 (so UTF-8 text becomes its %XX
+ * bytes) and  " < > \ ^ ` { | }.  The one exception is the host, where
+ * non-ASCII bytes are left for IDN conversion (see url_normalize).
+ * A backslash is encoded as %5C, not treated as '/' as browsers do.
+ *
+ * Normal form (url_normalize and url_resolve_normalized):
+ *   - scheme is "http" or "https" (lower case); any other scheme is NULL;
+ *   - host in lower case, non-empty; an IDN host becomes punycode, but
+ *     only when LC_CTYPE's codeset is UTF-8 (main calls setlocale before
+ *     threads start), because libcurl 7.88 reads the host in the locale's
+ *     codeset; otherwise an IDN URL is rejected; IPv6 literals as libcurl
+ *     prints them ("[::1]"), lower case;
+ *   - port dropped when it is the scheme's default (80 / 443);
+ *   - userinfo kept (percent-normalised as the path);
+ *   - path: percent escapes get upper-case hex, escaped unreserved
+ *     characters (ALPHA DIGIT - . _ ~) are decoded (%7e -> ~, %2e -> .,
+ *     but %2f stays %2F), then dot segments are removed; empty path is "/";
+ *     a '%' not followed by two hex digits is kept as is, as browsers send;
+ *   - query kept byte for byte, except raw bytes that may not appear (see
+ *     above) are percent-encoded; a '?' with nothing after it is dropped
+ *     (libcurl drops it when resolving; servers treat both alike);
+ *   - fragment dropped;
+ *   - at most URL_MAX_LEN bytes, else rejected;
+ *   - never contains a space or any control character, so it can be line 1
+ *     of a saved page file.
+ * url_normalize is idempotent: normalising a normal-form URL returns it
+ * unchanged.
+ *
+ * Memory: every returned string is malloc'd and owned by the caller, who
+ * frees it with free() (not curl_free). NULL means invalid, not followable,
+ * or out of memory; callers treat all three as "skip this link".
+ *
+ * Threads: no function keeps state between calls (each call uses its own
+ * CURLU handle), so all are callable from any thread concurrently, provided
+ * curl_global_init() was called by main before threads started.
+ */
+#ifndef COMMON_URL_H
+#define COMMON_URL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Longest URL, in bytes without the NUL, that url_resolve,
+ * url_normalize and url_resolve_normalized return; longer results are
+ * rejected as invalid. Inputs (href, base) longer than URL_INPUT_MAX are
+ * rejected before any work, to bound time and memory on hostile pages. */
+#define URL_MAX_LEN 2048
+#define URL_INPUT_MAX (16 * URL_MAX_LEN)
+
+/* url_resolve: resolve href against base as RFC 3986 section 5.2 says.
+ * Caller provides: base, an absolute URL with an authority
+ *   ("scheme://host..."), borrowed; may be NULL, then only an absolute
+ *   href resolves. href, borrowed, non-NULL; cleaned as described above.
+ * Returns: the absolute URL, returned owned (free()), in any scheme,
+ *   keeping the fragment of href (or none): e.g. for base
+ *   "http://a/b/c/d;p?q": "" -> "http://a/b/c/d;p?q", "#s" ->
+ *   "http://a/b/c/d;p?q#s", "g:h" -> "g:h". A reference with a scheme but
+ *   no "//" is resolved strictly ("http:g" -> "http:g"). Scheme is lower
+ *   case; otherwise the text is as libcurl renders it (e.g. an authority
+ *   with an empty path keeps it empty: "//g" -> "http://g").
+ *   NULL if href or base cannot be parsed, a relative href has no valid
+ *   base, the result exceeds URL_MAX_LEN, or memory runs out.
+ * Thread-safety: any thread. */
+char *url_resolve(const char *base, const char *href);
+
+/* url_normalize: put an absolute http(s) URL into normal form.
+ * Caller provides: url, borrowed, non-NULL; cleaned as described above.
+ * Returns: the normal form, returned owned (free()); NULL if url is not
+ *   an absolute http or https URL with a host, is malformed, too long, or
+ *   memory runs out.
+ * Thread-safety: any thread. */
+char *url_normalize(const char *url);
+
+/* url_resolve_normalized: resolve an href found on a page, then normalise.
+ * Caller provides: base, the page's final URL or its resolved <base href>,
+ *   borrowed (NULL: only absolute hrefs resolve); href, borrowed,
+ *   non-NULL, the attribute value as found.
+ * Returns: as url_normalize, returned owned (free()). Unlike url_resolve,
+ *   a reference whose scheme equals the base's http(s) scheme but has no
+ *   "//" is taken as relative, as browsers do ("http:g" ->
+ *   "http://a/b/c/g"). "", whitespace-only and "#frag" give the base
+ *   itself. "javascript:", "mailto:" etc. give NULL.
+ * Thread-safety: any thread. */
+char *url_resolve_normalized(const char *base, const char *href);
+
+/* url_is_http: true when url has the scheme http or https (any case),
+ *   after the leading whitespace that href cleaning ignores; the only
+ *   schemes the crawler follows. Does not check the rest of url.
+ * Caller provides: url, borrowed; NULL gives false.
+ * Thread-safety: any thread. */
+bool url_is_http(const char *url);
+
+/* url_in_scope: true when url starts, byte for byte, with one of the n
+ *   prefixes (plain prefix match: "http://h/a" also admits "http://h/ab";
+ *   end a prefix with '/' to mean a directory).
+ * Caller provides: url, borrowed, in normal form; prefixes, borrowed array
+ *   of n borrowed strings, each already in normal form (normalise them once
+ *   with url_normalize: this function does not, to stay cheap per link);
+ *   NULL entries are skipped; n == 0 gives false.
+ * Thread-safety: any thread (reads only). */
+bool url_in_scope(const char *url, const char *const *prefixes, size_t n);
+
+/* url_scope_default: the default crawl scope for a seed URL:
+ *   "scheme://host[:port]/" of the seed's normal form (port only when not
+ *   the default).
+ * Caller provides: seed, borrowed, any URL url_normalize accepts.
+ * Returns: returned owned (free()); NULL if seed is invalid or on OOM.
+ * Thread-safety: any thread. */
+char *url_scope_default(const char *seed);
+
+/* url_host_key: the politeness key of a URL, "scheme://host:port" with the
+ *   port always explicit ("http://a:80"), no userinfo, no path.
+ * Caller provides: url, borrowed, any URL url_normalize accepts.
+ * Returns: returned owned (free()); NULL if url is invalid or on OOM.
+ * Thread-safety: any thread. */
+char *url_host_key(const char *url);
+
+/* url_is_nonpage: true when the last path segment of url ends in an
+ *   extension that is obviously not an HTML page, so the crawler need not
+ *   fetch it. Compared case-insensitively; the query, the fragment and any
+ *   ";params" of the last segment are ignored. The list:
+ *     images    jpg jpeg png gif bmp webp svg svgz ico tif tiff avif heic
+ *     audio     mp3 wav ogg oga flac aac m4a opus mid midi wma
+ *     video     mp4 m4v webm avi mov mkv flv wmv mpg mpeg ogv 3gp
+ *     archives  zip gz tgz tar bz2 tbz2 xz txz 7z rar zst iso dmg
+ *     binaries  exe msi deb rpm apk jar bin
+ *     documents pdf ps eps doc docx xls xlsx ppt pptx odt ods odp rtf epub
+ *     web       css js mjs map
+ *     fonts     woff woff2 ttf otf eot
+ * Caller provides: url, borrowed, absolute (normal form recommended, so
+ *   that "%2E" is already "."); NULL gives false.
+ * Thread-safety: any thread. */
+bool url_is_nonpage(const char *url);
+
+#endif /* COMMON_URL_H */

@@ -1,0 +1,442 @@
+/* url_test.c: unit tests for common/url (resolution, normal form, scope). */
+#include "url.h"
+
+#include <curl/curl.h>
+#include <locale.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../testhelp.h"
+
+static const char *const RFC_BASE = "http://a/b/c/d;p?q";
+
+/* check_resolve: url_resolve(base, href) must equal want (NULL: fail). */
+static void check_resolve(const char *base, const char *href,
+                          const char *want, int line)
+{
+  char *got = url_resolve(base, href);
+  if (!((got == NULL && want == NULL) ||
+        (got != NULL && want != NULL && strcmp(got, want) == 0))) {
+    testhelp_failed++;
+    fprintf(stderr, "%s:%d: url_resolve(\"%s\", \"%s\"): got \"%s\", "
+            "want \"%s\"\n", __FILE__, line, base ? base : "(null)", href,
+            got ? got : "(null)", want ? want : "(null)");
+  }
+  free(got);
+}
+
+static void check_norm(const char *base, const char *href, const char *want,
+                       int line)
+{
+  char *got = url_resolve_normalized(base, href);
+  if (!((got == NULL && want == NULL) ||
+        (got != NULL && want != NULL && strcmp(got, want) == 0))) {
+    testhelp_failed++;
+    fprintf(stderr, "%s:%d: url_resolve_normalized(\"%s\", \"%s\"): got "
+            "\"%s\", want \"%s\"\n", __FILE__, line,
+            base ? base : "(null)", href, got ? got : "(null)",
+            want ? want : "(null)");
+  }
+  /* Idempotence: the normal form is a fixed point of url_normalize. */
+  if (got != NULL) {
+    char *again = url_normalize(got);
+    if (again == NULL || strcmp(again, got) != 0) {
+      testhelp_failed++;
+      fprintf(stderr, "%s:%d: url_normalize(\"%s\") not idempotent: "
+              "\"%s\"\n", __FILE__, line, got, again ? again : "(null)");
+    }
+    free(again);
+  }
+  free(got);
+}
+
+#define RESOLVE(base, href, want) check_resolve(base, href, want, __LINE__)
+#define NORM(base, href, want) check_norm(base, href, want, __LINE__)
+#define RFC(href, want) RESOLVE(RFC_BASE, href, want)
+
+/* RFC 3986 section 5.4.1, every example. */
+static void test_rfc_normal(void)
+{
+  RFC("g:h", "g:h");
+  RFC("g", "http://a/b/c/g");
+  RFC("./g", "http://a/b/c/g");
+  RFC("g/", "http://a/b/c/g/");
+  RFC("/g", "http://a/g");
+  RFC("//g", "http://g");
+  RFC("?y", "http://a/b/c/d;p?y");
+  RFC("g?y", "http://a/b/c/g?y");
+  RFC("#s", "http://a/b/c/d;p?q#s");
+  RFC("g#s", "http://a/b/c/g#s");
+  RFC("g?y#s", "http://a/b/c/g?y#s");
+  RFC(";x", "http://a/b/c/;x");
+  RFC("g;x", "http://a/b/c/g;x");
+  RFC("g;x?y#s", "http://a/b/c/g;x?y#s");
+  RFC("", "http://a/b/c/d;p?q");
+  RFC(".", "http://a/b/c/");
+  RFC("./", "http://a/b/c/");
+  RFC("..", "http://a/b/");
+  RFC("../", "http://a/b/");
+  RFC("../g", "http://a/b/g");
+  RFC("../..", "http://a/");
+  RFC("../../", "http://a/");
+  RFC("../../g", "http://a/g");
+}
+
+/* RFC 3986 section 5.4.2, every example ("http:g" the strict way). */
+static void test_rfc_abnormal(void)
+{
+  RFC("../../../g", "http://a/g");
+  RFC("../../../../g", "http://a/g");
+  RFC("/./g", "http://a/g");
+  RFC("/../g", "http://a/g");
+  RFC("g.", "http://a/b/c/g.");
+  RFC(".g", "http://a/b/c/.g");
+  RFC("g..", "http://a/b/c/g..");
+  RFC("..g", "http://a/b/c/..g");
+  RFC("./../g", "http://a/b/g");
+  RFC("./g/.", "http://a/b/c/g/");
+  RFC("g/./h", "http://a/b/c/g/h");
+  RFC("g/../h", "http://a/b/c/h");
+  RFC("g;x=1/./y", "http://a/b/c/g;x=1/y");
+  RFC("g;x=1/../y", "http://a/b/c/y");
+  RFC("g?y/./x", "http://a/b/c/g?y/./x");
+  RFC("g?y/../x", "http://a/b/c/g?y/../x");
+  RFC("g#s/./x", "http://a/b/c/g#s/./x");
+  RFC("g#s/../x", "http://a/b/c/g#s/../x");
+  RFC("http:g", "http:g");
+  /* The browsers' (backward-compatible) reading, in the normalising
+   * layer only. */
+  NORM(RFC_BASE, "http:g", "http://a/b/c/g");
+  NORM(RFC_BASE, "HTTP:g", "http://a/b/c/g");
+}
+
+/* Corner cases of the resolver beyond the RFC list. */
+static void test_resolve_more(void)
+{
+  RESOLVE("http://a", "", "http://a");
+  RESOLVE("http://a", "?y", "http://a?y");
+  RESOLVE("http://a", "g", "http://a/g");
+  RESOLVE("http://a/b#f", "", "http://a/b");
+  RESOLVE("http://a/b#f", "#g", "http://a/b#g");
+  RESOLVE("http://a/b?q#f", "?y", "http://a/b?y");
+  RESOLVE(RFC_BASE, "mailto:x@y", "mailto:x@y");
+  RESOLVE(RFC_BASE, "JavaScript:void(0)", "javascript:void(0)");
+  RESOLVE(RFC_BASE, "g:a/./b/../c", "g:a/c");
+  RESOLVE(RFC_BASE, "ftp://h/x/../y", "ftp://h/y");
+  RESOLVE(NULL, "http://h/p", "http://h/p");
+  RESOLVE(NULL, "g", NULL);
+  RESOLVE("not a url", "g", NULL);
+  RESOLVE(RFC_BASE, "g h", "http://a/b/c/g%20h");
+  RESOLVE(RFC_BASE, "  g\n", "http://a/b/c/g");
+}
+
+static void test_case_port_dots(void)
+{
+  NORM(NULL, "HTTP://Example.COM/A/B", "http://example.com/A/B");
+  NORM(NULL, "http://example.com:80/", "http://example.com/");
+  NORM(NULL, "https://example.com:443/x", "https://example.com/x");
+  NORM(NULL, "http://example.com:443/", "http://example.com:443/");
+  NORM(NULL, "https://example.com:80/", "https://example.com:80/");
+  NORM(NULL, "http://example.com:8080", "http://example.com:8080/");
+  NORM(NULL, "http://example.com:0080/", "http://example.com/");
+  NORM(NULL, "http://example.com", "http://example.com/");
+  NORM(NULL, "http://example.com?q", "http://example.com/?q");
+  NORM(NULL, "http://h/a/./b/../c/.", "http://h/a/c/");
+  NORM(NULL, "http://h/a/%2e%2E/b", "http://h/b");
+  NORM(NULL, "http://h/a/%2E/b", "http://h/a/b");
+  NORM(NULL, "http://h/../../x", "http://h/x");
+  NORM(NULL, "http://h/a/..", "http://h/");
+  NORM(NULL, "http://u:P@H/x", "http://u:P@h/x");
+  CHECK(url_normalize("http://h:99999/") == NULL);
+  CHECK(url_normalize("http://") == NULL);
+  CHECK(url_normalize("http:///") == NULL);
+  CHECK(url_normalize("http://a b/") == NULL);
+  CHECK(url_normalize("/relative") == NULL);
+  CHECK(url_normalize("example.com/x") == NULL);
+}
+
+static void test_percent(void)
+{
+  NORM(NULL, "http://h/%7euser", "http://h/~user");
+  NORM(NULL, "http://h/%7Euser/%41%62%30%2D%2E%5F", "http://h/~user/Ab0-._");
+  NORM(NULL, "http://h/a%2fb", "http://h/a%2Fb");
+  NORM(NULL, "http://h/a%2Fb/..", "http://h/");
+  NORM(NULL, "http://h/%e2%82%ac", "http://h/%E2%82%AC");
+  NORM(NULL, "http://h/%zz%4", "http://h/%zz%4");
+  /* The query is the server's business: case and escapes stay. */
+  NORM(NULL, "http://h/p?a=%7e&B=%2f&c=./..", "http://h/p?a=%7e&B=%2f&c=./..");
+  NORM(NULL, "http://h/p?", "http://h/p");
+  NORM(NULL, "http://h/p?a=|\"x\"", "http://h/p?a=%7C%22x%22");
+  NORM(NULL, "http://h/a{b}<c>^`d", "http://h/a%7Bb%7D%3Cc%3E%5E%60d");
+  NORM(NULL, "http://h/a\\b", "http://h/a%5Cb");
+}
+
+static void test_spaces_utf8_controls(void)
+{
+  NORM("http://h/d/", "a b.html", "http://h/d/a%20b.html");
+  NORM("http://h/d/", "x?q=a b", "http://h/d/x?q=a%20b");
+  NORM("http://h/d/", "caf\xc3\xa9?\xc3\xa9=1",
+       "http://h/d/caf%C3%A9?%C3%A9=1");
+  NORM(NULL, "http://h/caf\xc3\xa9", "http://h/caf%C3%A9");
+  /* Browsers drop TAB CR LF inside an href and trim the ends. */
+  NORM("http://h/d/", "  \t page\n.html \r\n", "http://h/d/page.html");
+  NORM("http://h/d/", "ht\ntp://Other/\tx", "http://other/x");
+  NORM("http://h/d/", "java\tscript:alert(1)", NULL);
+  /* Other controls are encoded, never kept. */
+  NORM("http://h/d/", "a\x01" "b\x7f", "http://h/d/a%01b%7F");
+  NORM("http://h/d/", "x?\x1b" "z\x1b", "http://h/d/x?%1Bz");
+  char *u = url_resolve_normalized("http://h/", "a\x02\x03 b\n\r\tc\v\f");
+  CHECK(u != NULL);
+  for (const char *p = u ? u : ""; *p; p++)
+    CHECK((unsigned char)*p > 0x20 && (unsigned char)*p < 0x7f);
+  free(u);
+}
+
+static void test_fragment_empty(void)
+{
+  NORM("http://h/p?q#f", "", "http://h/p?q");
+  NORM("http://h/p?q", "   ", "http://h/p?q");
+  NORM("http://h/p?q", "\t\n", "http://h/p?q");
+  NORM("http://h/p?q", "#top", "http://h/p?q");
+  NORM("http://h/p", "x#a b#c", "http://h/x");
+  NORM(NULL, "http://h/p#frag", "http://h/p");
+  NORM(NULL, "http://h/p?#", "http://h/p");
+}
+
+static void test_schemes(void)
+{
+  NORM("http://h/", "javascript:alert(1)", NULL);
+  NORM("http://h/", "mailto:someone@example.com", NULL);
+  NORM("http://h/", "ftp://h/file", NULL);
+  NORM("http://h/", "tel:+123", NULL);
+  NORM("http://h/", "data:text/html,hi", NULL);
+  NORM("http://h/", "file:///etc/passwd", NULL);
+  NORM("https://h/", "//other/x", "https://other/x");
+  NORM("http://h/", "HTTPS://h/", "https://h/");
+  CHECK(url_is_http("http://x/"));
+  CHECK(url_is_http("HTTPS://x/"));
+  CHECK(url_is_http("  https://x/"));
+  CHECK(!url_is_http("javascript:x"));
+  CHECK(!url_is_http("mailto:a@b"));
+  CHECK(!url_is_http("httpx://x/"));
+  CHECK(!url_is_http("/http://x"));
+  CHECK(!url_is_http(NULL));
+}
+
+static void test_ipv6(void)
+{
+  NORM(NULL, "http://[::1]:8080/a", "http://[::1]:8080/a");
+  NORM(NULL, "http://[::1]:80/a", "http://[::1]/a");
+  NORM(NULL, "http://[2001:DB8::A]/", "http://[2001:db8::a]/");
+  NORM("http://[::1]:8080/d/e", "../f", "http://[::1]:8080/f");
+  NORM(NULL, "http://[fe80::1%25eth0]/", "http://[fe80::1%25eth0]/");
+  CHECK(url_normalize("http://[::1/") == NULL);
+  char *k = url_host_key("http://[::1]/x");
+  CHECK_STR(k, "http://[::1]:80");
+  free(k);
+}
+
+static void test_long(void)
+{
+  const char *pre = "http://h/";
+  size_t pl = strlen(pre);
+  char *s = malloc(URL_MAX_LEN + 64);
+  CHECK(s != NULL);
+  if (s == NULL)
+    return;
+  /* Exactly URL_MAX_LEN is accepted, one more is not. */
+  memcpy(s, pre, pl);
+  memset(s + pl, 'a', URL_MAX_LEN - pl);
+  s[URL_MAX_LEN] = '\0';
+  char *n = url_normalize(s);
+  CHECK(n != NULL && strlen(n) == URL_MAX_LEN);
+  free(n);
+  char *r = url_resolve(NULL, s);
+  CHECK(r != NULL && strlen(r) == URL_MAX_LEN);
+  free(r);
+  s[URL_MAX_LEN] = 'a';
+  s[URL_MAX_LEN + 1] = '\0';
+  CHECK(url_normalize(s) == NULL);
+  CHECK(url_resolve(NULL, s) == NULL);
+  CHECK(url_resolve_normalized("http://h/", s) == NULL);
+  /* The bound applies after normalisation: escapes grow, dots shrink. */
+  memset(s + pl, ' ', 700);
+  s[pl + 700] = 'x';
+  s[pl + 701] = '\0';
+  CHECK(url_normalize(s) == NULL);  /* 9 + 2100 + 1 bytes once encoded */
+  free(s);
+
+  /* Hostile input far beyond URL_INPUT_MAX is refused, not processed. */
+  size_t big = URL_INPUT_MAX + 100;
+  char *h = malloc(big + 1);
+  CHECK(h != NULL);
+  if (h == NULL)
+    return;
+  for (size_t i = 0; i < big; i += 2) {
+    h[i] = '.';
+    h[i + 1] = '/';
+  }
+  h[big] = '\0';
+  CHECK(url_resolve_normalized("http://h/", h) == NULL);
+  free(h);
+}
+
+static void test_scope(void)
+{
+  char *d = url_scope_default("HTTP://Example.com:80/a/b?c#d");
+  CHECK_STR(d, "http://example.com/");
+  free(d);
+  d = url_scope_default("https://example.com:8443/x");
+  CHECK_STR(d, "https://example.com:8443/");
+  free(d);
+  d = url_scope_default("http://u:p@h/x");
+  CHECK_STR(d, "http://h/");
+  free(d);
+  CHECK(url_scope_default("mailto:x@y") == NULL);
+
+  char *p1 = url_normalize("HTTP://Example.com");
+  char *p2 = url_normalize("http://other.org/docs/");
+  const char *const prefixes[] = { p1, NULL, p2 };
+  CHECK_STR(p1, "http://example.com/");
+  CHECK(url_in_scope("http://example.com/", prefixes, 3));
+  CHECK(url_in_scope("http://example.com/a/b", prefixes, 3));
+  CHECK(url_in_scope("http://other.org/docs/x", prefixes, 3));
+  CHECK(!url_in_scope("http://other.org/doc", prefixes, 3));
+  CHECK(!url_in_scope("http://example.com.evil.net/", prefixes, 3));
+  CHECK(!url_in_scope("https://example.com/", prefixes, 3));
+  CHECK(!url_in_scope("http://example.com:8080/", prefixes, 3));
+  CHECK(!url_in_scope("http://example.com/a", prefixes, 0));
+  CHECK(!url_in_scope(NULL, prefixes, 3));
+  /* The whole pipeline: href -> normal form -> scope. */
+  char *u = url_resolve_normalized("http://example.com/x/y", "../%7Ez");
+  CHECK_STR(u, "http://example.com/~z");
+  CHECK(u != NULL && url_in_scope(u, prefixes, 3));
+  free(u);
+  free(p1);
+  free(p2);
+}
+
+static void test_host_key(void)
+{
+  struct {
+    const char *url, *want;
+  } cases[] = {
+    { "http://Example.com/a?b", "http://example.com:80" },
+    { "https://example.com/", "https://example.com:443" },
+    { "http://example.com:8080/", "http://example.com:8080" },
+    { "https://u:p@example.com:443/x", "https://example.com:443" },
+    { "http://127.0.0.1:5000", "http://127.0.0.1:5000" },
+    { "ftp://example.com/", NULL },
+    { "garbage", NULL },
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char *k = url_host_key(cases[i].url);
+    CHECK_STR(k, cases[i].want);
+    free(k);
+  }
+}
+
+static void test_nonpage(void)
+{
+  CHECK(url_is_nonpage("http://h/a.jpg"));
+  CHECK(url_is_nonpage("http://h/a/b.PDF"));
+  CHECK(url_is_nonpage("http://h/x.tar.gz"));
+  CHECK(url_is_nonpage("http://h/style.css?v=3"));
+  CHECK(url_is_nonpage("http://h/app.js#x"));
+  CHECK(url_is_nonpage("http://h/f.woff2"));
+  CHECK(url_is_nonpage("http://h/doc.docx;jsessionid=12"));
+  CHECK(url_is_nonpage("http://h/v.MP4"));
+  CHECK(!url_is_nonpage("http://h/"));
+  CHECK(!url_is_nonpage("http://h/index.html"));
+  CHECK(!url_is_nonpage("http://h/page.php?file=a.pdf"));
+  CHECK(!url_is_nonpage("http://h/pdf"));
+  CHECK(!url_is_nonpage("http://h/a.jpg/"));
+  CHECK(!url_is_nonpage("http://h/a.jpgx"));
+  CHECK(!url_is_nonpage("http://h.jpg"));
+  CHECK(!url_is_nonpage("http://h.pdf/x"));
+  CHECK(!url_is_nonpage(NULL));
+}
+
+static void test_idn(void)
+{
+  /* libcurl 7.88 converts IDN hosts only under a UTF-8 LC_CTYPE; the
+   * tests start in the "C" locale, where the URL must be rejected (never
+   * kept raw or %-encoded), then switch if C.UTF-8 exists. */
+  const char *idn = "http://ex\xc3\xa4mple.com/p";
+  char *u = url_normalize(idn);
+  CHECK(u == NULL);
+  free(u);
+  if (setlocale(LC_CTYPE, "C.UTF-8") != NULL) {
+    u = url_normalize(idn);
+    CHECK_STR(u, "http://xn--exmple-cua.com/p");
+    free(u);
+    setlocale(LC_CTYPE, "C");
+  } else {
+    fprintf(stderr, "url_test: no C.UTF-8 locale, IDN half skipped\n");
+  }
+  /* A host that percent-decodes to a control character is refused. */
+  CHECK(url_normalize("http://%0a.com/") == NULL);
+  CHECK(url_normalize("http://a%20b/") == NULL);
+}
+
+/* Concurrency: the same inputs from several threads give the same answers
+ * (and give TSan something to look at). */
+static void *worker(void *arg)
+{
+  int *bad = arg;
+  for (int i = 0; i < 200; i++) {
+    char *u = url_resolve_normalized("http://H/a/b/c", "../%7ed/./e f#x");
+    if (u == NULL || strcmp(u, "http://h/a/~d/e%20f") != 0)
+      (*bad)++;
+    free(u);
+    char *k = url_host_key("https://h/");
+    if (k == NULL || strcmp(k, "https://h:443") != 0)
+      (*bad)++;
+    free(k);
+  }
+  return NULL;
+}
+
+static void test_threads(void)
+{
+  enum { N = 4 };
+  pthread_t t[N];
+  int bad[N] = { 0 };
+  int started = 0;
+  for (int i = 0; i < N; i++)
+    if (pthread_create(&t[i], NULL, worker, &bad[i]) == 0)
+      started++;
+    else
+      break;
+  CHECK_INT(started, N);
+  for (int i = 0; i < started; i++) {
+    pthread_join(t[i], NULL);
+    CHECK_INT(bad[i], 0);
+  }
+}
+
+int main(void)
+{
+  if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    fprintf(stderr, "url_test: curl_global_init failed\n");
+    return 1;
+  }
+  RUN(test_rfc_normal);
+  RUN(test_rfc_abnormal);
+  RUN(test_resolve_more);
+  RUN(test_case_port_dots);
+  RUN(test_percent);
+  RUN(test_spaces_utf8_controls);
+  RUN(test_fragment_empty);
+  RUN(test_schemes);
+  RUN(test_ipv6);
+  RUN(test_long);
+  RUN(test_scope);
+  RUN(test_host_key);
+  RUN(test_nonpage);
+  RUN(test_idn);
+  RUN(test_threads);
+  curl_global_cleanup();
+  return TEST_EXIT();
+}
