@@ -1,0 +1,388 @@
+/* crawler.c: the crawler program. Parses and checks the command line, sets
+ * up the libraries, runs the crawl (webcrawl.c) and maps its status to an
+ * exit code. See usage() for the interface and exit codes. */
+#include <curl/curl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <libxml/parser.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crawl.h"
+#include "pagedir.h"
+#include "url.h"
+#include "webcrawl.h"
+
+enum {
+  EXIT_USAGE = 1,      /* bad option or argument count */
+  EXIT_SEED = 2,       /* bad seedURL */
+  EXIT_PAGEDIR = 3,    /* bad pageDirectory */
+  EXIT_DEPTH = 4,      /* bad maxDepth */
+  EXIT_INTERRUPTED = 5,
+  EXIT_IO = 6,         /* a page could not be written */
+  EXIT_FATAL = 7       /* out of memory, no threads */
+};
+
+#define MAX_DEPTH 1000
+#define MAX_SCOPES 64
+#define DEFAULT_UA "tse-crawler/" CRAWL_VERSION \
+  " (+https://example.invalid/change-me; set --user-agent)"
+
+static const char *prog = "crawler";
+
+static void usage_line(FILE *fp)
+{
+  fprintf(fp, "usage: %s [options] seedURL pageDirectory maxDepth\n", prog);
+}
+
+static void usage(void)
+{
+  usage_line(stdout);
+  printf(
+"\n"
+"Crawl every page reachable from seedURL within maxDepth links, inside the\n"
+"scope, and save each as pageDirectory/ID (1, 2, 3, ...): line 1 the URL,\n"
+"line 2 the depth, then the page as served. The result is that of a plain\n"
+"breadth-first crawl, byte for byte, whatever the worker counts.\n"
+"\n"
+"  seedURL         absolute http(s) URL; must be inside the scope\n"
+"  pageDirectory   existing writable directory holding no crawl\n"
+"  maxDepth        0 to %d\n"
+"\n"
+"Options:\n"
+"  --download-workers N  threads fetching pages (default 8)\n"
+"  --parse-workers N     threads parsing pages (default 2)\n"
+"  --queue-size N        most URLs queued for download; 0 = no bound\n"
+"                        (default 0)\n"
+"  --rate R              requests per second per host (default 1);\n"
+"                        0 = unlimited, only for servers you own\n"
+"  --burst B             requests a host may get at once (default 1)\n"
+"  --scope PREFIX        follow only URLs starting with PREFIX; repeatable\n"
+"                        (default: scheme://host[:port]/ of seedURL)\n"
+"  --user-agent S        User-Agent header (default: %s)\n"
+"  --max-pages N         stop after saving N pages; 0 = no limit (default)\n"
+"  --timeout SECONDS     per request (default 30)\n"
+"  --retries N           retries of timeouts, connection failures, 5xx and\n"
+"                        429, with exponential back-off (default 2)\n"
+"  --max-page-size BYTES larger pages are abandoned (default 10485760)\n"
+"  --format F            html, link or auto: link format for text/plain\n"
+"                        pages, HTML otherwise (default auto)\n"
+"  --log                 one line per event on stdout (CS50 layout)\n"
+"  --quiet               no summary and no status line\n"
+"  --help, --version\n"
+"\n"
+"Exit status: 0 done; 1 bad usage; 2 bad seedURL; 3 bad pageDirectory;\n"
+"4 bad maxDepth; 5 interrupted; 6 a page could not be written; 7 out of\n"
+"memory or threads.\n", MAX_DEPTH, DEFAULT_UA);
+}
+
+/* refuse: one line naming the argument and the reason, then the usage
+ * line, then exit with CODE. */
+static void refuse(int code, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3), noreturn));
+
+static void refuse(int code, const char *fmt, ...)
+{
+  va_list ap;
+  fprintf(stderr, "%s: ", prog);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fputc('\n', stderr);
+  usage_line(stderr);
+  exit(code);
+}
+
+/* parse_long: a decimal integer in [MIN, MAX], all of S, nothing else. */
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+  if (s[0] < '0' || s[0] > '9')
+    return false;
+  errno = 0;
+  char *end;
+  long v = strtol(s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < min || v > max)
+    return false;
+  *out = v;
+  return true;
+}
+
+static bool parse_double(const char *s, double min, double max, double *out)
+{
+  if ((s[0] < '0' || s[0] > '9') && s[0] != '.')
+    return false;
+  errno = 0;
+  char *end;
+  double v = strtod(s, &end);
+  if (errno != 0 || *end != '\0' || !(v >= min && v <= max))
+    return false;
+  *out = v;
+  return true;
+}
+
+/* The signal thread: the first SIGINT/SIGTERM stops the crawl cleanly,
+ * the second ends the process at once. Pages are published by rename, so
+ * the page directory is consistent either way. */
+static void *signal_main(void *arg)
+{
+  sigset_t *set = arg;
+  int sig, n = 0;
+  while (sigwait(set, &sig) == 0) {
+    if (++n == 1) {
+      fprintf(stderr, "\n%s: interrupted; finishing the requests in flight "
+              "(interrupt again to stop at once)\n", prog);
+      webcrawl_interrupt();
+    } else {
+      _exit(EXIT_INTERRUPTED);
+    }
+  }
+  return NULL;
+}
+
+int main(int argc, char *argv[])
+{
+  enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
+         O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
+         O_VERSION };
+  static const struct option opts[] = {
+    { "download-workers", required_argument, NULL, O_DW },
+    { "parse-workers", required_argument, NULL, O_PW },
+    { "queue-size", required_argument, NULL, O_QS },
+    { "rate", required_argument, NULL, O_RATE },
+    { "burst", required_argument, NULL, O_BURST },
+    { "scope", required_argument, NULL, O_SCOPE },
+    { "user-agent", required_argument, NULL, O_UA },
+    { "max-pages", required_argument, NULL, O_MAXP },
+    { "timeout", required_argument, NULL, O_TIMEOUT },
+    { "retries", required_argument, NULL, O_RETRIES },
+    { "max-page-size", required_argument, NULL, O_MAXSIZE },
+    { "format", required_argument, NULL, O_FORMAT },
+    { "log", no_argument, NULL, O_LOG },
+    { "quiet", no_argument, NULL, O_QUIET },
+    { "help", no_argument, NULL, O_HELP },
+    { "version", no_argument, NULL, O_VERSION },
+    { NULL, 0, NULL, 0 }
+  };
+  webcrawl_opts_t o = {
+    .download_workers = 8, .parse_workers = 2, .queue_size = 0,
+    .rate = 1, .burst = 1, .user_agent = DEFAULT_UA, .timeout = 30,
+    .retries = 2, .max_page_size = 10 * 1024 * 1024, .format = FORMAT_AUTO,
+    .logfp = stdout,
+  };
+  const char *scope_arg[MAX_SCOPES];
+  size_t nscope = 0;
+  bool quiet = false;
+  long v;
+  double dv;
+  int c;
+
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+    const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    switch (c) {
+    case O_DW:
+    case O_PW:
+      if (!parse_long(optarg, 1, 4096, &v))
+        refuse(EXIT_USAGE, "%s: '%s' is not a worker count (1 to 4096)",
+               name, optarg);
+      *(c == O_DW ? &o.download_workers : &o.parse_workers) = (int)v;
+      break;
+    case O_QS:
+      if (!parse_long(optarg, 0, LONG_MAX, &v))
+        refuse(EXIT_USAGE, "--queue-size: '%s' is not a count", optarg);
+      o.queue_size = (size_t)v;
+      break;
+    case O_RATE:
+      if (!parse_double(optarg, 0, 1e6, &o.rate))
+        refuse(EXIT_USAGE, "--rate: '%s' is not a rate (0 to 1000000)",
+               optarg);
+      break;
+    case O_BURST:
+      if (!parse_double(optarg, 1, 1e6, &o.burst))
+        refuse(EXIT_USAGE, "--burst: '%s' is not a burst (1 to 1000000)",
+               optarg);
+      break;
+    case O_SCOPE:
+      if (nscope == MAX_SCOPES)
+        refuse(EXIT_USAGE, "--scope: at most %d prefixes", MAX_SCOPES);
+      scope_arg[nscope++] = optarg;
+      break;
+    case O_UA:
+      if (optarg[0] == '\0' || strpbrk(optarg, "\r\n") != NULL)
+        refuse(EXIT_USAGE, "--user-agent: must be one non-empty line");
+      o.user_agent = optarg;
+      break;
+    case O_MAXP:
+      if (!parse_long(optarg, 0, INT_MAX, &o.max_pages))
+        refuse(EXIT_USAGE, "--max-pages: '%s' is not a count", optarg);
+      break;
+    case O_TIMEOUT:
+      if (!parse_long(optarg, 1, 86400, &o.timeout))
+        refuse(EXIT_USAGE, "--timeout: '%s' is not 1 to 86400 seconds",
+               optarg);
+      break;
+    case O_RETRIES:
+      if (!parse_long(optarg, 0, 100, &v))
+        refuse(EXIT_USAGE, "--retries: '%s' is not 0 to 100", optarg);
+      o.retries = (int)v;
+      break;
+    case O_MAXSIZE:
+      if (!parse_double(optarg, 1, 1e12, &dv) || dv != (double)(long)dv)
+        refuse(EXIT_USAGE, "--max-page-size: '%s' is not a byte count",
+               optarg);
+      o.max_page_size = (size_t)dv;
+      break;
+    case O_FORMAT:
+      if (strcmp(optarg, "auto") == 0)
+        o.format = FORMAT_AUTO;
+      else if (strcmp(optarg, "html") == 0)
+        o.format = FORMAT_HTML;
+      else if (strcmp(optarg, "link") == 0)
+        o.format = FORMAT_LINK;
+      else
+        refuse(EXIT_USAGE, "--format: '%s' is not html, link or auto",
+               optarg);
+      break;
+    case O_LOG:
+      o.log = true;
+      break;
+    case O_QUIET:
+      quiet = true;
+      break;
+    case O_HELP:
+      usage();
+      return 0;
+    case O_VERSION:
+      printf("crawler %s (libcurl %s, libxml2 %s)\n", CRAWL_VERSION,
+             curl_version_info(CURLVERSION_NOW)->version,
+             LIBXML_DOTTED_VERSION);
+      return 0;
+    case ':':
+      refuse(EXIT_USAGE, "%s needs a value", name);
+    default:
+      refuse(EXIT_USAGE, "unknown option '%s'", name);
+    }
+  }
+  if (argc - optind != 3)
+    refuse(EXIT_USAGE, "expected 3 arguments (seedURL pageDirectory "
+           "maxDepth), got %d", argc - optind);
+  const char *seed_arg = argv[optind], *dir = argv[optind + 1],
+             *depth_arg = argv[optind + 2];
+
+  if (curl_global_init(CURL_GLOBAL_ALL) != 0) {
+    fprintf(stderr, "%s: cannot initialise libcurl\n", prog);
+    return EXIT_FATAL;
+  }
+  xmlInitParser();
+
+  char *seed = url_normalize(seed_arg);
+  if (seed == NULL || !url_is_http(seed))
+    refuse(EXIT_SEED, "seedURL '%s' is not an absolute http(s) URL",
+           seed_arg);
+  char *scope[MAX_SCOPES];
+  if (nscope == 0) {
+    scope[0] = url_scope_default(seed);
+    nscope = 1;
+    if (scope[0] == NULL)
+      refuse(EXIT_SEED, "seedURL '%s': cannot derive a scope", seed_arg);
+  } else {
+    for (size_t i = 0; i < nscope; i++) {
+      scope[i] = url_normalize(scope_arg[i]);
+      if (scope[i] == NULL)
+        refuse(EXIT_USAGE, "--scope: '%s' is not an http(s) URL prefix",
+               scope_arg[i]);
+    }
+  }
+  o.scope = (const char *const *)scope;
+  o.nscope = nscope;
+  if (!url_in_scope(seed, o.scope, o.nscope))
+    refuse(EXIT_SEED, "seedURL '%s' is outside the scope (%s%s)", seed,
+           scope[0], nscope > 1 ? ", ..." : "");
+  o.seed = seed;
+
+  if (!parse_long(depth_arg, 0, MAX_DEPTH, &v))
+    refuse(EXIT_DEPTH, "maxDepth '%s' is not an integer from 0 to %d",
+           depth_arg, MAX_DEPTH);
+  o.max_depth = (int)v;
+
+  /* The marker records what defines the crawl's result, and nothing that
+   * varies between identical crawls (no dates, no worker counts). */
+  size_t plen = 512 + strlen(seed);
+  for (size_t i = 0; i < nscope; i++)
+    plen += strlen(scope[i]) + 16;
+  char *params = malloc(plen);
+  if (params == NULL)
+    return EXIT_FATAL;
+  int pl = snprintf(params, plen, "seed: %s\nmaxDepth: %d\n", seed,
+                    o.max_depth);
+  for (size_t i = 0; i < nscope; i++)
+    pl += snprintf(params + pl, plen - (size_t)pl, "scope: %s\n", scope[i]);
+  snprintf(params + pl, plen - (size_t)pl,
+           "format: %s\nmaxPages: %ld\nmaxPageSize: %zu\n",
+           o.format == FORMAT_AUTO ? "auto"
+           : o.format == FORMAT_HTML ? "html" : "link",
+           o.max_pages, o.max_page_size);
+  char err[512];
+  if (pagedir_init(dir, params, err, sizeof(err)) != 0)
+    refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
+  free(params);
+  o.pagedir = dir;
+  o.progress = !o.log && !quiet && isatty(STDERR_FILENO);
+
+  /* Signals go to one thread, blocked everywhere else (threads inherit
+   * the mask), so workers never see EINTR from them. */
+  static sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, NULL);
+  pthread_t sig_thread;
+  if (pthread_create(&sig_thread, NULL, signal_main, &set) != 0) {
+    fprintf(stderr, "%s: cannot start a thread\n", prog);
+    return EXIT_FATAL;
+  }
+  pthread_detach(sig_thread);
+
+  webcrawl_stats_t st;
+  int rc = webcrawl_run(&o, &st);
+  if (o.log)
+    fflush(stdout);
+  if (!quiet) {
+    fprintf(stderr,
+            "%s: saved %ld pages (%lld bytes) in '%s' in %.2f s, "
+            "%.1f pages/s\n"
+            "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
+            "%ld, too large %ld), redirects %ld, retries %ld\n"
+            "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
+            "invalid %ld\n",
+            prog, st.saved, st.bytes, dir, st.elapsed,
+            st.elapsed > 0 ? st.saved / st.elapsed : 0.0, prog, st.fetched,
+            st.failed, st.http_errors, st.net_errors, st.wrong_type,
+            st.too_large, st.redirects, st.retries, prog,
+            st.ign_dupl + st.dup_redirects, st.ign_extern, st.ign_nonpage,
+            st.ign_invalid);
+  }
+  for (size_t i = 0; i < nscope; i++)
+    free(scope[i]);
+  free(seed);
+  curl_global_cleanup();
+  switch (rc) {
+  case CRAWL_OK:
+    return 0;
+  case CRAWL_ESTOPPED:
+    fprintf(stderr, "%s: interrupted: the %ld pages saved are complete; "
+            "the crawl is not\n", prog, st.saved);
+    return EXIT_INTERRUPTED;
+  case CRAWL_EIO:
+    return EXIT_IO;
+  default:
+    fprintf(stderr, "%s: %s\n", prog, crawl_strerror(rc));
+    return EXIT_FATAL;
+  }
+}

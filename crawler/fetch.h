@@ -1,0 +1,78 @@
+/* fetch.h: one HTTP GET with libcurl, as the crawler needs it (internal).
+ *
+ * One fetcher per download thread: it owns a curl easy handle that is
+ * reused for every request so connections are kept alive. Redirects are
+ * NOT followed here: the crawler requeues the target so that every hop
+ * takes a politeness token and is checked against scope and robots.txt.
+ *
+ * Only pages are downloaded: when the response headers are in, a 200
+ * whose Content-Type is not text/html, application/xhtml+xml or text/plain
+ * (or that is missing) is abandoned before its body, as is every non-200
+ * response (its body is of no use). Compressed responses (gzip, deflate,
+ * brotli where libcurl has it) are requested and decoded; the size cap
+ * applies to the decoded body, so a compression bomb stops at the cap. */
+#ifndef CRAWLER_FETCH_H
+#define CRAWLER_FETCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct fetch_config {
+  const char *user_agent;   /* borrowed; must outlive the fetchers */
+  long connect_timeout;     /* seconds */
+  long timeout;             /* seconds, whole transfer */
+  long low_speed_limit;     /* bytes/s ... */
+  long low_speed_time;      /* ... for this many seconds aborts */
+  size_t max_size;          /* decoded body cap in bytes */
+} fetch_config_t;
+
+typedef enum {
+  FETCH_OK,          /* 200 and a page type: body holds the page */
+  FETCH_REDIRECT,    /* 3xx with a Location: see location */
+  FETCH_HTTP_ERROR,  /* any other status */
+  FETCH_WRONG_TYPE,  /* 200 but not a page type; body not downloaded */
+  FETCH_TOO_LARGE,   /* body over max_size; abandoned */
+  FETCH_NET_ERROR    /* DNS, connect, timeout, reset, bad encoding... */
+} fetch_outcome_t;
+
+typedef struct fetch_result {
+  fetch_outcome_t outcome;
+  long status;             /* HTTP status, 0 if none */
+  char *body;              /* owned; NUL-terminated; NULL unless OK */
+  size_t len;              /* body bytes, not counting the NUL */
+  char *content_type;      /* owned; as sent, or NULL */
+  char *location;          /* owned; raw Location header, or NULL */
+  char *x_robots_tag;      /* owned; all X-Robots-Tag values, or NULL */
+  double retry_after;      /* seconds from now; -1 if absent/invalid */
+  bool retryable;          /* a transient failure: timeout, connection
+                              failure, 5xx, 429 */
+  char error[128];         /* a reason for the log when not OK */
+} fetch_result_t;
+
+typedef struct fetcher fetcher_t;
+
+/* fetcher_new: a fetcher using CFG (copied; strings borrowed).
+ * Returns: owned by caller (fetcher_delete), NULL if out of memory.
+ * curl_global_init must have been called (main thread, before workers).
+ * Thread-safety: any thread; the fetcher is then used by one thread. */
+fetcher_t *fetcher_new(const fetch_config_t *cfg);
+
+/* fetcher_get: GET URL (borrowed) into *RES (caller's struct, filled in;
+ * free its contents with fetch_result_free). Never sleeps for politeness.
+ * Thread-safety: the fetcher's one thread. */
+void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res);
+
+/* fetch_result_free: free what *RES holds and zero it; RES may be NULL. */
+void fetch_result_free(fetch_result_t *res);
+
+/* fetch_is_text_plain: true if CONTENT_TYPE (may be NULL) is text/plain. */
+bool fetch_is_text_plain(const char *content_type);
+
+/* fetch_charset: the charset parameter of CONTENT_TYPE, copied into BUF
+ * (size N); NULL if there is none. Any thread. */
+const char *fetch_charset(const char *content_type, char *buf, size_t n);
+
+/* fetcher_delete: free F and its connections. NULL is fine. */
+void fetcher_delete(fetcher_t *f);
+
+#endif /* CRAWLER_FETCH_H */

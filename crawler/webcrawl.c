@@ -1,0 +1,479 @@
+/* webcrawl.c: see webcrawl.h.
+ *
+ * Per item (fitem_t) the crawl keeps a struct page in it->data:
+ *   download thread  fetch, follow redirects and retries by requeueing (so
+ *                    every hop and retry takes its host's token again);
+ *   parse thread     extract, resolve, normalise and classify the links,
+ *                    write the page to a temporary file;
+ *   commit (ordered) log the page's events, give it its ID by renaming the
+ *                    temporary file, add its new links at depth + 1.
+ * Everything a user can see (IDs, log lines, counters) happens in commit,
+ * one page at a time in discovery order, which is what makes the output
+ * deterministic. Counters are written only by commit, except `retries`
+ * and `redirects` which download threads bump atomically. */
+#include "webcrawl.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crawl.h"
+#include "engine.h"
+#include "fetch.h"
+#include "links.h"
+#include "pagedir.h"
+#include "url.h"
+
+enum { MAX_REDIRECTS = 10 };
+enum { MAX_LINKS_PER_PAGE = 100000 };
+
+/* Where a link found on a page goes. */
+enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID };
+
+struct link {
+  char *url;   /* normalised, or the raw href when L_INVALID */
+  int cls;
+};
+
+struct page {
+  int attempts;            /* requests made for the current URL */
+  int hops;                /* redirects followed */
+  char **chain;            /* URLs redirected from, in order */
+  fetch_result_t res;      /* the final response */
+  bool skipped;            /* not fetched: the page limit was reached */
+  struct link *links;      /* parse: links in page order */
+  size_t nlinks, cap;
+  char *base;              /* parse: <base href>, resolved */
+  char *tmp;               /* parse: the page's temporary file */
+  int write_errno;         /* parse: why tmp could not be written */
+};
+
+struct webcrawl {
+  const webcrawl_opts_t *o;
+  fetch_config_t fcfg;
+  engine_t *e;
+  webcrawl_stats_t *st;    /* commit only, but see atomics below */
+  atomic_long redirects, retries;
+  atomic_bool limit_reached;
+  bool io_failed;          /* commit only */
+  double start, last_progress;
+};
+
+static _Atomic(engine_t *) running;
+
+void webcrawl_interrupt(void)
+{
+  engine_t *e = atomic_load(&running);
+  if (e != NULL)
+    engine_stop(e);
+}
+
+static void log_event(struct webcrawl *w, int depth, const char *label,
+                      const char *url)
+{
+  if (w->o->log)
+    fprintf(w->o->logfp, "%2d %*s%9s: %s\n", depth, depth, "", label, url);
+}
+
+static void log_failure(struct webcrawl *w, int depth, const char *url,
+                        const char *why)
+{
+  if (w->o->log)
+    fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "",
+            "Failed", url, why);
+}
+
+static struct page *page_of(fitem_t *it)
+{
+  if (it->data == NULL)
+    it->data = calloc(1, sizeof(struct page));
+  return it->data;
+}
+
+static void page_free(struct page *p)
+{
+  if (p == NULL)
+    return;
+  for (int i = 0; i < p->hops; i++)
+    free(p->chain[i]);
+  free(p->chain);
+  fetch_result_free(&p->res);
+  for (size_t i = 0; i < p->nlinks; i++)
+    free(p->links[i].url);
+  free(p->links);
+  free(p->base);
+  if (p->tmp != NULL) {
+    unlink(p->tmp);  /* never published: leave nothing behind */
+    free(p->tmp);
+  }
+  free(p);
+}
+
+/* ---- download threads ---- */
+
+static void *wc_worker_init(void *ctx)
+{
+  struct webcrawl *w = ctx;
+  return fetcher_new(&w->fcfg);
+}
+
+static void wc_worker_fini(void *ctx, void *ws)
+{
+  (void)ctx;
+  fetcher_delete(ws);
+}
+
+/* backoff: seconds to wait before retry ATTEMPT (1, 2, 4, ... capped). */
+static double backoff(int attempt)
+{
+  double s = 1.0;
+  for (int i = 1; i < attempt && s < 60; i++)
+    s *= 2;
+  return s;
+}
+
+static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
+                                 fitem_t *it)
+{
+  struct webcrawl *w = ctx;
+  fetcher_t *f = ws;
+  struct page *p = page_of(it);
+  if (p == NULL || f == NULL)
+    return ENGINE_PARSE;  /* out of memory: commit reports a failure */
+  if (atomic_load(&w->limit_reached)) {
+    p->skipped = true;
+    frontier_refund(engine_frontier(e), it->host);
+    return ENGINE_PARSE;
+  }
+  fetch_result_free(&p->res);
+  fetcher_get(f, it->url, &p->res);
+  p->attempts++;
+  fetch_result_t *r = &p->res;
+
+  if (r->outcome == FETCH_REDIRECT) {
+    char *to = url_resolve_normalized(it->url, r->location);
+    const char *why = NULL;
+    if (to == NULL)
+      why = "redirect to an invalid or non-http URL";
+    else if (p->hops >= MAX_REDIRECTS)
+      why = "too many redirects";
+    else if (!url_in_scope(to, w->o->scope, w->o->nscope))
+      why = "redirect out of scope";
+    else if (url_is_nonpage(to))
+      why = "redirect to a non-page URL";
+    char *key = why ? NULL : url_host_key(to);
+    char **chain = why || key == NULL ? NULL
+                   : realloc(p->chain, (p->hops + 1) * sizeof(char *));
+    char *from = chain ? strdup(it->url) : NULL;
+    if (why == NULL && from == NULL) {
+      if (chain)
+        p->chain = chain;
+      why = "out of memory";
+    }
+    if (why != NULL) {
+      r->outcome = FETCH_HTTP_ERROR;
+      snprintf(r->error, sizeof(r->error), "%s: %s", why,
+               to ? to : r->location);
+      free(to);
+      free(key);
+      return ENGINE_PARSE;
+    }
+    p->chain = chain;
+    p->chain[p->hops++] = from;
+    p->attempts = 0;
+    atomic_fetch_add(&w->redirects, 1);
+    engine_requeue(e, it, to, key, 0);
+    free(to);
+    free(key);
+    return ENGINE_REQUEUED;
+  }
+  if (r->retryable && p->attempts <= w->o->retries &&
+      !engine_stopped(e)) {
+    double now = frontier_now();
+    double at = now + backoff(p->attempts);
+    if (r->retry_after >= 0 && (r->status == 429 || r->status == 503)) {
+      /* The server asked the whole host to wait. */
+      at = now + r->retry_after;
+      frontier_host_pause(engine_frontier(e), it->host, at);
+    }
+    atomic_fetch_add(&w->retries, 1);
+    char *key = url_host_key(it->url);
+    if (key != NULL) {
+      engine_requeue(e, it, NULL, key, at);
+      free(key);
+      return ENGINE_REQUEUED;
+    }
+  }
+  return ENGINE_PARSE;
+}
+
+/* ---- parse threads ---- */
+
+struct scan {
+  struct webcrawl *w;
+  fitem_t *it;
+  struct page *p;
+  bool nomem;
+};
+
+static int on_base(void *arg, const char *href)
+{
+  struct scan *s = arg;
+  if (s->p->base == NULL)
+    s->p->base = url_resolve(s->it->url, href);
+  return 0;
+}
+
+static int on_link(void *arg, const char *href, int flags)
+{
+  struct scan *s = arg;
+  struct page *p = s->p;
+  (void)flags;
+  if (p->nlinks == MAX_LINKS_PER_PAGE)
+    return 1;
+  if (p->nlinks == p->cap) {
+    size_t cap = p->cap ? p->cap * 2 : 32;
+    struct link *v = realloc(p->links, cap * sizeof(*v));
+    if (v == NULL) {
+      s->nomem = true;
+      return 1;
+    }
+    p->links = v;
+    p->cap = cap;
+  }
+  struct link *l = &p->links[p->nlinks];
+  l->url = url_resolve_normalized(p->base ? p->base : s->it->url, href);
+  if (l->url == NULL) {
+    l->cls = L_INVALID;
+    l->url = strdup(href);
+  } else if (!url_in_scope(l->url, s->w->o->scope, s->w->o->nscope)) {
+    l->cls = L_EXTERN;
+  } else if (url_is_nonpage(l->url)) {
+    l->cls = L_NONPAGE;
+  } else {
+    l->cls = L_CANDIDATE;
+  }
+  if (l->url == NULL) {
+    s->nomem = true;
+    return 1;
+  }
+  p->nlinks++;
+  return 0;
+}
+
+static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
+{
+  struct webcrawl *w = ctx;
+  struct page *p = it->data;
+  (void)e;
+  if (p == NULL || p->skipped || p->res.outcome != FETCH_OK)
+    return;
+  fetch_result_t *r = &p->res;
+  if (it->depth < w->o->max_depth) {
+    struct scan s = { w, it, p, false };
+    links_sink_t sink = { .link = on_link, .base = on_base, .arg = &s };
+    bool text = w->o->format == FORMAT_LINK ||
+                (w->o->format == FORMAT_AUTO &&
+                 fetch_is_text_plain(r->content_type));
+    if (text) {
+      links_scan_text(r->body, r->len, &sink);
+    } else {
+      char cs[64];
+      links_scan_html(r->body, r->len,
+                      fetch_charset(r->content_type, cs, sizeof(cs)),
+                      &sink);
+    }
+  }
+  p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
+                             it->url, it->depth, r->body, r->len);
+  if (p->tmp == NULL)
+    p->write_errno = errno ? errno : EIO;
+  /* The body is on disk now; free it before the page waits for commit. */
+  free(r->body);
+  r->body = NULL;
+}
+
+/* ---- commit ---- */
+
+static void progress(struct webcrawl *w, bool final)
+{
+  if (!w->o->progress)
+    return;
+  double now = frontier_now();
+  if (!final && now - w->last_progress < 0.25)
+    return;
+  w->last_progress = now;
+  double el = now - w->start;
+  fprintf(stderr, "\r\033[K%ld saved, %zu queued, %ld errors, %.1f pages/s",
+          w->st->saved, frontier_count(engine_frontier(w->e)),
+          w->st->failed, el > 0 ? w->st->saved / el : 0.0);
+  if (final)
+    fputs("\r\033[K", stderr);
+  fflush(stderr);
+}
+
+static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
+{
+  struct webcrawl *w = ctx;
+  webcrawl_stats_t *st = w->st;
+  struct page *p = it->data;
+  int d = it->depth;
+
+  if (p == NULL) {
+    st->failed++;
+    log_failure(w, d, it->url, "out of memory");
+    return;
+  }
+  if (p->skipped)
+    return;
+  st->fetched++;
+  if (p->res.outcome != FETCH_OK) {
+    st->failed++;
+    switch (p->res.outcome) {
+    case FETCH_HTTP_ERROR: st->http_errors++; break;
+    case FETCH_WRONG_TYPE: st->wrong_type++; break;
+    case FETCH_TOO_LARGE: st->too_large++; break;
+    default: st->net_errors++; break;
+    }
+    log_failure(w, d, it->url, p->res.error);
+    return;
+  }
+  log_event(w, d, "Fetched", it->url);
+  for (int i = 0; i < p->hops; i++) {
+    engine_mark_seen(e, p->chain[i]);
+    log_event(w, d, "Redirect", p->chain[i]);
+  }
+  if (p->hops > 0 && engine_mark_seen(e, it->url) == 0) {
+    /* Redirected to a page an earlier page already claimed. */
+    st->dup_redirects++;
+    log_event(w, d, "IgnDupl", it->url);
+    return;
+  }
+  if (w->io_failed || atomic_load(&w->limit_reached))
+    return;
+  if (p->tmp == NULL) {
+    st->write_errors++;
+    w->io_failed = true;
+    fprintf(stderr, "crawler: cannot write a page to '%s': %s\n",
+            w->o->pagedir, strerror(p->write_errno));
+    engine_stop(e);
+    return;
+  }
+  int id = (int)st->saved + 1;
+  if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0) {
+    st->write_errors++;
+    w->io_failed = true;
+    fprintf(stderr, "crawler: cannot save page %d in '%s': %s\n", id,
+            w->o->pagedir, strerror(errno));
+    engine_stop(e);
+    return;
+  }
+  free(p->tmp);
+  p->tmp = NULL;
+  st->saved++;
+  st->bytes += (long long)p->res.len;
+  log_event(w, d, "Saved", it->url);
+  if (w->o->max_pages > 0 && st->saved >= w->o->max_pages) {
+    atomic_store(&w->limit_reached, true);
+    return;
+  }
+  if (d < w->o->max_depth) {
+    log_event(w, d, "Scanning", it->url);
+    for (size_t i = 0; i < p->nlinks; i++) {
+      struct link *l = &p->links[i];
+      if (l->cls == L_INVALID) {
+        st->ign_invalid++;
+        log_event(w, d, "IgnBad", l->url);
+        continue;
+      }
+      log_event(w, d, "Found", l->url);
+      if (l->cls == L_EXTERN) {
+        st->ign_extern++;
+        log_event(w, d, "IgnExtrn", l->url);
+        continue;
+      }
+      if (l->cls == L_NONPAGE) {
+        st->ign_nonpage++;
+        log_event(w, d, "IgnType", l->url);
+        continue;
+      }
+      char *key = url_host_key(l->url);
+      int rc = key ? engine_add(e, l->url, d + 1, key) : -2;
+      free(key);
+      if (rc == 1) {
+        log_event(w, d, "Added", l->url);
+      } else if (rc == 0) {
+        st->ign_dupl++;
+        log_event(w, d, "IgnDupl", l->url);
+      }
+    }
+  }
+  progress(w, false);
+}
+
+static void wc_release(void *ctx, fitem_t *it)
+{
+  (void)ctx;
+  page_free(it->data);
+  it->data = NULL;
+}
+
+static const engine_hooks_t wc_hooks = {
+  .worker_init = wc_worker_init,
+  .worker_fini = wc_worker_fini,
+  .fetch = wc_fetch,
+  .parse = wc_parse,
+  .commit = wc_commit,
+  .release = wc_release,
+};
+
+int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
+{
+  struct webcrawl w = { .o = o, .st = st };
+  memset(st, 0, sizeof(*st));
+  w.fcfg = (fetch_config_t){
+    .user_agent = o->user_agent,
+    .connect_timeout = o->timeout < 10 ? o->timeout : 10,
+    .timeout = o->timeout,
+    .low_speed_limit = 100,
+    .low_speed_time = o->timeout < 10 ? o->timeout : 10,
+    .max_size = o->max_page_size,
+  };
+  atomic_init(&w.redirects, 0);
+  atomic_init(&w.retries, 0);
+  atomic_init(&w.limit_reached, false);
+  engine_config_t cfg = {
+    .download_workers = o->download_workers,
+    .parse_workers = o->parse_workers,
+    .queue_size = o->queue_size,
+    .ordered = true,
+    .rate = o->rate,
+    .burst = o->burst,
+    .hooks = &wc_hooks,
+    .ctx = &w,
+  };
+  w.e = engine_new(&cfg);
+  if (w.e == NULL)
+    return CRAWL_ENOMEM;
+  char *key = url_host_key(o->seed);
+  int rc = key ? engine_add(w.e, o->seed, 0, key) : -2;
+  free(key);
+  if (rc != 1) {
+    engine_delete(w.e);
+    return CRAWL_ENOMEM;
+  }
+  w.start = w.last_progress = frontier_now();
+  atomic_store(&running, w.e);
+  int status = engine_run(w.e);
+  atomic_store(&running, NULL);
+  progress(&w, true);
+  engine_delete(w.e);
+  st->redirects = atomic_load(&w.redirects);
+  st->retries = atomic_load(&w.retries);
+  st->elapsed = frontier_now() - w.start;
+  if (w.io_failed)
+    return CRAWL_EIO;
+  return status;
+}

@@ -1,0 +1,58 @@
+/* webcrawl.h: the crawler program's crawl of the web (internal).
+ *
+ * Plugs libcurl fetching, HTML and link-format parsing, URL normalisation
+ * and scope, the depth limit and the page saver into the engine, in
+ * ordered mode: the page directory (IDs, depths, bytes) and the log are
+ * those of a plain breadth-first crawl whatever the worker counts and the
+ * server's timing. */
+#ifndef CRAWLER_WEBCRAWL_H
+#define CRAWLER_WEBCRAWL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum { FORMAT_AUTO, FORMAT_HTML, FORMAT_LINK };
+
+typedef struct webcrawl_opts {
+  const char *seed;            /* normalised, in scope */
+  const char *pagedir;         /* initialised with pagedir_init */
+  int max_depth;
+  int download_workers, parse_workers;
+  size_t queue_size;           /* 0 = unbounded */
+  double rate, burst;          /* per host; rate 0 = no limit */
+  const char *const *scope;    /* normalised prefixes */
+  size_t nscope;
+  const char *user_agent;
+  long max_pages;              /* 0 = no limit */
+  long timeout;                /* seconds per request */
+  int retries;
+  size_t max_page_size;
+  int format;                  /* FORMAT_* */
+  bool log;                    /* CS50 event lines on LOGFP */
+  bool progress;               /* a live status line on stderr */
+  FILE *logfp;
+} webcrawl_opts_t;
+
+typedef struct webcrawl_stats {
+  long saved, fetched, failed, http_errors, net_errors, wrong_type,
+      too_large, redirects, retries, dup_redirects, ign_extern, ign_dupl,
+      ign_nonpage, ign_invalid, write_errors;
+  long long bytes;
+  double elapsed;
+} webcrawl_stats_t;
+
+/* webcrawl_run: crawl per O (borrowed) and fill *ST.
+ * Returns: CRAWL_OK; CRAWL_ESTOPPED if webcrawl_interrupt was called;
+ * CRAWL_EIO if a page could not be written (the crawl stops; every page
+ * saved before is complete and the IDs have no gap); CRAWL_ENOMEM or
+ * CRAWL_ETHREAD. Needs curl_global_init and xmlInitParser done.
+ * Thread-safety: one call at a time per process (it installs nothing
+ * global, but webcrawl_interrupt targets the running crawl). */
+int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st);
+
+/* webcrawl_interrupt: ask the running crawl to stop: in-flight requests
+ * finish, nothing new starts. Any thread (not a signal handler). */
+void webcrawl_interrupt(void);
+
+#endif /* CRAWLER_WEBCRAWL_H */
