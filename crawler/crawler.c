@@ -73,6 +73,9 @@ static void usage(void)
 "  --max-page-size BYTES larger pages are abandoned (default 10485760)\n"
 "  --format F            html, link or auto: link format for text/plain\n"
 "                        pages, HTML otherwise (default auto)\n"
+"  --ignore-robots       ignore robots.txt, meta robots and X-Robots-Tag;\n"
+"                        only for sites you own\n"
+"  --respect-rel-nofollow  do not follow links marked rel=\"nofollow\"\n"
 "  --log                 one line per event on stdout (CS50 layout)\n"
 "  --quiet               no summary and no status line\n"
 "  --help, --version\n"
@@ -149,7 +152,7 @@ int main(int argc, char *argv[])
 {
   enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
          O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
-         O_VERSION };
+         O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW };
   static const struct option opts[] = {
     { "download-workers", required_argument, NULL, O_DW },
     { "parse-workers", required_argument, NULL, O_PW },
@@ -163,6 +166,8 @@ int main(int argc, char *argv[])
     { "retries", required_argument, NULL, O_RETRIES },
     { "max-page-size", required_argument, NULL, O_MAXSIZE },
     { "format", required_argument, NULL, O_FORMAT },
+    { "ignore-robots", no_argument, NULL, O_IGNROBOTS },
+    { "respect-rel-nofollow", no_argument, NULL, O_RELNOFOLLOW },
     { "log", no_argument, NULL, O_LOG },
     { "quiet", no_argument, NULL, O_QUIET },
     { "help", no_argument, NULL, O_HELP },
@@ -249,6 +254,12 @@ int main(int argc, char *argv[])
         refuse(EXIT_USAGE, "--format: '%s' is not html, link or auto",
                optarg);
       break;
+    case O_IGNROBOTS:
+      o.ignore_robots = true;
+      break;
+    case O_RELNOFOLLOW:
+      o.respect_rel_nofollow = true;
+      break;
     case O_LOG:
       o.log = true;
       break;
@@ -333,6 +344,9 @@ int main(int argc, char *argv[])
     refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
   free(params);
   o.pagedir = dir;
+  if (o.ignore_robots)
+    fprintf(stderr, "%s: WARNING: --ignore-robots: robots.txt and robots "
+            "directives are ignored; crawl only sites you own\n", prog);
   o.progress = !o.log && !quiet && isatty(STDERR_FILENO);
 
   /* Signals go to one thread, blocked everywhere else (threads inherit
@@ -360,13 +374,16 @@ int main(int argc, char *argv[])
             "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
             "%ld, too large %ld), redirects %ld, retries %ld\n"
             "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
-            "invalid %ld\n",
+            "invalid %ld, rel=nofollow %ld\n"
+            "%s: robots: %ld robots.txt fetched, %ld URLs disallowed, %ld "
+            "pages noindex, %ld nofollow\n",
             prog, st.saved, st.bytes, dir, st.elapsed,
             st.elapsed > 0 ? st.saved / st.elapsed : 0.0, prog, st.fetched,
             st.failed, st.http_errors, st.net_errors, st.wrong_type,
             st.too_large, st.redirects, st.retries, prog,
             st.ign_dupl + st.dup_redirects, st.ign_extern, st.ign_nonpage,
-            st.ign_invalid);
+            st.ign_invalid, st.ign_rel_nofollow, prog, st.robots_fetches,
+            st.ign_robots, st.noindex, st.nofollow);
   }
   for (size_t i = 0; i < nscope; i++)
     free(scope[i]);

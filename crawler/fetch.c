@@ -18,8 +18,11 @@ struct xfer {
   fetcher_t *f;
   fetch_result_t *res;
   size_t cap;
+  bool robots;           /* fetcher_get_robots: any 2xx, any type */
+  size_t max;            /* body cap */
   bool checked;          /* status and type checked at the first body byte */
   fetch_outcome_t abort; /* why the write callback stopped, or FETCH_OK */
+  bool truncated;        /* robots: stopped at the cap on purpose */
 };
 
 fetcher_t *fetcher_new(const fetch_config_t *cfg)
@@ -184,11 +187,11 @@ static bool check(struct xfer *x)
   curl_easy_getinfo(x->f->curl, CURLINFO_RESPONSE_CODE, &status);
   curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_TYPE, &ct);
   x->checked = true;
-  if (status != 200) {
+  if (x->robots ? status / 100 != 2 : status != 200) {
     x->abort = FETCH_HTTP_ERROR;
     return false;
   }
-  if (!is_page_type(ct)) {
+  if (!x->robots && !is_page_type(ct)) {
     x->abort = FETCH_WRONG_TYPE;
     return false;
   }
@@ -202,9 +205,18 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
   size_t len = size * n;
   if (!x->checked && !check(x))
     return 0;
-  if (r->len + len > x->f->cfg.max_size) {
-    x->abort = FETCH_TOO_LARGE;
-    return 0;
+  if (r->len + len > x->max) {
+    if (x->robots) {
+      /* Keep the first MAX bytes and stop: enough to parse. */
+      len = x->max - r->len;
+      x->abort = FETCH_OK;
+      x->truncated = true;
+      if (len == 0)
+        return 0;
+    } else {
+      x->abort = FETCH_TOO_LARGE;
+      return 0;
+    }
   }
   if (r->len + len + 1 > x->cap) {
     size_t cap = x->cap ? x->cap : 16384;
@@ -218,7 +230,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
   }
   memcpy(r->body + r->len, data, len);
   r->len += len;
-  return len;
+  return x->truncated ? 0 : size * n;
 }
 
 static bool transient(CURLcode rc)
@@ -237,11 +249,12 @@ static bool transient(CURLcode rc)
   }
 }
 
-void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res)
+static void get(fetcher_t *f, const char *url, bool robots, size_t max,
+                fetch_result_t *res)
 {
   memset(res, 0, sizeof(*res));
   res->retry_after = -1;
-  struct xfer x = { f, res, 0, false, FETCH_OK };
+  struct xfer x = { f, res, 0, robots, max, false, FETCH_OK, false };
   CURL *c = f->curl;
 
   curl_easy_reset(c);  /* keeps the connection cache */
@@ -255,8 +268,8 @@ void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res)
   curl_easy_setopt(c, CURLOPT_TIMEOUT, f->cfg.timeout);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, f->cfg.low_speed_limit);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, f->cfg.low_speed_time);
-  curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE,
-                   (curl_off_t)f->cfg.max_size);
+  if (!robots)
+    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
   curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
@@ -275,7 +288,9 @@ void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res)
     check(&x);  /* an empty body: decide now */
   if (x.abort == FETCH_OK && rc == CURLE_FILESIZE_EXCEEDED)
     x.abort = FETCH_TOO_LARGE;
-  if (x.abort != FETCH_OK &&
+  if (x.truncated) {
+    res->outcome = FETCH_OK;
+  } else if (x.abort != FETCH_OK &&
       (rc == CURLE_OK || rc == CURLE_WRITE_ERROR ||
        rc == CURLE_FILESIZE_EXCEEDED)) {
     res->outcome = x.abort;
@@ -301,8 +316,7 @@ void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res)
     snprintf(res->error, sizeof(res->error), "not a page: %s",
              ct ? ct : "no Content-Type");
   } else if (res->outcome == FETCH_TOO_LARGE) {
-    snprintf(res->error, sizeof(res->error), "larger than %zu bytes",
-             f->cfg.max_size);
+    snprintf(res->error, sizeof(res->error), "larger than %zu bytes", max);
   }
   if (res->outcome == FETCH_OK) {
     if (res->body == NULL)
@@ -316,4 +330,15 @@ void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res)
     res->body = NULL;
     res->len = 0;
   }
+}
+
+void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res)
+{
+  get(f, url, false, f->cfg.max_size, res);
+}
+
+void fetcher_get_robots(fetcher_t *f, const char *url, size_t max,
+                        fetch_result_t *res)
+{
+  get(f, url, true, max, res);
 }

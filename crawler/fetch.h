@@ -62,6 +62,12 @@ fetcher_t *fetcher_new(const fetch_config_t *cfg);
  * Thread-safety: the fetcher's one thread. */
 void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res);
 
+/* fetcher_get_robots: GET a robots.txt URL into *RES: like fetcher_get,
+ * but any 2xx status with any Content-Type is FETCH_OK, and a body longer
+ * than MAX bytes is cut at MAX (still FETCH_OK), as RFC 9309 allows. */
+void fetcher_get_robots(fetcher_t *f, const char *url, size_t max,
+                        fetch_result_t *res);
+
 /* fetch_result_free: free what *RES holds and zero it; RES may be NULL. */
 void fetch_result_free(fetch_result_t *res);
 

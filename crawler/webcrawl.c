@@ -13,8 +13,11 @@
  * and `redirects` which download threads bump atomically. */
 #include "webcrawl.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,13 +27,16 @@
 #include "fetch.h"
 #include "links.h"
 #include "pagedir.h"
+#include "robots.h"
 #include "url.h"
 
 enum { MAX_REDIRECTS = 10 };
+enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
+#define MAX_CRAWL_DELAY 60.0             /* seconds; slower hosts skipped */
 enum { MAX_LINKS_PER_PAGE = 100000 };
 
 /* Where a link found on a page goes. */
-enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID };
+enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID, L_NOFOLLOW };
 
 struct link {
   char *url;   /* normalised, or the raw href when L_INVALID */
@@ -43,6 +49,8 @@ struct page {
   char **chain;            /* URLs redirected from, in order */
   fetch_result_t res;      /* the final response */
   bool skipped;            /* not fetched: the page limit was reached */
+  const char *robots;      /* not fetched: why robots.txt forbids it */
+  bool noindex, nofollow;  /* parse: meta robots / X-Robots-Tag */
   struct link *links;      /* parse: links in page order */
   size_t nlinks, cap;
   char *base;              /* parse: <base href>, resolved */
@@ -50,8 +58,21 @@ struct page {
   int write_errno;         /* parse: why tmp could not be written */
 };
 
+/* What the crawl knows of one host (index = frontier host id). */
+struct hoststate {
+  robots_t *rules;         /* set once, before the host's gate opens */
+  char *next_url;          /* the robots.txt URL to fetch next (redirects) */
+  int hops, failures;
+  const char *skip;        /* the whole host is skipped, and why */
+};
+
 struct webcrawl {
   const webcrawl_opts_t *o;
+  pthread_mutex_t hlock;   /* guards hosts, nhosts (not the rules they
+                              point to, which never change once set) */
+  struct hoststate *hosts;
+  size_t nhosts;
+  atomic_long robots_fetches;
   fetch_config_t fcfg;
   engine_t *e;
   webcrawl_stats_t *st;    /* commit only, but see atomics below */
@@ -111,6 +132,161 @@ static void page_free(struct page *p)
   free(p);
 }
 
+/* ---- robots.txt ---- */
+
+/* host_get: a copy of host ID's state, the array grown as needed. */
+static bool host_get(struct webcrawl *w, uint32_t id, struct hoststate *out)
+{
+  pthread_mutex_lock(&w->hlock);
+  if (id >= w->nhosts) {
+    size_t n = w->nhosts ? w->nhosts * 2 : 16;
+    while (n <= id)
+      n *= 2;
+    struct hoststate *v = realloc(w->hosts, n * sizeof(*v));
+    if (v == NULL) {
+      pthread_mutex_unlock(&w->hlock);
+      return false;
+    }
+    memset(v + w->nhosts, 0, (n - w->nhosts) * sizeof(*v));
+    w->hosts = v;
+    w->nhosts = n;
+  }
+  *out = w->hosts[id];
+  pthread_mutex_unlock(&w->hlock);
+  return true;
+}
+
+static void host_put(struct webcrawl *w, uint32_t id,
+                     const struct hoststate *hs)
+{
+  pthread_mutex_lock(&w->hlock);
+  w->hosts[id] = *hs;
+  pthread_mutex_unlock(&w->hlock);
+}
+
+/* url_path: the path and query of a normalised URL ("/" if none). */
+static const char *url_path(const char *url)
+{
+  const char *p = strstr(url, "://");
+  p = p ? strchr(p + 3, '/') : NULL;
+  return p ? p : "/";
+}
+
+static double backoff(int attempt);
+
+/* robots_gate: the gate item of a host: fetch its robots.txt (RFC 9309),
+ * then open the host, or ask for the gate again (redirect, retry). */
+static void robots_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
+                        fitem_t *it)
+{
+  frontier_t *fr = engine_frontier(e);
+  struct hoststate hs;
+  if (!host_get(w, it->host, &hs)) {
+    frontier_gate_retry(fr, it->host, frontier_now() + 1);
+    return;
+  }
+  char *url = hs.next_url ? hs.next_url
+                          : url_resolve_normalized(it->url, "/robots.txt");
+  hs.next_url = NULL;
+  if (url == NULL) {
+    hs.skip = "no robots.txt URL";
+    host_put(w, it->host, &hs);
+    frontier_gate_done(fr, it->host);
+    return;
+  }
+  fetch_result_t r;
+  fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
+  atomic_fetch_add(&w->robots_fetches, 1);
+  if (r.outcome == FETCH_OK) {
+    hs.rules = robots_parse(r.body, r.len, w->o->user_agent);
+    if (hs.rules == NULL)
+      hs.skip = "out of memory";
+  } else if (r.outcome == FETCH_REDIRECT &&
+             hs.hops < MAX_ROBOTS_REDIRECTS &&
+             (hs.next_url = url_resolve_normalized(url, r.location))) {
+    hs.hops++;
+    host_put(w, it->host, &hs);
+    fetch_result_free(&r);
+    free(url);
+    frontier_gate_retry(fr, it->host, 0);
+    return;
+  } else if (r.outcome == FETCH_REDIRECT ||
+             (r.outcome == FETCH_HTTP_ERROR && r.status >= 400 &&
+              r.status < 500)) {
+    /* Unavailable (4xx, or redirects without end): no restrictions. */
+    hs.rules = robots_allow_all();
+  } else if (hs.failures++ < w->o->retries) {
+    /* Unreachable (5xx, network): retry later; nothing of the host is
+     * fetched meanwhile. */
+    host_put(w, it->host, &hs);
+    fetch_result_free(&r);
+    free(url);
+    frontier_gate_retry(fr, it->host,
+                        frontier_now() + backoff(hs.failures));
+    return;
+  } else {
+    hs.rules = robots_disallow_all();
+    hs.skip = "robots.txt unreachable";
+  }
+  double delay = robots_crawl_delay(hs.rules);
+  if (delay > MAX_CRAWL_DELAY)
+    hs.skip = "Crawl-delay above 60 s";
+  else if (delay > 0)
+    frontier_host_interval(fr, it->host, delay);
+  host_put(w, it->host, &hs);
+  fetch_result_free(&r);
+  free(url);
+  frontier_gate_done(fr, it->host);
+}
+
+/* robots_forbids: why robots.txt keeps IT from being fetched, or NULL. */
+static const char *robots_forbids(struct webcrawl *w, fitem_t *it)
+{
+  struct hoststate hs;
+  if (w->o->ignore_robots)
+    return NULL;
+  if (!host_get(w, it->host, &hs))
+    return "out of memory";
+  if (hs.skip != NULL)
+    return hs.skip;
+  if (!robots_allowed(hs.rules, url_path(it->url)))
+    return "disallowed by robots.txt";
+  return NULL;
+}
+
+/* robots_directives: apply a meta robots content or an X-Robots-Tag value
+ * to P: comma-separated directives, optionally after "agent:" (applied
+ * only when the agent is ours or absent). */
+static void robots_directives(struct page *p, const char *v,
+                              const char *token)
+{
+  const char *colon = strchr(v, ':');
+  if (colon != NULL) {
+    const char *a = v;
+    while (isspace((unsigned char)*a))
+      a++;
+    size_t n = (size_t)(colon - a);
+    while (n > 0 && isspace((unsigned char)a[n - 1]))
+      n--;
+    size_t tn = strcspn(token, "/ \t");
+    if (n != tn || strncasecmp(a, token, n) != 0)
+      return;
+    v = colon + 1;
+  }
+  while (*v) {
+    while (*v == ',' || isspace((unsigned char)*v))
+      v++;
+    size_t n = strcspn(v, ", \t");
+    if ((n == 7 && strncasecmp(v, "noindex", 7) == 0) ||
+        (n == 4 && strncasecmp(v, "none", 4) == 0))
+      p->noindex = true;
+    if ((n == 8 && strncasecmp(v, "nofollow", 8) == 0) ||
+        (n == 4 && strncasecmp(v, "none", 4) == 0))
+      p->nofollow = true;
+    v += n;
+  }
+}
+
 /* ---- download threads ---- */
 
 static void *wc_worker_init(void *ctx)
@@ -139,11 +315,22 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
 {
   struct webcrawl *w = ctx;
   fetcher_t *f = ws;
+  if (it->flags & FITEM_GATE) {
+    if (f != NULL)
+      robots_gate(w, f, e, it);
+    else
+      frontier_gate_retry(engine_frontier(e), it->host, frontier_now() + 1);
+    return ENGINE_CONSUMED;
+  }
   struct page *p = page_of(it);
   if (p == NULL || f == NULL)
     return ENGINE_PARSE;  /* out of memory: commit reports a failure */
   if (atomic_load(&w->limit_reached)) {
     p->skipped = true;
+    frontier_refund(engine_frontier(e), it->host);
+    return ENGINE_PARSE;
+  }
+  if ((p->robots = robots_forbids(w, it)) != NULL) {
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
@@ -230,7 +417,6 @@ static int on_link(void *arg, const char *href, int flags)
 {
   struct scan *s = arg;
   struct page *p = s->p;
-  (void)flags;
   if (p->nlinks == MAX_LINKS_PER_PAGE)
     return 1;
   if (p->nlinks == p->cap) {
@@ -245,7 +431,10 @@ static int on_link(void *arg, const char *href, int flags)
   }
   struct link *l = &p->links[p->nlinks];
   l->url = url_resolve_normalized(p->base ? p->base : s->it->url, href);
-  if (l->url == NULL) {
+  if (l->url != NULL && (flags & LINK_NOFOLLOW) &&
+      s->w->o->respect_rel_nofollow) {
+    l->cls = L_NOFOLLOW;
+  } else if (l->url == NULL) {
     l->cls = L_INVALID;
     l->url = strdup(href);
   } else if (!url_in_scope(l->url, s->w->o->scope, s->w->o->nscope)) {
@@ -263,17 +452,31 @@ static int on_link(void *arg, const char *href, int flags)
   return 0;
 }
 
+static int on_meta(void *arg, const char *name, const char *content)
+{
+  struct scan *s = arg;
+  (void)name;
+  robots_directives(s->p, content, s->w->o->user_agent);
+  return 0;
+}
+
 static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
 {
   struct webcrawl *w = ctx;
   struct page *p = it->data;
   (void)e;
-  if (p == NULL || p->skipped || p->res.outcome != FETCH_OK)
+  if (p == NULL || p->skipped || p->robots || p->res.outcome != FETCH_OK)
     return;
   fetch_result_t *r = &p->res;
+  if (!w->o->ignore_robots && r->x_robots_tag != NULL)
+    robots_directives(p, r->x_robots_tag, w->o->user_agent);
   if (it->depth < w->o->max_depth) {
     struct scan s = { w, it, p, false };
     links_sink_t sink = { .link = on_link, .base = on_base, .arg = &s };
+    if (!w->o->ignore_robots) {
+      sink.meta_robots = on_meta;
+      sink.meta_agent = w->o->user_agent;
+    }
     bool text = w->o->format == FORMAT_LINK ||
                 (w->o->format == FORMAT_AUTO &&
                  fetch_is_text_plain(r->content_type));
@@ -286,10 +489,12 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
                       &sink);
     }
   }
-  p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
-                             it->url, it->depth, r->body, r->len);
-  if (p->tmp == NULL)
-    p->write_errno = errno ? errno : EIO;
+  if (!p->noindex) {
+    p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
+                               it->url, it->depth, r->body, r->len);
+    if (p->tmp == NULL)
+      p->write_errno = errno ? errno : EIO;
+  }
   /* The body is on disk now; free it before the page waits for commit. */
   free(r->body);
   r->body = NULL;
@@ -328,6 +533,13 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   }
   if (p->skipped)
     return;
+  if (p->robots != NULL) {
+    st->ign_robots++;
+    if (w->o->log)
+      fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", d, d, "", "IgnRobots",
+              it->url, p->robots);
+    return;
+  }
   st->fetched++;
   if (p->res.outcome != FETCH_OK) {
     st->failed++;
@@ -353,33 +565,40 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   }
   if (w->io_failed || atomic_load(&w->limit_reached))
     return;
-  if (p->tmp == NULL) {
+  if (p->noindex) {
+    st->noindex++;
+    log_event(w, d, "IgnIndex", it->url);
+  } else if (p->tmp == NULL) {
     st->write_errors++;
     w->io_failed = true;
     fprintf(stderr, "crawler: cannot write a page to '%s': %s\n",
             w->o->pagedir, strerror(p->write_errno));
     engine_stop(e);
     return;
+  } else {
+    int id = (int)st->saved + 1;
+    if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0) {
+      st->write_errors++;
+      w->io_failed = true;
+      fprintf(stderr, "crawler: cannot save page %d in '%s': %s\n", id,
+              w->o->pagedir, strerror(errno));
+      engine_stop(e);
+      return;
+    }
+    free(p->tmp);
+    p->tmp = NULL;
+    st->saved++;
+    st->bytes += (long long)p->res.len;
+    log_event(w, d, "Saved", it->url);
+    if (w->o->max_pages > 0 && st->saved >= w->o->max_pages) {
+      atomic_store(&w->limit_reached, true);
+      return;
+    }
   }
-  int id = (int)st->saved + 1;
-  if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0) {
-    st->write_errors++;
-    w->io_failed = true;
-    fprintf(stderr, "crawler: cannot save page %d in '%s': %s\n", id,
-            w->o->pagedir, strerror(errno));
-    engine_stop(e);
-    return;
-  }
-  free(p->tmp);
-  p->tmp = NULL;
-  st->saved++;
-  st->bytes += (long long)p->res.len;
-  log_event(w, d, "Saved", it->url);
-  if (w->o->max_pages > 0 && st->saved >= w->o->max_pages) {
-    atomic_store(&w->limit_reached, true);
-    return;
-  }
-  if (d < w->o->max_depth) {
+  if (p->nofollow && d < w->o->max_depth) {
+    st->nofollow++;
+    log_event(w, d, "IgnFollow", it->url);
+  } else if (d < w->o->max_depth) {
     log_event(w, d, "Scanning", it->url);
     for (size_t i = 0; i < p->nlinks; i++) {
       struct link *l = &p->links[i];
@@ -392,6 +611,11 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
       if (l->cls == L_EXTERN) {
         st->ign_extern++;
         log_event(w, d, "IgnExtrn", l->url);
+        continue;
+      }
+      if (l->cls == L_NOFOLLOW) {
+        st->ign_rel_nofollow++;
+        log_event(w, d, "IgnFollow", l->url);
         continue;
       }
       if (l->cls == L_NONPAGE) {
@@ -444,6 +668,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   atomic_init(&w.redirects, 0);
   atomic_init(&w.retries, 0);
   atomic_init(&w.limit_reached, false);
+  atomic_init(&w.robots_fetches, 0);
+  pthread_mutex_init(&w.hlock, NULL);
   engine_config_t cfg = {
     .download_workers = o->download_workers,
     .parse_workers = o->parse_workers,
@@ -451,17 +677,21 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .ordered = true,
     .rate = o->rate,
     .burst = o->burst,
+    .gate = !o->ignore_robots,
     .hooks = &wc_hooks,
     .ctx = &w,
   };
   w.e = engine_new(&cfg);
-  if (w.e == NULL)
+  if (w.e == NULL) {
+    pthread_mutex_destroy(&w.hlock);
     return CRAWL_ENOMEM;
+  }
   char *key = url_host_key(o->seed);
   int rc = key ? engine_add(w.e, o->seed, 0, key) : -2;
   free(key);
   if (rc != 1) {
     engine_delete(w.e);
+    pthread_mutex_destroy(&w.hlock);
     return CRAWL_ENOMEM;
   }
   w.start = w.last_progress = frontier_now();
@@ -472,6 +702,13 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   engine_delete(w.e);
   st->redirects = atomic_load(&w.redirects);
   st->retries = atomic_load(&w.retries);
+  st->robots_fetches = atomic_load(&w.robots_fetches);
+  for (size_t i = 0; i < w.nhosts; i++) {
+    robots_delete(w.hosts[i].rules);
+    free(w.hosts[i].next_url);
+  }
+  free(w.hosts);
+  pthread_mutex_destroy(&w.hlock);
   st->elapsed = frontier_now() - w.start;
   if (w.io_failed)
     return CRAWL_EIO;

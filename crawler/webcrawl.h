@@ -29,6 +29,8 @@ typedef struct webcrawl_opts {
   int retries;
   size_t max_page_size;
   int format;                  /* FORMAT_* */
+  bool ignore_robots;          /* no robots.txt, meta robots, X-Robots-Tag */
+  bool respect_rel_nofollow;   /* skip links with rel="nofollow" */
   bool log;                    /* CS50 event lines on LOGFP */
   bool progress;               /* a live status line on stderr */
   FILE *logfp;
@@ -37,7 +39,8 @@ typedef struct webcrawl_opts {
 typedef struct webcrawl_stats {
   long saved, fetched, failed, http_errors, net_errors, wrong_type,
       too_large, redirects, retries, dup_redirects, ign_extern, ign_dupl,
-      ign_nonpage, ign_invalid, write_errors;
+      ign_nonpage, ign_invalid, write_errors, ign_robots, noindex,
+      nofollow, ign_rel_nofollow, robots_fetches;
   long long bytes;
   double elapsed;
 } webcrawl_stats_t;
