@@ -277,6 +277,10 @@ int main(int argc, char *argv[])
     case ':':
       refuse(EXIT_USAGE, "%s needs a value", name);
     default:
+      /* "-1" where maxDepth goes looks like an option to getopt. */
+      if (name[0] == '-' && name[1] >= '0' && name[1] <= '9')
+        refuse(EXIT_DEPTH, "maxDepth '%s' is not an integer from 0 to %d",
+               name, MAX_DEPTH);
       refuse(EXIT_USAGE, "unknown option '%s'", name);
     }
   }

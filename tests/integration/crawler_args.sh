@@ -1,0 +1,95 @@
+# crawler_args: every refusal of a bad command line names the argument and
+# the reason on one stderr line, adds the usage line, exits with its code,
+# and leaves the page directory untouched.
+. "$(dirname "$0")/lib.sh"
+require_file "$BIN/crawler"
+mktemp_dir
+C=$BIN/crawler
+# A seed nobody answers: a closed loopback port (the crawl then saves
+# nothing but succeeds). Port 9 (discard) is not served here.
+SEED=http://127.0.0.1:9/
+
+# expect NAME CODE ARGS...: crawler exits CODE, stderr is exactly two lines
+# (the reason, then "usage: ..."), stdout is empty.
+expect() {
+  local name=$1 code=$2 rc
+  shift 2
+  "$C" "$@" >"$TEST_DIR/out" 2>"$TEST_DIR/err"
+  rc=$?
+  if [ "$rc" = "$code" ] && [ "$(wc -l <"$TEST_DIR/err")" = 2 ] &&
+     head -n 1 "$TEST_DIR/err" | grep -q '^crawler: ' &&
+     sed -n 2p "$TEST_DIR/err" | grep -q '^usage: crawler ' &&
+     [ ! -s "$TEST_DIR/out" ]; then
+    ok "$name"
+  else
+    echo "# exit $rc (want $code); stderr:" >&2
+    cat "$TEST_DIR/err" >&2
+    not_ok "$name"
+  fi
+}
+
+fresh() {  # fresh: a new empty page directory in $D
+  D=$TEST_DIR/pd.$RANDOM$RANDOM
+  mkdir "$D"
+}
+
+fresh
+expect "no arguments" 1
+expect "two arguments" 1 "$SEED" "$D"
+expect "four arguments" 1 "$SEED" "$D" 1 extra
+expect "unknown option" 1 --bogus "$SEED" "$D" 1
+expect "option without value" 1 "$SEED" "$D" 1 --rate
+expect "zero download workers" 1 --download-workers 0 "$SEED" "$D" 1
+expect "non-numeric parse workers" 1 --parse-workers two "$SEED" "$D" 1
+expect "negative rate" 1 --rate -1 "$SEED" "$D" 1
+expect "burst below 1" 1 --burst 0.5 "$SEED" "$D" 1
+expect "bad format" 1 --format xml "$SEED" "$D" 1
+expect "bad timeout" 1 --timeout 0 "$SEED" "$D" 1
+expect "bad max-page-size" 1 --max-page-size 10k "$SEED" "$D" 1
+expect "user agent with newline" 1 --user-agent "$(printf 'a\nb')" "$SEED" "$D" 1
+
+expect "seed not a URL" 2 notaurl "$D" 1
+expect "seed relative" 2 /index.html "$D" 1
+expect "seed ftp" 2 ftp://127.0.0.1/ "$D" 1
+expect "seed mailto" 2 mailto:someone@127.0.0.1 "$D" 1
+expect "seed empty" 2 "" "$D" 1
+expect "seed outside --scope" 2 --scope http://127.0.0.2/ "$SEED" "$D" 1
+
+expect "pageDirectory missing" 3 "$SEED" "$TEST_DIR/nope" 1
+touch "$TEST_DIR/afile"
+expect "pageDirectory is a file" 3 "$SEED" "$TEST_DIR/afile" 1
+fresh
+touch "$D/.crawler"
+expect "pageDirectory holds a crawl (marker)" 3 "$SEED" "$D" 1
+fresh
+echo x >"$D/1"
+expect "pageDirectory holds a crawl (page 1)" 3 "$SEED" "$D" 1
+
+fresh
+for bad in 2x -1 "" " 3" "3 " +3 0x3 1.5 1001 99999999999999999999; do
+  expect "maxDepth '$bad'" 4 "$SEED" "$D" "$bad"
+done
+check "a refused maxDepth writes no marker" test ! -e "$D/.crawler"
+
+"$C" --help >"$TEST_DIR/help" 2>&1
+check_eq "--help exits 0" "$?" 0
+check "--help shows usage and exit codes" \
+  grep -q 'usage: crawler \[options\] seedURL pageDirectory maxDepth' \
+  "$TEST_DIR/help"
+"$C" --version >"$TEST_DIR/ver" 2>&1
+check_eq "--version exits 0" "$?" 0
+check "--version names the version" grep -q '^crawler [0-9]' "$TEST_DIR/ver"
+
+fresh
+"$C" --quiet --retries 0 "$SEED" "$D" 0 2>"$TEST_DIR/err"
+check_eq "maxDepth 0 with an unreachable seed succeeds" "$?" 0
+check "the marker is written" grep -qx 'tse-crawler pagedir 1' "$D/.crawler"
+check "the marker records seed and depth" \
+  grep -qx "seed: $SEED" "$D/.crawler"
+check "no page saved" test ! -e "$D/1"
+"$C" --quiet --retries 0 "$SEED" "$D" 0 2>"$TEST_DIR/err"
+check_eq "a second crawl into the same directory is refused" "$?" 3
+fresh
+"$C" --quiet --retries 0 "$SEED" "$D" 1000
+check_eq "maxDepth 1000 is accepted" "$?" 0
+finish
