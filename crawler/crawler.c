@@ -388,6 +388,19 @@ int main(int argc, char *argv[])
             st.ign_dupl + st.dup_redirects, st.ign_extern, st.ign_nonpage,
             st.ign_invalid, st.ign_rel_nofollow, prog, st.robots_fetches,
             st.ign_robots, st.noindex, st.nofollow);
+    double rps = st.elapsed > 0 ? st.requests / st.elapsed : 0;
+    /* The most a polite crawl could do: B + R*t requests per host. */
+    double bound = st.elapsed > 0
+                   ? st.hosts * (o.burst + o.rate * st.elapsed) / st.elapsed
+                   : 0;
+    if (o.rate > 0 && bound > 0)
+      fprintf(stderr, "%s: politeness: %ld requests to %ld hosts, %.1f/s; "
+              "the bound (%g + %g/s x t per host) allows %.1f/s: %.0f%% "
+              "of it\n", prog, st.requests, st.hosts, rps, o.burst, o.rate,
+              bound, 100 * rps / bound);
+    else
+      fprintf(stderr, "%s: %ld requests to %ld hosts, %.1f/s (no rate "
+              "limit)\n", prog, st.requests, st.hosts, rps);
   }
   for (size_t i = 0; i < nscope; i++)
     free(scope[i]);

@@ -38,6 +38,7 @@ struct host {
   fitem_t *head, *tail;  /* queue, in seq order */
   double tokens;         /* bucket level at time `last` */
   double last;
+  double last_take;      /* when the last token was taken; < 0: never */
   double pause_until;    /* Retry-After and gate retries */
   double interval;       /* Crawl-delay; 0 if none */
   double due;            /* when the host may be fetched next */
@@ -311,6 +312,7 @@ static struct host *host_get(frontier_t *f, const char *key, double now)
   }
   h->tokens = f->cfg.burst;
   h->last = now;
+  h->last_take = -1;
   h->gate = f->cfg.gate ? GATE_NEEDED : GATE_OPEN;
   h->id = (uint32_t)f->nhosts++;
   f->host[h->id] = h;
@@ -454,6 +456,7 @@ static fitem_t *take(frontier_t *f, struct host *h, double now)
     refill(f, h, now);
     h->tokens -= 1.0;
   }
+  h->last_take = now;
   host_schedule(f, h, now);
   return it;
 }
@@ -539,6 +542,11 @@ void frontier_host_interval(frontier_t *f, uint32_t host, double seconds)
   double now = frontier_now();
   refill(f, h, now);
   h->interval = seconds > 0 ? seconds : 0;
+  /* The new pace counts from the host's last request (its robots.txt),
+   * not from a bucket filled under the old one. */
+  double r = host_rate(f, h);
+  if (r > 0 && h->last_take >= 0 && h->tokens > (now - h->last_take) * r)
+    h->tokens = (now - h->last_take) * r;
   if (h->tokens > host_burst(f, h))
     h->tokens = host_burst(f, h);
   host_schedule(f, h, now);

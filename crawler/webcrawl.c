@@ -73,6 +73,7 @@ struct webcrawl {
   struct hoststate *hosts;
   size_t nhosts;
   atomic_long robots_fetches;
+  atomic_long requests;    /* every HTTP request made */
   fetch_config_t fcfg;
   engine_t *e;
   webcrawl_stats_t *st;    /* commit only, but see atomics below */
@@ -197,6 +198,7 @@ static void robots_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
   fetch_result_t r;
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
   atomic_fetch_add(&w->robots_fetches, 1);
+  atomic_fetch_add(&w->requests, 1);
   if (r.outcome == FETCH_OK) {
     hs.rules = robots_parse(r.body, r.len, w->o->user_agent);
     if (hs.rules == NULL)
@@ -336,6 +338,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
   }
   fetch_result_free(&p->res);
   fetcher_get(f, it->url, &p->res);
+  atomic_fetch_add(&w->requests, 1);
   p->attempts++;
   fetch_result_t *r = &p->res;
 
@@ -380,9 +383,11 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
       !engine_stopped(e)) {
     double now = frontier_now();
     double at = now + backoff(p->attempts);
-    if (r->retry_after >= 0 && (r->status == 429 || r->status == 503)) {
-      /* The server asked the whole host to wait. */
-      at = now + r->retry_after;
+    if (r->status == 429 || r->status == 503) {
+      /* The server is overloaded or asks the whole host to wait: pause
+       * the host until Retry-After, or for the back-off without one. */
+      if (r->retry_after >= 0)
+        at = now + r->retry_after;
       frontier_host_pause(engine_frontier(e), it->host, at);
     }
     atomic_fetch_add(&w->retries, 1);
@@ -669,6 +674,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   atomic_init(&w.retries, 0);
   atomic_init(&w.limit_reached, false);
   atomic_init(&w.robots_fetches, 0);
+  atomic_init(&w.requests, 0);
   pthread_mutex_init(&w.hlock, NULL);
   engine_config_t cfg = {
     .download_workers = o->download_workers,
@@ -699,10 +705,12 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   int status = engine_run(w.e);
   atomic_store(&running, NULL);
   progress(&w, true);
+  st->hosts = (long)frontier_hosts(engine_frontier(w.e));
   engine_delete(w.e);
   st->redirects = atomic_load(&w.redirects);
   st->retries = atomic_load(&w.retries);
   st->robots_fetches = atomic_load(&w.robots_fetches);
+  st->requests = atomic_load(&w.requests);
   for (size_t i = 0; i < w.nhosts; i++) {
     robots_delete(w.hosts[i].rules);
     free(w.hosts[i].next_url);

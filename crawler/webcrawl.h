@@ -40,7 +40,7 @@ typedef struct webcrawl_stats {
   long saved, fetched, failed, http_errors, net_errors, wrong_type,
       too_large, redirects, retries, dup_redirects, ign_extern, ign_dupl,
       ign_nonpage, ign_invalid, write_errors, ign_robots, noindex,
-      nofollow, ign_rel_nofollow, robots_fetches;
+      nofollow, ign_rel_nofollow, robots_fetches, requests, hosts;
   long long bytes;
   double elapsed;
 } webcrawl_stats_t;

@@ -1,0 +1,113 @@
+# politeness: per-host token buckets, robots.txt first per host,
+# Crawl-delay and Retry-After, checked from the test server's request log;
+# and the efficiency of a polite crawl over 10 hosts with 4 and with 16
+# download workers (reported; the floor here is generous, 60% of the
+# politeness bound; the 95% target lives in bench/).
+. "$(dirname "$0")/lib.sh"
+require_file "$BIN/crawler" "$TESTSERVER"
+mktemp_dir
+S=$TEST_DIR/site
+mkdir -p "$S"
+HOSTS=$(seq 2 11 | sed 's/^/127.0.0./')
+R=5     # requests per second per host
+# start.html (on the seed host) links every host's index; each index links
+# 20 pages of its own host. All hosts serve the same files; {{host}} makes
+# the links absolute to the host serving them.
+{
+  for h in $HOSTS; do
+    echo "<a href=\"http://$h:{{port}}/index.html\">$h</a>"
+  done
+} >"$S/start.html"
+{
+  for i in $(seq 1 20); do echo "<a href=\"p$i.html\">page $i</a>"; done
+} >"$S/index.html"
+for i in $(seq 1 20); do echo "page $i" >"$S/p$i.html"; done
+
+host_args=()
+scope_args=()
+for h in $HOSTS; do
+  host_args+=(--host "$h")
+done
+server_start "$S" "${host_args[@]}" || { not_ok "server starts"; finish; }
+for h in $HOSTS; do
+  scope_args+=(--scope "http://$h:$PORT/")
+done
+
+# window_ok LOG ADDR RATE BURST: in any window [t_i, t_j], the host got at
+# most BURST + RATE * (t_j - t_i) requests, with 20 ms of slack for the
+# time between the crawler's decision and the server's clock.
+window_ok() {
+  awk -F'\t' -v a="$2:" -v r="$3" -v b="$4" '
+    index($2, a) == 1 { t[n++] = $1 }
+    END {
+      bad = 0
+      for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++)
+          if (j - i + 1 > b + r * (t[j] - t[i] + 0.02) + 1e-9) {
+            printf "# %s: %d requests in %.3f s\n", a, j - i + 1,
+                   t[j] - t[i] > "/dev/stderr"
+            bad = 1
+          }
+      exit bad
+    }' "$1"
+}
+
+efficiency() {  # efficiency LOG: requests/s over the crawl vs H*R
+  awk -F'\t' -v bound="$1" '
+    { if (n == 0 || $1 < lo) lo = $1; if ($1 > hi) hi = $1; n++ }
+    END { printf "%.2f", (n - 1) / (hi - lo) / bound }' "$2"
+}
+
+H=$(echo "$HOSTS" | wc -l)
+for W in 4 16; do
+  : >"$SERVER_LOG"
+  mkdir "$TEST_DIR/out$W"
+  "$BIN/crawler" --rate $R --burst 1 --download-workers $W "${scope_args[@]}" \
+    "http://127.0.0.2:$PORT/start.html" "$TEST_DIR/out$W" 2 \
+    2>"$TEST_DIR/err$W"
+  check_eq "$W workers: crawl succeeds" "$?" 0
+  check_eq "$W workers: 1 + 10 + 200 pages saved" \
+    "$(ls "$TEST_DIR/out$W" | wc -l)" 211
+  bad=0
+  for h in $HOSTS; do
+    window_ok "$SERVER_LOG" "$h" $R 1 || bad=1
+  done
+  check_eq "$W workers: no host above 1 + $R*t requests in any t s" $bad 0
+  bad=0
+  for h in $HOSTS; do
+    first=$(awk -F'\t' -v a="$h:" 'index($2, a) == 1 { print $4; exit }' \
+            "$SERVER_LOG")
+    [ "$first" = /robots.txt ] || { echo "# $h first: $first" >&2; bad=1; }
+  done
+  check_eq "$W workers: robots.txt is each host's first request" $bad 0
+  e=$(efficiency $((H * R)) "$SERVER_LOG")
+  echo "# $W workers: aggregate rate is $e of the politeness bound" >&2
+  check "$W workers: efficiency $e >= 0.60" \
+    awk -v e="$e" 'BEGIN { exit !(e >= 0.60) }'
+done
+server_stop
+
+# Crawl-delay and Retry-After on one host.
+S2=$TEST_DIR/site2
+mkdir "$S2"
+printf 'User-agent: *\nCrawl-delay: 0.5\n' >"$S2/robots.txt"
+{
+  echo '<a href="busy.html">busy</a>'
+  for i in 1 2 3 4; do echo "<a href=\"q$i.html\">$i</a>"; done
+} >"$S2/index.html"
+for i in 1 2 3 4; do echo "q $i" >"$S2/q$i.html"; done
+echo busy >"$S2/busy.html"
+printf '/busy.html status 503\n/busy.html header Retry-After 2\n' \
+  >"$TEST_DIR/rules2"
+server_start "$S2" --rules "$TEST_DIR/rules2" || { not_ok "server 2"; finish; }
+mkdir "$TEST_DIR/cd"
+"$BIN/crawler" --rate 100 --burst 5 --retries 1 --download-workers 4 \
+  "$BASE_URL/" "$TEST_DIR/cd" 1 2>"$TEST_DIR/errcd"
+check_eq "Crawl-delay crawl succeeds" "$?" 0
+check "Crawl-delay 0.5 s is kept despite --rate 100 --burst 5" \
+  window_ok "$SERVER_LOG" 127.0.0.1 2 1
+check_eq "a 503 is retried once" "$(log_count /busy.html)" 2
+t503=$(awk -F'\t' '$4 == "/busy.html" { print $1; exit }' "$SERVER_LOG")
+early=$(awk -F'\t' -v t="$t503" '$1 > t && $1 < t + 1.98' "$SERVER_LOG" | wc -l)
+check_eq "Retry-After 2 pauses the whole host" "$early" 0
+finish
