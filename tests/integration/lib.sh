@@ -1,0 +1,251 @@
+# tests/integration/lib.sh: sourced by every integration script.
+# shellcheck shell=bash disable=SC2034  # variables set here are for callers
+#
+#   . "$(dirname "$0")/lib.sh"
+#
+# Environment (set by tests/run.sh; defaults let a script run by hand):
+#   TOP repo root, B build dir, BIN=$B/bin, TESTS_BIN=$B/tests.
+# Also set here: SITES (tests/fixtures/sites), TESTSERVER (the server binary).
+#
+# TAP output. Results go to stdout as "ok - SCRIPT: NAME" or
+# "not ok - SCRIPT: NAME"; everything else goes to stderr.
+#   ok NAME / not_ok NAME       record a result
+#   check NAME CMD [ARGS...]    ok if CMD exits 0 (its stdout goes to stderr)
+#   check_eq NAME GOT WANT      ok if the two strings are equal
+#   check_same NAME FILE1 FILE2 ok if the files are equal (diff -u on stderr)
+#   finish                      exit 1 if any check failed, else 0; call last
+#   skip_all REASON             exit 77: the runner counts a skip
+#   require_cmd CMD...          skip_all unless every CMD is installed
+#   require_file FILE...        skip_all unless every FILE exists (not built)
+#
+# Temporary directories.
+#   mktemp_dir [VAR]            make a fresh directory, put its path in VAR
+#                               (default TEST_DIR). Call it directly, never in
+#                               $(...): the cleanup list lives in this shell.
+#                               Removed on exit; kept (and named on stderr)
+#                               when a check failed, or when KEEP_TMP=1.
+#
+# The loopback test server (tests/server/testserver.c documents the rules).
+#   server_start SITE_DIR [TESTSERVER ARGS...]
+#       Start the server in the background on 127.0.0.1 (or, if the args
+#       contain --host, on those hosts only) with an OS-chosen port; wait up
+#       to 10 s for its port file. Sets PORT, SERVER_PID, SERVER_LOG (the
+#       request log), SERVER_ERR (its stderr) and BASE_URL
+#       (http://127.0.0.1:PORT). Returns 1, after showing the server's
+#       stderr, if it did not come up. Pass --rules FILE for rules and
+#       --max-seconds N to change the safety bound (default
+#       $SERVER_MAX_SECONDS, 600). One server at a time per script.
+#   server_stop         SIGTERM, wait up to 5 s, then SIGKILL; idempotent.
+#                       Sets SERVER_STATUS to the server's exit status (0
+#                       for a clean stop; 23 if LeakSanitizer found a leak).
+#                       Runs from the exit trap too, so nothing outlives the
+#                       script, even after a failure or a signal.
+#
+# The request log: one line per request, tab-separated:
+#   MONOTONIC_SECONDS  ADDRESS:PORT  METHOD  TARGET  STATUS|-  USER_AGENT|-
+#   CONNECTION_NUMBER
+# TARGET is the path and query as sent; STATUS is "-" for an unanswered
+# request; equal CONNECTION_NUMBERs mean one kept-alive connection.
+#   server_log              print the log
+#   log_targets [ADDR]      the TARGET of every GET, one a line, in order
+#                           (ADDR, e.g. 127.0.0.2, keeps that host's only)
+#   log_count TARGET [ADDR] how many GETs asked for exactly TARGET
+#   log_wait_lines N [SEC]  wait (default 5 s) until the log has N lines;
+#                           the server logs before it answers, so this is
+#                           rarely needed
+
+# Sourcing turns on set -u (unset variables are errors) in the script.
+set -u
+
+: "${TOP:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${B:=$TOP/build}"
+: "${BIN:=$B/bin}"
+: "${TESTS_BIN:=$B/tests}"
+SITES=$TOP/tests/fixtures/sites
+TESTSERVER=${TESTSERVER:-$TESTS_BIN/testserver}
+: "${SERVER_MAX_SECONDS:=600}"
+
+TAP_NAME=${TAP_NAME:-$(basename "$0" .sh)}
+TAP_PASSED=0
+TAP_FAILED=0
+LIB_TMPDIRS=()
+SERVER_PID=
+SERVER_STATUS=
+
+# ------------------------------------------------------------------ TAP
+
+ok() {
+  echo "ok - $TAP_NAME: $*"
+  TAP_PASSED=$((TAP_PASSED + 1))
+}
+
+not_ok() {
+  echo "not ok - $TAP_NAME: $*"
+  TAP_FAILED=$((TAP_FAILED + 1))
+}
+
+check() {  # check NAME CMD [ARGS...]
+  local name=$1
+  shift
+  if "$@" >&2; then
+    ok "$name"
+  else
+    echo "# failed: $*" >&2
+    not_ok "$name"
+  fi
+}
+
+check_eq() {  # check_eq NAME GOT WANT
+  if [ "$2" = "$3" ]; then
+    ok "$1"
+  else
+    printf '# %s: got  [%s]\n# %s: want [%s]\n' "$1" "$2" "$1" "$3" >&2
+    not_ok "$1"
+  fi
+}
+
+check_same() {  # check_same NAME FILE1 FILE2
+  if diff -u "$2" "$3" >&2; then
+    ok "$1"
+  else
+    not_ok "$1"
+  fi
+}
+
+finish() {
+  echo "# $TAP_NAME: $TAP_PASSED passed, $TAP_FAILED failed" >&2
+  [ "$TAP_FAILED" = 0 ] && exit 0
+  exit 1
+}
+
+skip_all() {
+  echo "skip: $*" >&2
+  exit 77
+}
+
+require_cmd() {
+  local c
+  for c in "$@"; do
+    command -v "$c" >/dev/null 2>&1 || skip_all "'$c' is not installed"
+  done
+}
+
+require_file() {
+  local f
+  for f in "$@"; do
+    [ -e "$f" ] || skip_all "'$f' is missing (not built?)"
+  done
+}
+
+# -------------------------------------------------------- temp dirs
+
+mktemp_dir() {  # mktemp_dir [VAR]
+  # Locals are prefixed: printf -v must not land on a local of ours when
+  # the caller's variable has the same name.
+  local lib_var=${1:-TEST_DIR} lib_dir
+  lib_dir=$(mktemp -d "${TMPDIR:-/tmp}/tse-$TAP_NAME.XXXXXX") || {
+    echo "cannot create a temporary directory" >&2
+    exit 1
+  }
+  LIB_TMPDIRS+=("$lib_dir")
+  printf -v "$lib_var" '%s' "$lib_dir"
+}
+
+lib_cleanup() {
+  local rc=$? d
+  trap - EXIT INT TERM
+  server_stop
+  for d in "${LIB_TMPDIRS[@]+"${LIB_TMPDIRS[@]}"}"; do
+    if [ "$TAP_FAILED" != 0 ] || [ "${KEEP_TMP:-0}" = 1 ]; then
+      echo "# kept $d for inspection" >&2
+    else
+      rm -rf "$d"
+    fi
+  done
+  exit "$rc"
+}
+
+trap lib_cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ----------------------------------------------------------- server
+
+server_start() {  # server_start SITE_DIR [TESTSERVER ARGS...]
+  local site=$1 dir portfile i hosts=(--host 127.0.0.1) a
+  shift
+  if [ -n "$SERVER_PID" ]; then
+    echo "server_start: a server is already running" >&2
+    return 1
+  fi
+  [ -x "$TESTSERVER" ] || { echo "no $TESTSERVER (not built?)" >&2; return 1; }
+  for a in "$@"; do
+    [ "$a" = --host ] && hosts=()
+  done
+  mktemp_dir dir
+  portfile=$dir/port
+  SERVER_LOG=$dir/server.log
+  SERVER_ERR=$dir/server.err
+  "$TESTSERVER" --root "$site" "${hosts[@]+"${hosts[@]}"}" \
+    --portfile "$portfile" --log "$SERVER_LOG" \
+    --max-seconds "$SERVER_MAX_SECONDS" "$@" 2>"$SERVER_ERR" &
+  SERVER_PID=$!
+  # Bounded: 100 x 0.1 s.
+  for i in $(seq 100); do
+    if [ -s "$portfile" ]; then
+      PORT=$(cat "$portfile")
+      BASE_URL=http://127.0.0.1:$PORT
+      export PORT BASE_URL
+      return 0
+    fi
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  echo "server_start: the server did not come up; its stderr:" >&2
+  cat "$SERVER_ERR" >&2
+  server_stop
+  return 1
+}
+
+server_stop() {
+  local pid=$SERVER_PID i
+  [ -n "$pid" ] || return 0
+  SERVER_PID=
+  kill -TERM "$pid" 2>/dev/null
+  for i in $(seq 50); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    echo "server_stop: pid $pid ignored SIGTERM; killing it" >&2
+    kill -KILL "$pid" 2>/dev/null
+  fi
+  wait "$pid" 2>/dev/null
+  SERVER_STATUS=$?
+  return 0
+}
+
+# -------------------------------------------------------------- log
+
+server_log() {
+  cat "$SERVER_LOG"
+}
+
+log_targets() {  # log_targets [ADDR]
+  awk -F'\t' -v addr="${1:-}" \
+    '$3 == "GET" && (addr == "" || index($2, addr ":") == 1) { print $4 }' \
+    "$SERVER_LOG"
+}
+
+log_count() {  # log_count TARGET [ADDR]
+  log_targets "${2:-}" | awk -v t="$1" '$0 == t { n++ } END { print n + 0 }'
+}
+
+log_wait_lines() {  # log_wait_lines N [SECONDS]
+  local want=$1 tries=$(( ${2:-5} * 10 )) i
+  for i in $(seq "$tries"); do
+    [ "$(wc -l <"$SERVER_LOG")" -ge "$want" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
