@@ -1,0 +1,122 @@
+# crawler_options: timeouts and retries, --max-pages, --max-page-size,
+# --format, robots directives (meta, X-Robots-Tag, rel=nofollow),
+# --ignore-robots, and robots.txt that is missing, failing or redirected.
+. "$(dirname "$0")/lib.sh"
+require_file "$BIN/crawler" "$TESTSERVER"
+mktemp_dir
+S=$TEST_DIR/site
+mkdir -p "$S/r"
+cat >"$S/index.html" <<'HTML'
+<a href="p1.html">1</a> <a href="hang.html">hang</a> <a href="flaky.html">500</a>
+<a href="big.html">big</a> <a href="noindex.html">noindex</a>
+<a href="nofollow.html">nofollow</a> <a href="xrobots.html">header</a>
+<a rel="nofollow" href="relnf.html">rel nofollow</a> <a href="p2.html">2</a>
+HTML
+for i in 1 2 3 4 5 6; do echo "<p>page $i</p>" >"$S/p$i.html"; done
+echo '<p>fine</p>' >"$S/relnf.html"
+echo hang >"$S/hang.html"
+echo flaky >"$S/flaky.html"
+head -c 5000 /dev/zero | tr '\0' 'x' >"$S/big.html"
+cat >"$S/noindex.html" <<'HTML'
+<html><head><meta name="ROBOTS" content="noindex"></head>
+<body><a href="p3.html">3</a></body></html>
+HTML
+cat >"$S/nofollow.html" <<'HTML'
+<html><head><meta name="robots" content="nofollow"></head>
+<body><a href="p4.html">4</a></body></html>
+HTML
+echo '<a href="p5.html">5</a>' >"$S/xrobots.html"
+printf 'text link:p6.html and link:p1.html\n' >"$S/links.txt"
+cat >"$TEST_DIR/rules" <<'RULES'
+/hang.html hang
+/flaky.html status 500
+/xrobots.html header X-Robots-Tag noindex, nofollow
+RULES
+server_start "$S" --rules "$TEST_DIR/rules" || { not_ok "server"; finish; }
+
+run() {  # run NAME DEPTH [OPTIONS...] : crawl BASE_URL/ into $TEST_DIR/NAME
+  local name=$1 depth=$2
+  shift 2
+  mkdir "$TEST_DIR/$name"
+  "$BIN/crawler" --rate 0 --log "$@" "$BASE_URL/" "$TEST_DIR/$name" "$depth" \
+    >"$TEST_DIR/$name.log" 2>"$TEST_DIR/$name.err"
+}
+urls() {  # urls DIR: the saved URLs' paths, in ID order
+  local i=1
+  while [ -f "$1/$i" ]; do
+    sed -n 1p "$1/$i" | sed "s|^$BASE_URL||"
+    i=$((i + 1))
+  done
+}
+
+start=$(date +%s)
+run main 2 --timeout 1 --retries 2 --max-page-size 4096 --download-workers 4
+check_eq "crawl with a hanging page finishes" "$?" 0
+took=$(( $(date +%s) - start ))
+# hang: 1 s timeout x 3 attempts + back-off 1 s + 2 s; bound generously.
+check "it finishes within 20 s (took ${took} s)" test "$took" -lt 20
+check_eq "a timeout is retried --retries times" "$(log_count /hang.html)" 3
+check_eq "a 500 is retried --retries times" "$(log_count /flaky.html)" 3
+check "the timeout is logged as a failure" \
+  grep -q 'Failed: .*/hang.html (.*timed out' "$TEST_DIR/main.log"
+check "a page over --max-page-size is not saved" \
+  grep -q 'Failed: .*/big.html (larger than 4096 bytes)' "$TEST_DIR/main.log"
+check_eq "saved pages: noindex and too-large left out, nofollow kept" \
+  "$(urls "$TEST_DIR/main" | tr '\n' ' ')" \
+  "/ /p1.html /nofollow.html /relnf.html /p2.html /p3.html "
+check_eq "meta nofollow: its links are not taken" "$(log_count /p4.html)" 0
+check_eq "X-Robots-Tag nofollow: its links are not taken" \
+  "$(log_count /p5.html)" 0
+check_eq "meta noindex: not saved, but its links are" \
+  "$(grep -c 'IgnIndex: .*/noindex.html' "$TEST_DIR/main.log")" 1
+check "the summary counts noindex and nofollow" \
+  grep -q '2 pages noindex, 2 nofollow' "$TEST_DIR/main.err"
+
+: >"$SERVER_LOG"
+run relnf 1 --respect-rel-nofollow --retries 0 --timeout 1
+check_eq "--respect-rel-nofollow skips rel=nofollow links" \
+  "$(log_count /relnf.html)" 0
+
+run maxp 2 --max-pages 3 --retries 0 --timeout 1
+check_eq "--max-pages 3 saves exactly 3 pages" "$(ls "$TEST_DIR/maxp" | wc -l)" 3
+
+: >"$SERVER_LOG"
+mkdir "$TEST_DIR/link"
+"$BIN/crawler" --rate 0 --quiet --format link "$BASE_URL/links.txt" \
+  "$TEST_DIR/link" 1
+check_eq "--format link: links of a text page are followed" \
+  "$(urls "$TEST_DIR/link" | tr '\n' ' ')" "/links.txt /p6.html /p1.html "
+server_stop
+
+# robots.txt answers: 404 allows all; 500 (after retries) disallows all;
+# a redirect is followed; --ignore-robots never asks for it.
+S2=$TEST_DIR/site2
+mkdir "$S2"
+echo '<a href="a.html">a</a>' >"$S2/index.html"
+echo a >"$S2/a.html"
+printf 'User-agent: tse-crawler\nDisallow: /a.html\n' >"$S2/real-robots.txt"
+robots_case() {  # robots_case NAME RULE WANT_PAGES [OPTIONS...]
+  local name=$1 rule=$2 want=$3
+  shift 3
+  printf '%s\n' "$rule" >"$TEST_DIR/rules-$name"
+  server_stop
+  server_start "$S2" --rules "$TEST_DIR/rules-$name" || {
+    not_ok "robots.txt $name: server starts"
+    return 1
+  }
+  mkdir "$TEST_DIR/$name"
+  "$BIN/crawler" --rate 0 --quiet --retries 1 "$@" "$BASE_URL/" \
+    "$TEST_DIR/$name" 1 2>"$TEST_DIR/$name.err"
+  check_eq "robots.txt $name: pages saved" "$(ls "$TEST_DIR/$name" | wc -l)" \
+    "$want"
+}
+robots_case missing '/robots.txt status 404' 2
+robots_case failing '/robots.txt status 503' 0
+check_eq "robots.txt 503 is retried (--retries 1)" "$(log_count /robots.txt)" 2
+robots_case redirected '/robots.txt redirect 301 /real-robots.txt' 1
+check_eq "the redirect target is fetched" "$(log_count /real-robots.txt)" 1
+robots_case ignored '/robots.txt status 503' 2 --ignore-robots
+check_eq "--ignore-robots never asks for robots.txt" \
+  "$(log_count /robots.txt)" 0
+check "--ignore-robots warns loudly" grep -q WARNING "$TEST_DIR/ignored.err"
+finish
