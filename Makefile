@@ -54,7 +54,7 @@ check-deps: all
 	$(CC) -o $(B)/stub-cs50 $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcs50.a -Wl,--no-whole-archive -pthread
 	$(CC) -o $(B)/stub-common $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcommon.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib)
 	@for h in libcs50/*.h common/*.h crawler/*.h; do \
-	  printf '#include "%s"\n' "$$h" > $(B)/hdr.c; \
+	  printf '#include "$(CURDIR)/%s"\n' "$$h" > $(B)/hdr.c; \
 	  $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic \
 	    -Ilibcs50 -Icommon -Icrawler $$(pkg-config --cflags libcurl libxml-2.0 zlib) \
 	    -fsyntax-only $(B)/hdr.c || { echo "header $$h does not compile alone"; exit 1; }; \
