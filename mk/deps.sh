@@ -13,6 +13,7 @@ libxml2-dev:pc=libxml-2.0
 zlib1g-dev:pc=zlib
 libmicrohttpd-dev:pc=libmicrohttpd
 curl:cmd=curl
+valgrind:cmd=valgrind
 "
 missing=
 for entry in $NEED; do

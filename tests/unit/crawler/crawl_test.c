@@ -381,12 +381,15 @@ static void test_no_busy_waiting(void)
   for (int i = 0; i + 1 < N; i++)
     graph_link(g, i, i + 1);
   g->sleep_ns = 100 * 1000 * 1000;
+  /* Under valgrind (tests/integration/valgrind.sh sets CRAWL_TEST_SLOW)
+   * starting 64 threads alone costs about a second of CPU. */
+  double bound = getenv("CRAWL_TEST_SLOW") ? 5.0 : 0.3;
   double c0 = cpu_seconds();
   CHECK_INT(run_graph(g, 0, 32, 32, 4), 0);
   double used = cpu_seconds() - c0;
-  if (used >= 0.3)
+  if (used >= bound)
     fprintf(stderr, "an idle crawl used %.3f s of CPU\n", used);
-  CHECK(used < 0.3);
+  CHECK(used < bound);
   graph_delete(g);
 }
 
