@@ -67,6 +67,8 @@ static void usage(void)
 "                        (default: scheme://host[:port]/ of seedURL)\n"
 "  --user-agent S        User-Agent header (default: %s)\n"
 "  --max-pages N         stop after saving N pages; 0 = no limit (default)\n"
+"  --max-pages-per-host N  save at most N pages of any one host; 0 = no\n"
+"                        limit (default)\n"
 "  --timeout SECONDS     per request (default 30)\n"
 "  --retries N           retries of timeouts, connection failures, 5xx and\n"
 "                        429, with exponential back-off (default 2)\n"
@@ -152,7 +154,7 @@ int main(int argc, char *argv[])
 {
   enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
          O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
-         O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW };
+         O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW, O_MAXPH };
   static const struct option opts[] = {
     { "download-workers", required_argument, NULL, O_DW },
     { "parse-workers", required_argument, NULL, O_PW },
@@ -162,6 +164,7 @@ int main(int argc, char *argv[])
     { "scope", required_argument, NULL, O_SCOPE },
     { "user-agent", required_argument, NULL, O_UA },
     { "max-pages", required_argument, NULL, O_MAXP },
+    { "max-pages-per-host", required_argument, NULL, O_MAXPH },
     { "timeout", required_argument, NULL, O_TIMEOUT },
     { "retries", required_argument, NULL, O_RETRIES },
     { "max-page-size", required_argument, NULL, O_MAXSIZE },
@@ -226,6 +229,11 @@ int main(int argc, char *argv[])
     case O_MAXP:
       if (!parse_long(optarg, 0, INT_MAX, &o.max_pages))
         refuse(EXIT_USAGE, "--max-pages: '%s' is not a count", optarg);
+      break;
+    case O_MAXPH:
+      if (!parse_long(optarg, 0, INT_MAX, &o.max_pages_per_host))
+        refuse(EXIT_USAGE, "--max-pages-per-host: '%s' is not a count",
+               optarg);
       break;
     case O_TIMEOUT:
       if (!parse_long(optarg, 1, 86400, &o.timeout))
@@ -339,10 +347,11 @@ int main(int argc, char *argv[])
   for (size_t i = 0; i < nscope; i++)
     pl += snprintf(params + pl, plen - (size_t)pl, "scope: %s\n", scope[i]);
   snprintf(params + pl, plen - (size_t)pl,
-           "format: %s\nmaxPages: %ld\nmaxPageSize: %zu\n",
+           "format: %s\nmaxPages: %ld\nmaxPagesPerHost: %ld\n"
+           "maxPageSize: %zu\n",
            o.format == FORMAT_AUTO ? "auto"
            : o.format == FORMAT_HTML ? "html" : "link",
-           o.max_pages, o.max_page_size);
+           o.max_pages, o.max_pages_per_host, o.max_page_size);
   char err[512];
   if (pagedir_init(dir, params, err, sizeof(err)) != 0)
     refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
@@ -376,17 +385,19 @@ int main(int argc, char *argv[])
             "%s: saved %ld pages (%lld bytes) in '%s' in %.2f s, "
             "%.1f pages/s\n"
             "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
-            "%ld, too large %ld), redirects %ld, retries %ld\n"
+            "%ld, binary %ld, too large %ld), redirects %ld, retries %ld\n"
             "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
-            "invalid %ld, rel=nofollow %ld\n"
+            "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "
+            "limit %ld\n"
             "%s: robots: %ld robots.txt fetched, %ld URLs disallowed, %ld "
             "pages noindex, %ld nofollow\n",
             prog, st.saved, st.bytes, dir, st.elapsed,
             st.elapsed > 0 ? st.saved / st.elapsed : 0.0, prog, st.fetched,
             st.failed, st.http_errors, st.net_errors, st.wrong_type,
-            st.too_large, st.redirects, st.retries, prog,
+            st.binary, st.too_large, st.redirects, st.retries, prog,
             st.ign_dupl + st.dup_redirects, st.ign_extern, st.ign_nonpage,
-            st.ign_invalid, st.ign_rel_nofollow, prog, st.robots_fetches,
+            st.ign_invalid, st.ign_rel_nofollow, st.ign_trap,
+            st.ign_host_limit, prog, st.robots_fetches,
             st.ign_robots, st.noindex, st.nofollow);
     double rps = st.elapsed > 0 ? st.requests / st.elapsed : 0;
     /* The most a polite crawl could do: B + R*t requests per host. */

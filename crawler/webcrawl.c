@@ -36,7 +36,14 @@ enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
 enum { MAX_LINKS_PER_PAGE = 100000 };
 
 /* Where a link found on a page goes. */
-enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID, L_NOFOLLOW };
+enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID, L_NOFOLLOW, L_TRAP };
+
+/* A path in which one segment occurs more often than this is a crawler
+ * trap (/a/a/a/..., relative links that pile up on a misconfigured
+ * server) and is not followed. */
+enum { MAX_SEGMENT_REPEAT = 3 };
+/* Bytes looked at to tell a binary body served as text. */
+enum { SNIFF_BYTES = 1024 };
 
 struct link {
   char *url;   /* normalised, or the raw href when L_INVALID */
@@ -51,6 +58,7 @@ struct page {
   bool skipped;            /* not fetched: the page limit was reached */
   const char *robots;      /* not fetched: why robots.txt forbids it */
   bool noindex, nofollow;  /* parse: meta robots / X-Robots-Tag */
+  bool binary;             /* parse: the body is clearly not text */
   struct link *links;      /* parse: links in page order */
   size_t nlinks, cap;
   char *base;              /* parse: <base href>, resolved */
@@ -64,6 +72,8 @@ struct hoststate {
   char *next_url;          /* the robots.txt URL to fetch next (redirects) */
   int hops, failures;
   const char *skip;        /* the whole host is skipped, and why */
+  long saved;              /* pages saved (commit only) */
+  bool full;               /* saved reached --max-pages-per-host */
 };
 
 struct webcrawl {
@@ -256,6 +266,27 @@ static const char *robots_forbids(struct webcrawl *w, fitem_t *it)
   return NULL;
 }
 
+/* host_full: true once host ID saved --max-pages-per-host pages. */
+static bool host_full(struct webcrawl *w, uint32_t id)
+{
+  struct hoststate hs;
+  return w->o->max_pages_per_host > 0 && host_get(w, id, &hs) && hs.full;
+}
+
+/* host_count_saved: count a page saved on host ID. Commit only. */
+static void host_count_saved(struct webcrawl *w, uint32_t id)
+{
+  pthread_mutex_lock(&w->hlock);
+  if (id < w->nhosts) {
+    struct hoststate *hs = &w->hosts[id];
+    hs->saved++;
+    if (w->o->max_pages_per_host > 0 &&
+        hs->saved >= w->o->max_pages_per_host)
+      hs->full = true;
+  }
+  pthread_mutex_unlock(&w->hlock);
+}
+
 /* robots_directives: apply a meta robots content or an X-Robots-Tag value
  * to P: comma-separated directives, optionally after "agent:" (applied
  * only when the agent is ours or absent). */
@@ -287,6 +318,61 @@ static void robots_directives(struct page *p, const char *v,
       p->nofollow = true;
     v += n;
   }
+}
+
+/* ---- traps and binary bodies ---- */
+
+/* repeats_segment: true if a segment of URL's path occurs more than
+ * MAX_SEGMENT_REPEAT times. */
+static bool repeats_segment(const char *url)
+{
+  const char *path = url_path(url);
+  size_t plen = strcspn(path, "?");
+  enum { MAX_SEGS = 256 };
+  const char *seg[MAX_SEGS];
+  size_t len[MAX_SEGS], n = 0;
+  for (size_t i = 0; i < plen && n < MAX_SEGS;) {
+    while (i < plen && path[i] == '/')
+      i++;
+    size_t j = i;
+    while (j < plen && path[j] != '/')
+      j++;
+    if (j > i) {
+      seg[n] = path + i;
+      len[n++] = j - i;
+    }
+    i = j;
+  }
+  for (size_t a = 0; a < n; a++) {
+    int count = 1;
+    for (size_t b = a + 1; b < n; b++)
+      if (len[b] == len[a] && memcmp(seg[a], seg[b], len[a]) == 0)
+        count++;
+    if (count > MAX_SEGMENT_REPEAT)
+      return true;
+  }
+  return false;
+}
+
+/* is_binary: a body that is clearly not text, whatever its Content-Type
+ * says: a NUL byte near the start, or the signature of a common binary
+ * format. UTF-16 pages start with a byte-order mark and are let through. */
+static bool is_binary(const char *body, size_t len)
+{
+  static const struct { const char *sig; size_t n; } sigs[] = {
+    { "%PDF-", 5 }, { "\x89PNG", 4 }, { "GIF8", 4 }, { "\xff\xd8\xff", 3 },
+    { "PK\x03\x04", 4 }, { "\x1f\x8b", 2 }, { "Rar!", 4 },
+    { "7z\xbc\xaf", 4 }, { "OggS", 4 }, { "ID3", 3 }, { "RIFF", 4 },
+    { "\x7f" "ELF", 4 }, { "BZh", 3 }, { "\xfd" "7zXZ", 5 },
+    { "wOFF", 4 }, { "wOF2", 4 },
+  };
+  if (len >= 2 && ((body[0] == '\xff' && body[1] == '\xfe') ||
+                   (body[0] == '\xfe' && body[1] == '\xff')))
+    return false;
+  for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+    if (len >= sigs[i].n && memcmp(body, sigs[i].sig, sigs[i].n) == 0)
+      return true;
+  return memchr(body, '\0', len < SNIFF_BYTES ? len : SNIFF_BYTES) != NULL;
 }
 
 /* ---- download threads ---- */
@@ -332,7 +418,9 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
-  if ((p->robots = robots_forbids(w, it)) != NULL) {
+  if ((p->robots = robots_forbids(w, it)) != NULL ||
+      host_full(w, it->host)) {
+    p->skipped = p->robots == NULL;
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
@@ -444,6 +532,8 @@ static int on_link(void *arg, const char *href, int flags)
     l->url = strdup(href);
   } else if (!url_in_scope(l->url, s->w->o->scope, s->w->o->nscope)) {
     l->cls = L_EXTERN;
+  } else if (repeats_segment(l->url)) {
+    l->cls = L_TRAP;
   } else if (url_is_nonpage(l->url)) {
     l->cls = L_NONPAGE;
   } else {
@@ -473,6 +563,12 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   if (p == NULL || p->skipped || p->robots || p->res.outcome != FETCH_OK)
     return;
   fetch_result_t *r = &p->res;
+  if (is_binary(r->body, r->len)) {
+    p->binary = true;
+    free(r->body);
+    r->body = NULL;
+    return;
+  }
   if (!w->o->ignore_robots && r->x_robots_tag != NULL)
     robots_directives(p, r->x_robots_tag, w->o->user_agent);
   if (it->depth < w->o->max_depth) {
@@ -536,8 +632,14 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     log_failure(w, d, it->url, "out of memory");
     return;
   }
-  if (p->skipped)
+  if (p->skipped) {
+    /* Not fetched: a page limit was reached before it. */
+    if (host_full(w, it->host)) {
+      st->ign_host_limit++;
+      log_event(w, d, "IgnLimit", it->url);
+    }
     return;
+  }
   if (p->robots != NULL) {
     st->ign_robots++;
     if (w->o->log)
@@ -546,6 +648,12 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     return;
   }
   st->fetched++;
+  if (p->res.outcome == FETCH_OK && p->binary) {
+    st->failed++;
+    st->binary++;
+    log_failure(w, d, it->url, "not a page: binary content");
+    return;
+  }
   if (p->res.outcome != FETCH_OK) {
     st->failed++;
     switch (p->res.outcome) {
@@ -570,6 +678,11 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   }
   if (w->io_failed || atomic_load(&w->limit_reached))
     return;
+  if (w->o->max_pages_per_host > 0 && host_full(w, it->host)) {
+    st->ign_host_limit++;
+    log_event(w, d, "IgnLimit", it->url);
+    return;
+  }
   if (p->noindex) {
     st->noindex++;
     log_event(w, d, "IgnIndex", it->url);
@@ -595,6 +708,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     st->saved++;
     st->bytes += (long long)p->res.len;
     log_event(w, d, "Saved", it->url);
+    host_count_saved(w, it->host);
     if (w->o->max_pages > 0 && st->saved >= w->o->max_pages) {
       atomic_store(&w->limit_reached, true);
       return;
@@ -621,6 +735,11 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
       if (l->cls == L_NOFOLLOW) {
         st->ign_rel_nofollow++;
         log_event(w, d, "IgnFollow", l->url);
+        continue;
+      }
+      if (l->cls == L_TRAP) {
+        st->ign_trap++;
+        log_event(w, d, "IgnTrap", l->url);
         continue;
       }
       if (l->cls == L_NONPAGE) {

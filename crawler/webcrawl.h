@@ -25,6 +25,7 @@ typedef struct webcrawl_opts {
   size_t nscope;
   const char *user_agent;
   long max_pages;              /* 0 = no limit */
+  long max_pages_per_host;     /* 0 = no limit */
   long timeout;                /* seconds per request */
   int retries;
   size_t max_page_size;
@@ -40,7 +41,8 @@ typedef struct webcrawl_stats {
   long saved, fetched, failed, http_errors, net_errors, wrong_type,
       too_large, redirects, retries, dup_redirects, ign_extern, ign_dupl,
       ign_nonpage, ign_invalid, write_errors, ign_robots, noindex,
-      nofollow, ign_rel_nofollow, robots_fetches, requests, hosts;
+      nofollow, ign_rel_nofollow, robots_fetches, requests, hosts,
+      ign_trap, ign_host_limit, binary;
   long long bytes;
   double elapsed;
 } webcrawl_stats_t;
