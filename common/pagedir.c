@@ -1,6 +1,8 @@
 /* pagedir.c: see pagedir.h. */
 #include "pagedir.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 static char *path_join(const char *dir, const char *name)
 {
@@ -84,10 +87,26 @@ out:
   return rc;
 }
 
+/* gz_write_all: write LEN bytes of BUF through GZ (gzwrite takes an
+ * unsigned count, so big bodies go in pieces). */
+static int gz_write_all(gzFile gz, const void *buf, size_t len)
+{
+  const char *p = buf;
+  while (len > 0) {
+    unsigned n = len > (1u << 30) ? 1u << 30 : (unsigned)len;
+    if (gzwrite(gz, p, n) != (int)n)
+      return -1;
+    p += n;
+    len -= n;
+  }
+  return 0;
+}
+
 char *pagedir_write_tmp(const char *dir, unsigned long long key,
                         const char *url, int depth, const char *body,
-                        size_t len)
+                        size_t len, unsigned flags)
 {
+  bool compress = flags & PAGEDIR_GZIP;
   char name[48], head[32];
   snprintf(name, sizeof(name), ".tmp-%llu", key);
   char *path = path_join(dir, name);
@@ -99,11 +118,37 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
     return NULL;
   }
   int hl = snprintf(head, sizeof(head), "\n%d\n", depth);
-  if (write_all(fd, url, strlen(url)) != 0 ||
-      write_all(fd, head, (size_t)hl) != 0 ||
-      write_all(fd, body, len) != 0 || close(fd) != 0) {
+  int rc;
+  if (compress) {
+    gzFile gz = gzdopen(fd, "wb6");
+    if (gz == NULL) {
+      close(fd);
+      rc = -1;
+    } else {
+      rc = gz_write_all(gz, url, strlen(url)) != 0 ||
+           gz_write_all(gz, head, (size_t)hl) != 0 ||
+           gz_write_all(gz, body, len) != 0;
+      /* Flush the stream, then sync the descriptor before gzclose
+       * closes it. */
+      if (rc == 0 && (flags & PAGEDIR_FSYNC) &&
+          (gzflush(gz, Z_FINISH) != Z_OK || fsync(fd) != 0))
+        rc = -1;
+      if (gzclose(gz) != Z_OK)  /* closes fd too */
+        rc = -1;
+      if (rc != 0 && errno == 0)
+        errno = EIO;
+    }
+  } else {
+    rc = write_all(fd, url, strlen(url)) != 0 ||
+         write_all(fd, head, (size_t)hl) != 0 ||
+         write_all(fd, body, len) != 0;
+    if (rc == 0 && (flags & PAGEDIR_FSYNC) && fsync(fd) != 0)
+      rc = -1;
+    if (close(fd) != 0)
+      rc = -1;
+  }
+  if (rc != 0) {
     int e = errno;
-    close(fd);  /* harmless if already closed: EBADF */
     unlink(path);
     free(path);
     errno = e;
@@ -124,50 +169,89 @@ int pagedir_publish(const char *dir, const char *tmp, int id)
   return rc;
 }
 
-int pagedir_load(const char *dir, int id, pagedir_page_t *page)
+/* page_path: DIR/ID. Returns owned, or NULL. */
+static char *page_path(const char *dir, int id)
 {
-  memset(page, 0, sizeof(*page));
   char name[24];
   snprintf(name, sizeof(name), "%d", id);
-  char *path = path_join(dir, name);
-  if (path == NULL)
-    return -1;
-  FILE *fp = fopen(path, "rb");
-  free(path);
-  if (fp == NULL)
-    return -1;
+  return path_join(dir, name);
+}
+
+/* read_all: the whole decoded content of PATH (plain or gzip: gzread
+ * passes plain files through), NUL-terminated. Returns owned, or NULL. */
+static char *read_all(const char *path, size_t *lenp)
+{
+  gzFile gz = gzopen(path, "rb");
+  if (gz == NULL) {
+    if (errno == 0)
+      errno = ENOMEM;
+    return NULL;
+  }
   char *buf = NULL;
   size_t len = 0, cap = 0;
   for (;;) {
-    if (len + 4096 + 1 > cap) {
-      cap = cap ? cap * 2 : 16384;
+    if (len + 65536 + 1 > cap) {
+      cap = cap ? cap * 2 : 65536 * 2;
       char *b = realloc(buf, cap);
       if (b == NULL) {
         free(buf);
-        fclose(fp);
-        return -1;
+        gzclose(gz);
+        errno = ENOMEM;
+        return NULL;
       }
       buf = b;
     }
-    size_t r = fread(buf + len, 1, cap - len - 1, fp);
-    len += r;
+    int r = gzread(gz, buf + len, 65536);
+    if (r < 0) {
+      free(buf);
+      gzclose(gz);
+      errno = EINVAL;  /* a damaged gzip stream */
+      return NULL;
+    }
     if (r == 0)
       break;
+    len += (size_t)r;
   }
-  bool bad = ferror(fp);
-  fclose(fp);
-  if (bad) {
-    free(buf);
-    return -1;
-  }
+  gzclose(gz);
   buf[len] = '\0';
+  *lenp = len;
+  return buf;
+}
+
+/* clean_url: LEN bytes at P are a URL fit for line 1: non-empty, no
+ * control byte, no space. */
+static bool clean_url(const char *p, size_t len)
+{
+  if (len == 0)
+    return false;
+  for (size_t i = 0; i < len; i++)
+    if ((unsigned char)p[i] <= 0x20 || (unsigned char)p[i] == 0x7f)
+      return false;
+  return true;
+}
+
+int pagedir_load(const char *dir, int id, pagedir_page_t *page)
+{
+  memset(page, 0, sizeof(*page));
+  char *path = page_path(dir, id);
+  if (path == NULL)
+    return -1;
+  size_t len;
+  char *buf = read_all(path, &len);
+  free(path);
+  if (buf == NULL)
+    return -1;
   char *nl1 = memchr(buf, '\n', len);
   char *nl2 = nl1 ? memchr(nl1 + 1, '\n', len - (size_t)(nl1 + 1 - buf))
                   : NULL;
-  char *end;
-  long d = nl2 ? strtol(nl1 + 1, &end, 10) : -1;
-  if (nl1 == NULL || nl2 == NULL || nl1 == buf || end != nl2 ||
-      nl2 == nl1 + 1 || d < 0 || d > 1000000) {
+  long d = -1;
+  if (nl2 != NULL && nl2 > nl1 + 1 && nl2 - nl1 <= 8) {
+    d = 0;
+    for (char *q = nl1 + 1; q < nl2 && d >= 0; q++)
+      d = isdigit((unsigned char)*q) ? d * 10 + (*q - '0') : -1;
+  }
+  if (nl1 == NULL || nl2 == NULL || !clean_url(buf, (size_t)(nl1 - buf)) ||
+      d < 0) {
     free(buf);
     errno = EINVAL;
     return -1;
@@ -180,11 +264,39 @@ int pagedir_load(const char *dir, int id, pagedir_page_t *page)
   if (page->url == NULL || page->body == NULL) {
     pagedir_page_free(page);
     free(buf);
+    errno = ENOMEM;
     return -1;
   }
   memcpy(page->body, nl2 + 1, page->len + 1);
   free(buf);
   return 0;
+}
+
+char *pagedir_load_url(const char *dir, int id)
+{
+  char *path = page_path(dir, id);
+  if (path == NULL)
+    return NULL;
+  gzFile gz = gzopen(path, "rb");
+  free(path);
+  if (gz == NULL)
+    return NULL;
+  /* A URL is at most a few KiB; read a bounded first line. */
+  enum { MAX_LINE = 65536 };
+  char *line = malloc(MAX_LINE);
+  char *url = NULL;
+  if (line != NULL && gzgets(gz, line, MAX_LINE) != NULL) {
+    size_t n = strlen(line);
+    if (n > 0 && line[n - 1] == '\n' && clean_url(line, n - 1)) {
+      line[n - 1] = '\0';
+      url = strdup(line);
+    }
+  }
+  gzclose(gz);
+  free(line);
+  if (url == NULL)
+    errno = EINVAL;
+  return url;
 }
 
 void pagedir_page_free(pagedir_page_t *page)
@@ -196,26 +308,195 @@ void pagedir_page_free(pagedir_page_t *page)
   memset(page, 0, sizeof(*page));
 }
 
-int pagedir_count(const char *dir)
+char *pagedir_param(const char *dir, const char *key)
 {
   char *marker = path_join(dir, PAGEDIR_MARKER);
   if (marker == NULL)
-    return -1;
-  int ok = access(marker, F_OK) == 0;
+    return NULL;
+  FILE *fp = fopen(marker, "r");
   free(marker);
-  if (!ok)
+  if (fp == NULL)
+    return NULL;
+  char line[8192];
+  char *value = NULL;
+  size_t klen = strlen(key);
+  bool first = true;
+  while (value == NULL && fgets(line, sizeof(line), fp) != NULL) {
+    line[strcspn(line, "\n")] = '\0';
+    if (first) {
+      first = false;
+      if (strcmp(line, PAGEDIR_MAGIC) != 0)
+        break;
+      continue;
+    }
+    if (strncmp(line, key, klen) == 0 && line[klen] == ':' &&
+        line[klen + 1] == ' ')
+      value = strdup(line + klen + 2);
+  }
+  fclose(fp);
+  return value;
+}
+
+/* has_magic: DIR's marker exists and starts with the magic line. */
+static bool has_magic(const char *dir)
+{
+  char *marker = path_join(dir, PAGEDIR_MARKER);
+  if (marker == NULL)
+    return false;
+  FILE *fp = fopen(marker, "r");
+  free(marker);
+  if (fp == NULL)
+    return false;
+  char line[64];
+  bool ok = fgets(line, sizeof(line), fp) != NULL &&
+            strcmp(line, PAGEDIR_MAGIC "\n") == 0;
+  fclose(fp);
+  return ok;
+}
+
+int pagedir_count(const char *dir)
+{
+  if (!has_magic(dir))
     return -1;
   int n = 0;
   for (;;) {
-    char name[24];
-    snprintf(name, sizeof(name), "%d", n + 1);
-    char *p = path_join(dir, name);
+    char *p = page_path(dir, n + 1);
     if (p == NULL)
       return -1;
-    ok = access(p, F_OK) == 0;
+    bool ok = access(p, F_OK) == 0;
     free(p);
     if (!ok)
       return n;
     n++;
   }
+}
+
+int pagedir_validate(const char *dir, char *err, size_t n)
+{
+  int count = pagedir_count(dir);
+  if (count < 0) {
+    snprintf(err, n, "'%s' is not a page directory (no valid %s)", dir,
+             PAGEDIR_MARKER);
+    return -1;
+  }
+  DIR *d = opendir(dir);
+  if (d == NULL) {
+    snprintf(err, n, "cannot read '%s': %s", dir, strerror(errno));
+    return -1;
+  }
+  struct dirent *de;
+  int bad = 0;
+  while ((de = readdir(d)) != NULL) {
+    const char *s = de->d_name;
+    if (!isdigit((unsigned char)s[0]))
+      continue;
+    char *end;
+    long id = strtol(s, &end, 10);
+    if (*end == '\0' && (id < 1 || id > count || s[0] == '0')) {
+      bad = 1;
+      snprintf(err, n, "'%s/%s' lies beyond the pages 1..%d: IDs are not "
+               "contiguous", dir, s, count);
+      break;
+    }
+  }
+  closedir(d);
+  if (bad)
+    return -1;
+  for (int id = 1; id <= count; id++) {
+    pagedir_page_t page;
+    if (pagedir_load(dir, id, &page) != 0) {
+      snprintf(err, n, "'%s/%d' is not a well-formed page: %s", dir, id,
+               strerror(errno));
+      return -1;
+    }
+    pagedir_page_free(&page);
+  }
+  return count;
+}
+
+int pagedir_journal_add(const char *dir, const char *kind, const char *a,
+                        const char *b, unsigned flags)
+{
+  char *path = path_join(dir, PAGEDIR_JOURNAL);
+  size_t len = strlen(kind) + strlen(a) + (b ? strlen(b) + 1 : 0) + 2;
+  char *line = malloc(len + 1);
+  if (path == NULL || line == NULL) {
+    free(path);
+    free(line);
+    errno = ENOMEM;
+    return -1;
+  }
+  snprintf(line, len + 1, "%s %s%s%s\n", kind, a, b ? " " : "", b ? b : "");
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+  int rc = fd < 0 ? -1 : write_all(fd, line, len);
+  if (rc == 0 && (flags & PAGEDIR_FSYNC) && fsync(fd) != 0)
+    rc = -1;
+  if (fd >= 0 && close(fd) != 0)
+    rc = -1;
+  free(path);
+  free(line);
+  return rc;
+}
+
+int pagedir_journal(const char *dir,
+                    void (*fn)(void *arg, const char *kind, const char *a,
+                               const char *b),
+                    void *arg)
+{
+  char *path = path_join(dir, PAGEDIR_JOURNAL);
+  if (path == NULL)
+    return -1;
+  if (access(path, F_OK) != 0) {
+    free(path);
+    return 0;
+  }
+  size_t len;
+  char *buf = read_all(path, &len);
+  free(path);
+  if (buf == NULL)
+    return -1;
+  char *line = buf, *nl;
+  while ((nl = memchr(line, '\n', len - (size_t)(line - buf))) != NULL) {
+    *nl = '\0';
+    char *a = strchr(line, ' ');
+    if (a != NULL) {
+      *a++ = '\0';
+      char *b = strchr(a, ' ');
+      if (b != NULL)
+        *b++ = '\0';
+      fn(arg, line, a, b ? b : "");
+    }
+    line = nl + 1;
+  }
+  free(buf);
+  return 0;
+}
+
+int pagedir_lock(const char *dir)
+{
+  char *marker = path_join(dir, PAGEDIR_MARKER);
+  if (marker == NULL)
+    return -1;
+  int fd = open(marker, O_RDWR);
+  free(marker);
+  if (fd < 0)
+    return -1;
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+  if (fcntl(fd, F_SETLK, &fl) != 0) {
+    int e = errno == EACCES ? EAGAIN : errno;
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+int pagedir_sync(const char *dir)
+{
+  int fd = open(dir, O_RDONLY | O_DIRECTORY);
+  if (fd < 0)
+    return -1;
+  int rc = fsync(fd);
+  close(fd);
+  return rc;
 }

@@ -1,17 +1,26 @@
 /* pagedir.h: the page directory, the crawler's output and an indexer's
- * input.
+ * input; the API an indexer links against (with libcs50, zlib).
  *
  * Layout (a public contract):
- *   DIR/.crawler   marker: "tse-crawler pagedir 1" on line 1, then the
- *                  crawl's parameters as "key: value" lines (seed,
- *                  maxDepth, scope, ...). An indexer checks it is there.
- *   DIR/1, DIR/2, ...  one file per saved page, IDs from 1 with no gap:
- *                  line 1 the URL, line 2 the depth (decimal), then the
- *                  page body exactly as served (after content decoding).
- *   DIR/.tmp-*     pages being written; never a finished page. Readers
- *                  ignore every name that starts with '.'.
- * A page file appears under its ID only complete: it is written to a
- * temporary name and renamed.
+ *   DIR/.crawler    marker: "tse-crawler pagedir 1" on line 1, then the
+ *                   crawl's parameters as "key: value" lines (seed,
+ *                   maxDepth, scope, format, ...). An indexer checks it.
+ *   DIR/1, DIR/2, ... one file per saved page, IDs from 1 with no gap:
+ *                   line 1 the URL, line 2 the depth (decimal), then the
+ *                   page body exactly as served (after content decoding).
+ *                   With --compress the same three parts are inside one
+ *                   gzip stream (zcat DIR/7 shows the page); readers here
+ *                   accept both forms, file by file.
+ *   DIR/.journal    facts about saved pages that their files do not hold,
+ *                   one per line, appended before the page is published
+ *                   (a last line without a newline is a torn write,
+ *                   ignored): "redirect FROM TO" for each redirect a saved
+ *                   page went through, "text URL" for a page read as the
+ *                   link format (text/plain). Replay and resume use it.
+ *   DIR/.tmp-*      pages being written; never a finished page.
+ * Readers ignore every name that starts with '.'. A page file appears
+ * under its ID only complete: it is written to a temporary name and
+ * renamed.
  *
  * Thread-safety: every function may be called from any thread; calls that
  * write different files may run at once. */
@@ -22,6 +31,7 @@
 #include <stddef.h>
 
 #define PAGEDIR_MARKER ".crawler"
+#define PAGEDIR_JOURNAL ".journal"
 #define PAGEDIR_MAGIC "tse-crawler pagedir 1"
 
 /* pagedir_init: make DIR (borrowed; must exist and be writable) a page
@@ -32,18 +42,51 @@
  * "'out' is not a directory" or "'out' already holds a crawl". */
 int pagedir_init(const char *dir, const char *params, char *err, size_t n);
 
+/* Flags of pagedir_write_tmp and pagedir_journal_add. */
+enum {
+  PAGEDIR_GZIP = 1,   /* write the page gzip-compressed */
+  PAGEDIR_FSYNC = 2   /* fsync before returning (durable across a power
+                         failure; costs a disk flush per call) */
+};
+
 /* pagedir_write_tmp: write a page (URL, DEPTH, BODY of LEN bytes; all
  * borrowed) to a temporary file in DIR named after KEY (unique per page,
- * e.g. the crawl's sequence number).
+ * e.g. the crawl's sequence number). FLAGS: PAGEDIR_GZIP, PAGEDIR_FSYNC.
  * Returns: the temporary file's path, owned by caller (free()); NULL with
  * errno set if it could not be written (nothing is left behind). */
 char *pagedir_write_tmp(const char *dir, unsigned long long key,
                         const char *url, int depth, const char *body,
-                        size_t len);
+                        size_t len, unsigned flags);
 
 /* pagedir_publish: give the temporary file TMP (borrowed) its final name
  * DIR/ID. Returns: 0, or -1 with errno set (TMP is then left in place). */
 int pagedir_publish(const char *dir, const char *tmp, int id);
+
+/* pagedir_journal_add: append the line "KIND A" or "KIND A B" (B may be
+ * NULL; all borrowed, without whitespace) to DIR/.journal in one write.
+ * FLAGS: PAGEDIR_FSYNC. Returns 0 or -1 (errno). */
+int pagedir_journal_add(const char *dir, const char *kind, const char *a,
+                        const char *b, unsigned flags);
+
+/* pagedir_journal: call FN(ARG, kind, a, b) for each complete line of
+ * DIR/.journal, in order (strings borrowed for the call; b is "" when the
+ * line has two fields). A missing journal is an empty one.
+ * Returns: 0, or -1 if it could not be read. */
+int pagedir_journal(const char *dir,
+                    void (*fn)(void *arg, const char *kind, const char *a,
+                               const char *b),
+                    void *arg);
+
+/* pagedir_lock: take a write lock on DIR's marker (fcntl), held until
+ * the process closes the returned descriptor or exits (kill -9 included),
+ * so two crawlers can never write one directory.
+ * Returns: a descriptor (the caller closes it), or -1 with errno EAGAIN if
+ * another process holds the lock, or another errno. */
+int pagedir_lock(const char *dir);
+
+/* pagedir_sync: make DIR's renames durable (fsync of the directory).
+ * Returns 0 or -1 (errno). */
+int pagedir_sync(const char *dir);
 
 /* pagedir_page_t: one loaded page. */
 typedef struct pagedir_page {
@@ -53,16 +96,34 @@ typedef struct pagedir_page {
   size_t len;    /* body bytes */
 } pagedir_page_t;
 
-/* pagedir_load: read page ID of DIR into *PAGE (caller's struct).
- * Returns: 0; -1 if the file is missing (errno ENOENT), unreadable or not
- * a well-formed page (errno EINVAL). Free with pagedir_page_free. */
+/* pagedir_load: read page ID of DIR (plain or gzip) into *PAGE (caller's
+ * struct). Returns: 0; -1 if the file is missing (errno ENOENT),
+ * unreadable, or not a well-formed page (errno EINVAL: line 1 empty or
+ * holding a control byte, line 2 not a decimal depth). Free with
+ * pagedir_page_free. */
 int pagedir_load(const char *dir, int id, pagedir_page_t *page);
+
+/* pagedir_load_url: only line 1 (the URL) of page ID, plain or gzip.
+ * Returns: owned by caller (free()), or NULL as pagedir_load fails. */
+char *pagedir_load_url(const char *dir, int id);
 
 /* pagedir_page_free: free what *PAGE holds; PAGE may be NULL. */
 void pagedir_page_free(pagedir_page_t *page);
 
 /* pagedir_count: the number of pages: the largest N such that DIR/1 ..
- * DIR/N all exist. Returns -1 if DIR is not a page directory (no marker). */
+ * DIR/N all exist. Returns -1 if DIR is not a page directory (no marker or
+ * a marker without the magic line). */
 int pagedir_count(const char *dir);
+
+/* pagedir_validate: check DIR: the marker, IDs contiguous from 1 (no page
+ * file beyond the first gap), every page well-formed (pagedir_load).
+ * Returns: the number of pages, or -1 with a one-line reason in ERR (size
+ * N), e.g. "'d/7' is not a well-formed page". */
+int pagedir_validate(const char *dir, char *err, size_t n);
+
+/* pagedir_param: the value of the first "KEY: value" line of DIR's
+ * marker. Returns: owned by caller (free()), NULL if absent or unreadable.
+ */
+char *pagedir_param(const char *dir, const char *key);
 
 #endif /* COMMON_PAGEDIR_H */

@@ -2,6 +2,7 @@
  * up the libraries, runs the crawl (webcrawl.c) and maps its status to an
  * exit code. See usage() for the interface and exit codes. */
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libxml/parser.h>
@@ -16,6 +17,7 @@
 
 #include "crawl.h"
 #include "pagedir.h"
+#include "store.h"
 #include "url.h"
 #include "webcrawl.h"
 
@@ -78,6 +80,14 @@ static void usage(void)
 "  --ignore-robots       ignore robots.txt, meta robots and X-Robots-Tag;\n"
 "                        only for sites you own\n"
 "  --respect-rel-nofollow  do not follow links marked rel=\"nofollow\"\n"
+"  --compress            write each page file gzip-compressed (zcat shows it)\n"
+"  --fsync               fsync every page before it gets its ID (survives a\n"
+"                        power failure; costs a disk flush per page)\n"
+"  --replay SAVED_DIR    fetch from a saved pageDirectory instead of the\n"
+"                        network (a URL not in it is a broken link); no\n"
+"                        politeness delay, no robots.txt\n"
+"  --resume              continue an interrupted crawl in pageDirectory\n"
+"                        (same seedURL, maxDepth, scope and format options)\n"
 "  --log                 one line per event on stdout (CS50 layout)\n"
 "  --quiet               no summary and no status line\n"
 "  --help, --version\n"
@@ -131,6 +141,50 @@ static bool parse_double(const char *s, double min, double max, double *out)
   return true;
 }
 
+/* check_resumable: DIR holds a crawl whose marker records exactly the
+ * PARAMS ("key: value" lines) this command line gives; else refuse,
+ * naming the first parameter that differs. */
+static void check_resumable(const char *dir, const char *params)
+{
+  if (pagedir_count(dir) < 0)
+    refuse(EXIT_PAGEDIR, "pageDirectory '%s' holds no crawl to resume",
+           dir);
+  char path[4096], had[8192];
+  snprintf(path, sizeof(path), "%s/%s", dir, PAGEDIR_MARKER);
+  FILE *fp = fopen(path, "r");
+  size_t n = fp ? fread(had, 1, sizeof(had) - 1, fp) : 0;
+  if (fp)
+    fclose(fp);
+  had[n] = '\0';
+  const char *a = strchr(had, '\n'), *b = params;
+  a = a ? a + 1 : had;
+  while (*a || *b) {
+    size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+    if (la != lb || strncmp(a, b, la) != 0)
+      refuse(EXIT_PAGEDIR, "cannot resume: '%s' was crawled with '%.*s', "
+             "this command asks for '%.*s'", dir, (int)la, a, (int)lb, b);
+    a += la + (a[la] == '\n');
+    b += lb + (b[lb] == '\n');
+  }
+}
+
+/* remove_tmp_files: the half-written pages an interrupted crawl left. */
+static void remove_tmp_files(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (strncmp(de->d_name, ".tmp-", 5) == 0) {
+      char path[4096];
+      snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+      unlink(path);
+    }
+  }
+  closedir(d);
+}
+
 /* The signal thread: the first SIGINT/SIGTERM stops the crawl cleanly,
  * the second ends the process at once. Pages are published by rename, so
  * the page directory is consistent either way. */
@@ -154,7 +208,8 @@ int main(int argc, char *argv[])
 {
   enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
          O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
-         O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW, O_MAXPH };
+         O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW, O_MAXPH, O_COMPRESS,
+         O_FSYNC, O_REPLAY, O_RESUME };
   static const struct option opts[] = {
     { "download-workers", required_argument, NULL, O_DW },
     { "parse-workers", required_argument, NULL, O_PW },
@@ -171,6 +226,10 @@ int main(int argc, char *argv[])
     { "format", required_argument, NULL, O_FORMAT },
     { "ignore-robots", no_argument, NULL, O_IGNROBOTS },
     { "respect-rel-nofollow", no_argument, NULL, O_RELNOFOLLOW },
+    { "compress", no_argument, NULL, O_COMPRESS },
+    { "fsync", no_argument, NULL, O_FSYNC },
+    { "replay", required_argument, NULL, O_REPLAY },
+    { "resume", no_argument, NULL, O_RESUME },
     { "log", no_argument, NULL, O_LOG },
     { "quiet", no_argument, NULL, O_QUIET },
     { "help", no_argument, NULL, O_HELP },
@@ -185,7 +244,8 @@ int main(int argc, char *argv[])
   };
   const char *scope_arg[MAX_SCOPES];
   size_t nscope = 0;
-  bool quiet = false;
+  bool quiet = false, resume = false;
+  const char *replay_dir = NULL;
   long v;
   double dv;
   int c;
@@ -268,6 +328,18 @@ int main(int argc, char *argv[])
     case O_RELNOFOLLOW:
       o.respect_rel_nofollow = true;
       break;
+    case O_COMPRESS:
+      o.compress = true;
+      break;
+    case O_FSYNC:
+      o.fsync = true;
+      break;
+    case O_REPLAY:
+      replay_dir = optarg;
+      break;
+    case O_RESUME:
+      resume = true;
+      break;
     case O_LOG:
       o.log = true;
       break;
@@ -348,15 +420,38 @@ int main(int argc, char *argv[])
     pl += snprintf(params + pl, plen - (size_t)pl, "scope: %s\n", scope[i]);
   snprintf(params + pl, plen - (size_t)pl,
            "format: %s\nmaxPages: %ld\nmaxPagesPerHost: %ld\n"
-           "maxPageSize: %zu\n",
+           "maxPageSize: %zu\ncompress: %s\n",
            o.format == FORMAT_AUTO ? "auto"
            : o.format == FORMAT_HTML ? "html" : "link",
-           o.max_pages, o.max_pages_per_host, o.max_page_size);
+           o.max_pages, o.max_pages_per_host, o.max_page_size,
+           o.compress ? "yes" : "no");
   char err[512];
-  if (pagedir_init(dir, params, err, sizeof(err)) != 0)
-    refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
+  store_t *store = NULL;
+  if (replay_dir != NULL && resume)
+    refuse(EXIT_USAGE, "--replay and --resume cannot be used together");
+  if (resume) {
+    check_resumable(dir, params);
+    remove_tmp_files(dir);
+    if ((store = store_open(dir, err, sizeof(err))) == NULL)
+      refuse(EXIT_PAGEDIR, "pageDirectory: cannot resume: %s", err);
+    o.resume = store;
+  } else {
+    if (replay_dir != NULL) {
+      if ((store = store_open(replay_dir, err, sizeof(err))) == NULL)
+        refuse(EXIT_USAGE, "--replay: %s", err);
+      o.replay = store;
+      o.rate = 0;
+    }
+    if (pagedir_init(dir, params, err, sizeof(err)) != 0)
+      refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
+  }
   free(params);
   o.pagedir = dir;
+  int lock = pagedir_lock(dir);
+  if (lock < 0)
+    refuse(EXIT_PAGEDIR, "pageDirectory '%s' %s", dir,
+           errno == EAGAIN ? "is being written by another crawler"
+                           : "cannot be locked");
   if (o.ignore_robots)
     fprintf(stderr, "%s: WARNING: --ignore-robots: robots.txt and robots "
             "directives are ignored; crawl only sites you own\n", prog);
@@ -364,6 +459,11 @@ int main(int argc, char *argv[])
 
   /* Signals go to one thread, blocked everywhere else (threads inherit
    * the mask), so workers never see EINTR from them. */
+  /* A shell starts background jobs with SIGINT ignored, and an ignored
+   * signal is discarded even while blocked: take the default back so the
+   * signal thread sees it. */
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   static sigset_t set;
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -378,6 +478,11 @@ int main(int argc, char *argv[])
 
   webcrawl_stats_t st;
   int rc = webcrawl_run(&o, &st);
+  /* Make the renames durable; the pages themselves are flushed by the
+   * kernel (or by --fsync, one by one). */
+  pagedir_sync(dir);
+  store_close(store);
+  close(lock);
   if (o.log)
     fflush(stdout);
   if (!quiet) {
@@ -422,7 +527,12 @@ int main(int argc, char *argv[])
     return 0;
   case CRAWL_ESTOPPED:
     fprintf(stderr, "%s: interrupted: the %ld pages saved are complete; "
-            "the crawl is not\n", prog, st.saved);
+            "to finish the crawl run:\n ", prog, st.saved);
+    if (!resume)
+      fprintf(stderr, " %s --resume", argv[0]);
+    for (int i = resume ? 0 : 1; i < argc; i++)
+      fprintf(stderr, " '%s'", argv[i]);
+    fputc('\n', stderr);
     return EXIT_INTERRUPTED;
   case CRAWL_EIO:
     return EXIT_IO;

@@ -28,6 +28,7 @@
 #include "links.h"
 #include "pagedir.h"
 #include "robots.h"
+#include "store.h"
 #include "url.h"
 
 enum { MAX_REDIRECTS = 10 };
@@ -59,6 +60,8 @@ struct page {
   const char *robots;      /* not fetched: why robots.txt forbids it */
   bool noindex, nofollow;  /* parse: meta robots / X-Robots-Tag */
   bool binary;             /* parse: the body is clearly not text */
+  bool text;               /* parse: read as the link format */
+  int stored_id;           /* resume: the ID it was saved under before */
   struct link *links;      /* parse: links in page order */
   size_t nlinks, cap;
   char *base;              /* parse: <base href>, resolved */
@@ -255,7 +258,7 @@ static void robots_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
 static const char *robots_forbids(struct webcrawl *w, fitem_t *it)
 {
   struct hoststate hs;
-  if (w->o->ignore_robots)
+  if (w->o->ignore_robots || w->o->replay != NULL)
     return NULL;
   if (!host_get(w, it->host, &hs))
     return "out of memory";
@@ -375,6 +378,64 @@ static bool is_binary(const char *body, size_t len)
   return memchr(body, '\0', len < SNIFF_BYTES ? len : SNIFF_BYTES) != NULL;
 }
 
+/* ---- saved pages as a source (replay, resume) ---- */
+
+/* from_store: answer IT from the saved crawl, if there is one that knows
+ * it: a recorded redirect becomes a 301, a saved page a 200 with its
+ * body; in replay anything else is a 404. Returns false when the network
+ * must answer (no store, or resume and a URL not saved before). */
+static bool from_store(struct webcrawl *w, fitem_t *it, struct page *p)
+{
+  const store_t *src = w->o->replay ? w->o->replay : w->o->resume;
+  if (src == NULL)
+    return false;
+  fetch_result_t *r = &p->res;
+  memset(r, 0, sizeof(*r));
+  r->retry_after = -1;
+  const char *to = store_redirect(src, it->url);
+  int id = store_id(src, it->url);
+  if (to != NULL) {
+    r->outcome = FETCH_REDIRECT;
+    r->status = 301;
+    r->location = strdup(to);
+    if (r->location == NULL)
+      goto nomem;
+    return true;
+  }
+  if (id > 0) {
+    pagedir_page_t page;
+    if (pagedir_load(store_dir(src), id, &page) != 0) {
+      r->outcome = FETCH_NET_ERROR;
+      snprintf(r->error, sizeof(r->error), "cannot read saved page %d: %s",
+               id, strerror(errno));
+      return true;
+    }
+    r->outcome = FETCH_OK;
+    r->status = 200;
+    r->body = page.body;
+    r->len = page.len;
+    free(page.url);
+    r->content_type = strdup(store_is_text(src, it->url)
+                             ? "text/plain" : "text/html");
+    if (r->content_type == NULL)
+      goto nomem;
+    if (w->o->resume != NULL)
+      p->stored_id = id;
+    return true;
+  }
+  if (w->o->resume != NULL)
+    return false;
+  r->outcome = FETCH_HTTP_ERROR;
+  r->status = 404;
+  snprintf(r->error, sizeof(r->error), "not in the saved crawl");
+  return true;
+nomem:
+  fetch_result_free(r);
+  r->outcome = FETCH_NET_ERROR;
+  snprintf(r->error, sizeof(r->error), "out of memory");
+  return true;
+}
+
 /* ---- download threads ---- */
 
 static void *wc_worker_init(void *ctx)
@@ -425,9 +486,14 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     return ENGINE_PARSE;
   }
   fetch_result_free(&p->res);
-  fetcher_get(f, it->url, &p->res);
-  atomic_fetch_add(&w->requests, 1);
-  p->attempts++;
+  if (from_store(w, it, p)) {
+    /* No request was made: give the token back. */
+    frontier_refund(engine_frontier(e), it->host);
+  } else {
+    fetcher_get(f, it->url, &p->res);
+    atomic_fetch_add(&w->requests, 1);
+    p->attempts++;
+  }
   fetch_result_t *r = &p->res;
 
   if (r->outcome == FETCH_REDIRECT) {
@@ -571,6 +637,9 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   }
   if (!w->o->ignore_robots && r->x_robots_tag != NULL)
     robots_directives(p, r->x_robots_tag, w->o->user_agent);
+  p->text = w->o->format == FORMAT_LINK ||
+            (w->o->format == FORMAT_AUTO &&
+             fetch_is_text_plain(r->content_type));
   if (it->depth < w->o->max_depth) {
     struct scan s = { w, it, p, false };
     links_sink_t sink = { .link = on_link, .base = on_base, .arg = &s };
@@ -578,10 +647,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
       sink.meta_robots = on_meta;
       sink.meta_agent = w->o->user_agent;
     }
-    bool text = w->o->format == FORMAT_LINK ||
-                (w->o->format == FORMAT_AUTO &&
-                 fetch_is_text_plain(r->content_type));
-    if (text) {
+    if (p->text) {
       links_scan_text(r->body, r->len, &sink);
     } else {
       char cs[64];
@@ -590,9 +656,11 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
                       &sink);
     }
   }
-  if (!p->noindex) {
+  if (!p->noindex && p->stored_id == 0) {
     p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
-                               it->url, it->depth, r->body, r->len);
+                               it->url, it->depth, r->body, r->len,
+                               (w->o->compress ? PAGEDIR_GZIP : 0) |
+                               (w->o->fsync ? PAGEDIR_FSYNC : 0));
     if (p->tmp == NULL)
       p->write_errno = errno ? errno : EIO;
   }
@@ -618,6 +686,60 @@ static void progress(struct webcrawl *w, bool final)
   if (final)
     fputs("\r\033[K", stderr);
   fflush(stderr);
+}
+
+/* io_fail: a page could not be saved: report once, stop the crawl. */
+static bool io_fail(struct webcrawl *w, engine_t *e, const char *what,
+                    int id, int err)
+{
+  w->st->write_errors++;
+  w->io_failed = true;
+  fprintf(stderr, "crawler: cannot %s page %d in '%s': %s\n", what, id,
+          w->o->pagedir, strerror(err));
+  engine_stop(e);
+  return false;
+}
+
+/* save: give page IT its ID: journal what its file does not say, then
+ * publish it (or, on resume, check that it was saved under this ID).
+ * Returns false if the crawl must stop. */
+static bool save(struct webcrawl *w, engine_t *e, fitem_t *it,
+                 struct page *p)
+{
+  webcrawl_stats_t *st = w->st;
+  int id = (int)st->saved + 1;
+  unsigned sync = w->o->fsync ? PAGEDIR_FSYNC : 0;
+  if (p->stored_id != 0) {
+    if (p->stored_id != id) {
+      fprintf(stderr, "crawler: cannot resume: '%s' was saved as page %d "
+              "but comes out as page %d now; the site changed since the "
+              "interrupted crawl\n", it->url, p->stored_id, id);
+      w->io_failed = true;
+      engine_stop(e);
+      return false;
+    }
+  } else {
+    if (w->o->resume != NULL && id <= store_count(w->o->resume))
+      return io_fail(w, e, "resume: the site changed; not overwriting",
+                     id, EEXIST);
+    for (int i = 0; i < p->hops; i++)
+      if (pagedir_journal_add(w->o->pagedir, "redirect", p->chain[i],
+                              i + 1 < p->hops ? p->chain[i + 1] : it->url,
+                              sync) != 0)
+        return io_fail(w, e, "journal", id, errno);
+    if (p->text &&
+        pagedir_journal_add(w->o->pagedir, "text", it->url, NULL, sync) != 0)
+      return io_fail(w, e, "journal", id, errno);
+    if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0)
+      return io_fail(w, e, "save", id, errno);
+    free(p->tmp);
+    p->tmp = NULL;
+  }
+  st->saved++;
+  st->bytes += (long long)p->res.len;
+  log_event(w, it->depth, "Saved", it->url);
+  host_count_saved(w, it->host);
+  return true;
 }
 
 static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
@@ -686,33 +808,20 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   if (p->noindex) {
     st->noindex++;
     log_event(w, d, "IgnIndex", it->url);
-  } else if (p->tmp == NULL) {
+  } else if (p->stored_id != 0 || p->tmp != NULL) {
+    if (!save(w, e, it, p))
+      return;
+    if (w->o->max_pages > 0 && st->saved >= w->o->max_pages) {
+      atomic_store(&w->limit_reached, true);
+      return;
+    }
+  } else {
     st->write_errors++;
     w->io_failed = true;
     fprintf(stderr, "crawler: cannot write a page to '%s': %s\n",
             w->o->pagedir, strerror(p->write_errno));
     engine_stop(e);
     return;
-  } else {
-    int id = (int)st->saved + 1;
-    if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0) {
-      st->write_errors++;
-      w->io_failed = true;
-      fprintf(stderr, "crawler: cannot save page %d in '%s': %s\n", id,
-              w->o->pagedir, strerror(errno));
-      engine_stop(e);
-      return;
-    }
-    free(p->tmp);
-    p->tmp = NULL;
-    st->saved++;
-    st->bytes += (long long)p->res.len;
-    log_event(w, d, "Saved", it->url);
-    host_count_saved(w, it->host);
-    if (w->o->max_pages > 0 && st->saved >= w->o->max_pages) {
-      atomic_store(&w->limit_reached, true);
-      return;
-    }
   }
   if (p->nofollow && d < w->o->max_depth) {
     st->nofollow++;
@@ -802,7 +911,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .ordered = true,
     .rate = o->rate,
     .burst = o->burst,
-    .gate = !o->ignore_robots,
+    .gate = !o->ignore_robots && o->replay == NULL,
     .hooks = &wc_hooks,
     .ctx = &w,
   };

@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "store.h"
+
 enum { FORMAT_AUTO, FORMAT_HTML, FORMAT_LINK };
 
 typedef struct webcrawl_opts {
@@ -32,6 +34,10 @@ typedef struct webcrawl_opts {
   int format;                  /* FORMAT_* */
   bool ignore_robots;          /* no robots.txt, meta robots, X-Robots-Tag */
   bool respect_rel_nofollow;   /* skip links with rel="nofollow" */
+  bool compress;               /* gzip page files */
+  bool fsync;                  /* fsync each page and journal line */
+  const store_t *replay;       /* fetch everything from this saved crawl */
+  const store_t *resume;       /* pages saved before, in PAGEDIR itself */
   bool log;                    /* CS50 event lines on LOGFP */
   bool progress;               /* a live status line on stderr */
   FILE *logfp;

@@ -20,12 +20,11 @@ pages() {
 # portless DIR OUT: a copy of the page directory with the port as {{port}}.
 portless() {
   mkdir -p "$2"
-  cp "$1/.crawler" "$2/"
   local f
-  for f in "$1"/*; do
+  for f in "$1"/* "$1/.crawler" "$1/.journal"; do
+    [ -e "$f" ] || continue
     sed "s/127\.0\.0\.1:$PORT/127.0.0.1:{{port}}/g" "$f" >"$2/$(basename "$f")"
   done
-  sed -i "s/127\.0\.0\.1:$PORT/127.0.0.1:{{port}}/g" "$2/.crawler"
 }
 
 crawl() {  # crawl OUT DEPTH [OPTIONS...]

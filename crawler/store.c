@@ -1,0 +1,129 @@
+/* store.c: see store.h. One hashtable, URL -> struct entry. */
+#include "store.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashtable.h"
+#include "pagedir.h"
+
+struct entry {
+  int id;            /* 0 if the URL has no page of its own */
+  char *redirect;    /* owned; NULL if none */
+  bool text;
+};
+
+struct store {
+  char *dir;
+  hashtable_t *urls;
+  int count;
+  bool nomem;
+};
+
+/* entry_get: the entry for URL, created if new. */
+static struct entry *entry_get(store_t *s, const char *url)
+{
+  struct entry *e = hashtable_find(s->urls, url);
+  if (e != NULL)
+    return e;
+  e = calloc(1, sizeof(*e));
+  if (e == NULL || !hashtable_insert(s->urls, url, e)) {
+    free(e);
+    s->nomem = true;
+    return NULL;
+  }
+  return e;
+}
+
+static void on_journal(void *arg, const char *kind, const char *a,
+                       const char *b)
+{
+  store_t *s = arg;
+  struct entry *e = entry_get(s, a);
+  if (e == NULL)
+    return;
+  if (strcmp(kind, "redirect") == 0 && b[0] != '\0' && e->redirect == NULL)
+    s->nomem |= (e->redirect = strdup(b)) == NULL;
+  else if (strcmp(kind, "text") == 0)
+    e->text = true;
+}
+
+static void entry_delete(void *item)
+{
+  struct entry *e = item;
+  free(e->redirect);
+  free(e);
+}
+
+store_t *store_open(const char *dir, char *err, size_t n)
+{
+  int count = pagedir_validate(dir, err, n);
+  if (count < 0)
+    return NULL;
+  store_t *s = calloc(1, sizeof(*s));
+  if (s == NULL || (s->dir = strdup(dir)) == NULL ||
+      (s->urls = hashtable_new(count + 16)) == NULL) {
+    if (s != NULL)
+      free(s->dir);
+    free(s);
+    snprintf(err, n, "out of memory");
+    return NULL;
+  }
+  s->count = count;
+  for (int id = 1; id <= count && !s->nomem; id++) {
+    char *url = pagedir_load_url(dir, id);
+    struct entry *e = url ? entry_get(s, url) : NULL;
+    if (e != NULL && e->id == 0)
+      e->id = id;
+    s->nomem |= url == NULL;
+    free(url);
+  }
+  if (!s->nomem && pagedir_journal(dir, on_journal, s) != 0) {
+    snprintf(err, n, "cannot read the journal of '%s'", dir);
+    store_close(s);
+    return NULL;
+  }
+  if (s->nomem) {
+    snprintf(err, n, "cannot index '%s': out of memory", dir);
+    store_close(s);
+    return NULL;
+  }
+  return s;
+}
+
+int store_id(const store_t *s, const char *url)
+{
+  struct entry *e = hashtable_find(s->urls, url);
+  return e ? e->id : 0;
+}
+
+const char *store_redirect(const store_t *s, const char *url)
+{
+  struct entry *e = hashtable_find(s->urls, url);
+  return e ? e->redirect : NULL;
+}
+
+bool store_is_text(const store_t *s, const char *url)
+{
+  struct entry *e = hashtable_find(s->urls, url);
+  return e != NULL && e->text;
+}
+
+int store_count(const store_t *s)
+{
+  return s->count;
+}
+
+const char *store_dir(const store_t *s)
+{
+  return s->dir;
+}
+
+void store_close(store_t *s)
+{
+  if (s == NULL)
+    return;
+  hashtable_delete(s->urls, entry_delete);
+  free(s->dir);
+  free(s);
+}
