@@ -9,6 +9,7 @@
 #                   that every header compiles on its own
 #   make install    PREFIX=/usr/local DESTDIR= : programs, library, header
 #   make bench      benchmarks (bench/), about 15 minutes
+#   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (30) each
 #   make deps       install the Debian packages the build and tests need
 #   make clean
 
@@ -47,6 +48,11 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run.sh $(CURDIR)/$(B)
 
+fuzz: deps
+	@sh mk/fuzz-deps.sh
+	@$(MAKE) --no-print-directory -j$(JOBS) -C tests/fuzz build
+	@$(MAKE) --no-print-directory -C tests/fuzz run
+
 # Layering: each archive, linked whole with only the archives below it, must
 # have no undefined symbols; each header must compile by itself.
 check-deps: all
@@ -71,4 +77,4 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps test asan tsan demo bench check-deps install clean
+.PHONY: all deps test asan tsan demo bench fuzz check-deps install clean

@@ -566,6 +566,10 @@ links_scan_html(const char *body, size_t len, const char *charset,
   assert(body != NULL || len == 0);
   if (sink->link == NULL && sink->base == NULL && sink->meta_robots == NULL)
     return LINKS_OK;
+  /* NULL + 0 is undefined behaviour in C (clang's UBSan reports it), and
+   * the pointer is offset below even for an empty page. */
+  if (body == NULL)
+    body = "";
 
   /* Charset conversion errors are raised without a parser context, so
    * the per-context handlers never see them and libxml2 would print them

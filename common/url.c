@@ -20,12 +20,16 @@
  * ports alone.
  *
  * No static mutable state: every call owns its CURLU handles and buffers,
- * which is what makes the whole module safe to call from any thread.
+ * which is what makes the whole module safe to call from any thread. The
+ * one exception, libidn2's entry point (see idn_would_fail), is looked up
+ * once under pthread_once and read-only afterwards.
  */
 #include "url.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <langinfo.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -290,24 +294,39 @@ static void remove_dots(const char *in, size_t n, struct buf *out)
 
 /* pct_normalize: copy s to out with escapes in upper-case hex, escaped
  * unreserved characters decoded, and raw bytes that may not appear
- * encoded. A '%' without two hex digits is kept as browsers send it. */
+ * encoded. A '%' without two hex digits is kept as browsers send it.
+ * One exception keeps the result a fixed point (url_normalize must be
+ * idempotent; found by tests/fuzz, regression in tests/fuzz/regressions/
+ * url/): an escaped hex digit that would follow such a stray '%', or a
+ * stray '%' and one hex digit, stays escaped, since decoding it would
+ * make a new escape: "%4%41" would become "%4A", that is "J". */
 static void pct_normalize(const char *s, struct buf *out)
 {
+  /* Hex digits written since a stray '%' (0 or 1), -1 if none. */
+  int stray = -1;
   for (; *s != '\0'; s++) {
     unsigned char c = (unsigned char)*s;
     int h1, h2;
     if (c == '%' && (h1 = hex_val((unsigned char)s[1])) >= 0 &&
         (h2 = hex_val((unsigned char)s[2])) >= 0) {
       unsigned char v = (unsigned char)(h1 * 16 + h2);
-      if (is_unreserved(v))
-        buf_addc(out, (char)v);
-      else
+      if (is_unreserved(v) && !(stray >= 0 && hex_val(v) >= 0)) {
+        buf_addc(out, (char)v);   /* not a hex digit after a stray '%' */
+        stray = -1;
+      } else {
         buf_addpct(out, v);
+        stray = -1;
+      }
       s += 2;
     } else if (must_encode(c)) {
       buf_addpct(out, c);
+      stray = -1;
     } else {
       buf_addc(out, (char)c);
+      if (c == '%')
+        stray = 0;
+      else
+        stray = stray == 0 && hex_val(c) >= 0 ? 1 : -1;
     }
   }
 }
@@ -454,7 +473,10 @@ struct norm {
   char *port;         /* explicit port, NULL when absent or default */
   char *path;         /* normalised, starts with '/' */
   char *query;        /* without '?', NULL when absent */
+  bool reparse;       /* host from IDN or percent-decoding: parse again */
 };
+
+static char *norm_join(const struct norm *n, bool full);
 
 static void norm_free(struct norm *n)
 {
@@ -487,6 +509,49 @@ static char *get_part(CURLU *u, CURLUPart what, unsigned flags, bool *oom)
   return r;
 }
 
+/* ---- IDN pre-check (libcurl 7.88 leak) ----
+ *
+ * libcurl 7.88's curl_url_get(CURLU_PUNYCODE) leaks its copy of the host
+ * whenever libidn2 refuses the name: invalid UTF-8, a leading hyphen or
+ * combining mark, a bad "xn--" label... (found by tests/fuzz; regressions
+ * in tests/fuzz/regressions/url/). A hostile page could leak a few KiB per
+ * link that way. So we first ask libidn2 ourselves, with the calls libcurl
+ * makes (lib/idn.c: idn2_lookup_ul non-transitional, then transitional),
+ * and hand curl only names it will convert. libidn2 is found with dlopen:
+ * libcurl has already loaded it, and the build keeps its link line to
+ * pkg-config's libcurl. Without libidn2, IDN hosts are rejected. */
+typedef int (*idn2_lookup_fn)(const char *src, char **out, int flags);
+enum { IDN2_OK_ = 0, IDN2_NFC_INPUT_ = 1, IDN2_TRANSITIONAL_ = 4,
+       IDN2_NONTRANSITIONAL_ = 8 };   /* values from <idn2.h> */
+
+static pthread_once_t idn2_once = PTHREAD_ONCE_INIT;
+static idn2_lookup_fn idn2_lookup;     /* set once by idn2_load */
+
+static void idn2_load(void)
+{
+  void *h = dlopen("libidn2.so.0", RTLD_LAZY | RTLD_LOCAL);
+  if (h == NULL)
+    return;
+  /* POSIX's way to turn dlsym's void * into a function pointer. */
+  *(void **)&idn2_lookup = dlsym(h, "idn2_lookup_ul");
+  /* h stays open for the life of the process, like libcurl's own link. */
+}
+
+/* idn_would_fail: true unless libidn2 converts HOST (non-ASCII, in the
+ * locale's codeset) the way libcurl will ask it to. */
+static bool idn_would_fail(const char *host)
+{
+  pthread_once(&idn2_once, idn2_load);
+  if (idn2_lookup == NULL)
+    return true;
+  char *out = NULL;
+  int rc = idn2_lookup(host, &out, IDN2_NFC_INPUT_ | IDN2_NONTRANSITIONAL_);
+  if (rc != IDN2_OK_)
+    rc = idn2_lookup(host, &out, IDN2_TRANSITIONAL_);
+  free(out);   /* idn2_free is free() */
+  return rc != IDN2_OK_;
+}
+
 /* norm_host: fill n->host from u; false if it is unusable. */
 static bool norm_host(CURLU *u, struct norm *n, bool *oom)
 {
@@ -500,15 +565,19 @@ static bool norm_host(CURLU *u, struct norm *n, bool *oom)
   if (!ascii) {
     /* IDN: libcurl 7.88 converts with idn2_lookup_ul(), which reads the
      * bytes in LC_CTYPE's codeset (curl issue #10984) and, when that
-     * fails, leaks the host copy. So only try under a UTF-8 codeset;
-     * otherwise the URL is rejected (see url.h). nl_langinfo is MT-safe
-     * in glibc; main sets the locale before threads start. */
+     * fails, leaks the host copy. So only try under a UTF-8 codeset, and
+     * only with a name libidn2 accepts (idn_would_fail); otherwise the
+     * URL is rejected (see url.h). nl_langinfo is MT-safe in glibc; main
+     * sets the locale before threads start. */
+    bool refuse = strcmp(nl_langinfo(CODESET), "UTF-8") != 0 ||
+                  idn_would_fail(host);
     free(host);
-    if (strcmp(nl_langinfo(CODESET), "UTF-8") != 0)
+    if (refuse)
       return false;
     host = get_part(u, CURLUPART_HOST, CURLU_PUNYCODE, oom);
     if (host == NULL)
       return false;
+    n->reparse = true;
   }
   /* curl percent-decodes host names ("%41.com" -> "A.com"); refuse what
    * that could smuggle in, and anything that is no host at all. */
@@ -542,9 +611,31 @@ static bool norm_host(CURLU *u, struct norm *n, bool *oom)
   return n->host != NULL;
 }
 
+/* norm_parse1: one parse for norm_parse. */
+static bool norm_parse1(const char *url, struct norm *n);
+
 /* norm_parse: split url into normal-form parts; false if url is not a
- * usable http(s) URL or on OOM (then n holds nothing to free). */
+ * usable http(s) URL or on OOM (then n holds nothing to free).
+ * A host that went through IDN conversion or percent-decoding is parsed
+ * once more in its final form: libcurl does not always read such a host
+ * as the IPv4 address it now spells ("0x7f.1" + a zero-width space after
+ * IDN mapping; "http:/%35" gives host "5"), so without this the normal
+ * form would not be a fixed point ("http://5/" then "http://0.0.0.5/";
+ * found by tests/fuzz, regressions in tests/fuzz/regressions/url/). */
 static bool norm_parse(const char *url, struct norm *n)
+{
+  if (!norm_parse1(url, n))
+    return false;
+  if (!n->reparse)
+    return true;
+  char *again = norm_join(n, true);
+  norm_free(n);
+  bool ok = again != NULL && norm_parse1(again, n);
+  free(again);
+  return ok;
+}
+
+static bool norm_parse1(const char *url, struct norm *n)
 {
   memset(n, 0, sizeof(*n));
   bool ok = false, oom = false;
@@ -568,6 +659,12 @@ static bool norm_parse(const char *url, struct norm *n)
     goto out;
   if (!norm_host(u, n, &oom))
     goto out;
+  /* A '%' in the authority: the host may have been percent-decoded. */
+  const char *auth = c + sl + 1;
+  auth += strspn(auth, "/");
+  size_t alen = strcspn(auth, "/?#");
+  if (memchr(auth, '%', alen) != NULL)
+    n->reparse = true;
 
   n->port = get_part(u, CURLUPART_PORT, 0, &oom);
   if (n->port != NULL && strcmp(n->port, n->defport) == 0) {

@@ -164,6 +164,23 @@ static void test_percent(void)
   NORM(NULL, "http://h/a%2Fb/..", "http://h/");
   NORM(NULL, "http://h/%e2%82%ac", "http://h/%E2%82%AC");
   NORM(NULL, "http://h/%zz%4", "http://h/%zz%4");
+  /* Regression (fuzzing, tests/fuzz/regressions/url/): decoding an
+   * escaped hex digit right after a stray '%' made a new escape, so the
+   * normal form was not a fixed point ("%4%41" -> "%4A" -> "J"). NORM
+   * also checks idempotence. */
+  NORM("http://h/", "%4%41?%", "http://h/%4%41?%");
+  NORM(NULL, "http://h/%%341", "http://h/%%341");
+  NORM(NULL, "http://h/%%41%42", "http://h/%%41B");
+  NORM(NULL, "http://h/%g%41", "http://h/%gA");
+  NORM(NULL, "http://h/%4%2e", "http://h/%4.");
+  NORM(NULL, "http://u%4%41:p%%30@h/", "http://u%4%41:p%%30@h/");
+  /* Regression (fuzzing): a percent-decoded host that spells an IPv4
+   * address is normalised as one at once ("http://5/" was next
+   * "http://0.0.0.5/"). */
+  char *h = url_normalize("http:/%35");
+  CHECK_STR(h, "http://0.0.0.5/");
+  free(h);
+  NORM(NULL, "http://%35/", "http://0.0.0.5/");
   /* The query is the server's business: case and escapes stay. */
   NORM(NULL, "http://h/p?a=%7e&B=%2f&c=./..", "http://h/p?a=%7e&B=%2f&c=./..");
   NORM(NULL, "http://h/p?", "http://h/p");
@@ -371,6 +388,32 @@ static void test_idn(void)
     u = url_normalize(idn);
     CHECK_STR(u, "http://xn--exmple-cua.com/p");
     free(u);
+    /* Regression (fuzzing, tests/fuzz/regressions/url/): names libidn2
+     * refuses (invalid UTF-8, leading hyphen or combining mark, a bad
+     * "xn--" label) are rejected, and libcurl 7.88 no longer leaks its
+     * host copy on them (LeakSanitizer checks that under make asan). */
+    static const char *const bad[] = {
+      "http://EXA\xb3\xaf\xb3\xba.com/", "http://-\xc3\xa9.com/",
+      "http://\xcc\x81" "a.com/", "http://xn--a.\xc3\xa9.com/",
+      "http://\xc3\xa9\xff.com/",
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+      u = url_normalize(bad[i]);
+      CHECK_STR(u, NULL);
+      free(u);
+      u = url_resolve_normalized("http://h/", bad[i]);
+      CHECK_STR(u, NULL);
+      free(u);
+    }
+    u = url_resolve_normalized("http://h/", "//a--b.\xc3\xa9.com/");
+    CHECK_STR(u, "http://a--b.xn--9ca.com/");
+    free(u);
+    /* Regression (fuzzing): IDN mapping can turn a host into one libcurl
+     * reads as IPv4 ("0x7f.1" + zero-width space); the normal form must
+     * be the address at once, not on the next normalisation. */
+    NORM(NULL, "http://0x7f.1\xe2\x80\x8b/x", "http://127.0.0.1/x");
+    NORM("http:/0x7f.1\xe2\x80\x8b/xle/", "http:*/ca,,",
+         "http://127.0.0.1/xle/*/ca,,");
     setlocale(LC_CTYPE, "C");
   } else {
     fprintf(stderr, "url_test: no C.UTF-8 locale, IDN half skipped\n");
