@@ -810,18 +810,19 @@ bool url_in_scope(const char *url, const char *const *prefixes, size_t n)
 
 char *url_scope_default(const char *seed)
 {
-  struct norm n;
-  if (!norm_parse(seed, &n))
+  /* The normal form's authority as it stands, userinfo included, so a
+   * seed with credentials is inside its own scope. */
+  char *n = url_normalize(seed);
+  if (n == NULL)
     return NULL;
-  char *r = norm_join(&n, false);
-  norm_free(&n);
-  if (r == NULL)
+  char *p = strstr(n, "://");
+  char *slash = p ? strchr(p + 3, '/') : NULL;
+  if (slash == NULL) {
+    free(n);
     return NULL;
-  struct buf b = { 0 };
-  buf_adds(&b, r);
-  buf_addc(&b, '/');
-  free(r);
-  return buf_take(&b);
+  }
+  slash[1] = '\0';
+  return n;
 }
 
 char *url_host_key(const char *url)

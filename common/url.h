@@ -116,8 +116,9 @@ bool url_is_http(const char *url);
 bool url_in_scope(const char *url, const char *const *prefixes, size_t n);
 
 /* url_scope_default: the default crawl scope for a seed URL:
- *   "scheme://host[:port]/" of the seed's normal form (port only when not
- *   the default).
+ *   "scheme://[userinfo@]host[:port]/" of the seed's normal form (port only
+ *   when not the default; userinfo kept, so a seed with credentials is in
+ *   its own scope, and links are followed only with the same ones).
  * Caller provides: seed, borrowed, any URL url_normalize accepts.
  * Returns: returned owned (free()); NULL if seed is invalid or on OOM.
  * Thread-safety: any thread. */

@@ -307,8 +307,9 @@ static void test_scope(void)
   d = url_scope_default("https://example.com:8443/x");
   CHECK_STR(d, "https://example.com:8443/");
   free(d);
+  /* Credentials stay: the seed must be inside its own scope. */
   d = url_scope_default("http://u:p@h/x");
-  CHECK_STR(d, "http://h/");
+  CHECK_STR(d, "http://u:p@h/");
   free(d);
   CHECK(url_scope_default("mailto:x@y") == NULL);
 
