@@ -58,11 +58,11 @@ fuzz: deps
 check-deps: all
 	@echo 'int main(void) { return 0; }' > $(B)/stub.c
 	$(CC) -o $(B)/stub-cs50 $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcs50.a -Wl,--no-whole-archive -pthread
-	$(CC) -o $(B)/stub-common $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcommon.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib)
+	$(CC) -o $(B)/stub-common $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcommon.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib libcrypto)
 	@for h in libcs50/*.h common/*.h crawler/*.h; do \
 	  printf '#include "$(CURDIR)/%s"\n' "$$h" > $(B)/hdr.c; \
 	  $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic \
-	    -Ilibcs50 -Icommon -Icrawler $$(pkg-config --cflags libcurl libxml-2.0 zlib) \
+	    -Ilibcs50 -Icommon -Icrawler $$(pkg-config --cflags libcurl libxml-2.0 zlib libcrypto) \
 	    -fsyntax-only $(B)/hdr.c || { echo "header $$h does not compile alone"; exit 1; }; \
 	done; echo "check-deps: layering and headers ok"
 

@@ -86,6 +86,8 @@ static void usage(void)
 "  --replay SAVED_DIR    fetch from a saved pageDirectory instead of the\n"
 "                        network (a URL not in it is a broken link); no\n"
 "                        politeness delay, no robots.txt\n"
+"  --warc FILE.warc.gz   also record every HTTP exchange, as received, in a\n"
+"                        WARC/1.1 file (appended to on --resume)\n"
 "  --resume              continue an interrupted crawl in pageDirectory\n"
 "                        (same seedURL, maxDepth, scope and format options)\n"
 "  --log                 one line per event on stdout (CS50 layout)\n"
@@ -209,7 +211,7 @@ int main(int argc, char *argv[])
   enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
          O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
          O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW, O_MAXPH, O_COMPRESS,
-         O_FSYNC, O_REPLAY, O_RESUME };
+         O_FSYNC, O_REPLAY, O_RESUME, O_WARC };
   static const struct option opts[] = {
     { "download-workers", required_argument, NULL, O_DW },
     { "parse-workers", required_argument, NULL, O_PW },
@@ -230,6 +232,7 @@ int main(int argc, char *argv[])
     { "fsync", no_argument, NULL, O_FSYNC },
     { "replay", required_argument, NULL, O_REPLAY },
     { "resume", no_argument, NULL, O_RESUME },
+    { "warc", required_argument, NULL, O_WARC },
     { "log", no_argument, NULL, O_LOG },
     { "quiet", no_argument, NULL, O_QUIET },
     { "help", no_argument, NULL, O_HELP },
@@ -245,7 +248,7 @@ int main(int argc, char *argv[])
   const char *scope_arg[MAX_SCOPES];
   size_t nscope = 0;
   bool quiet = false, resume = false;
-  const char *replay_dir = NULL;
+  const char *replay_dir = NULL, *warc_path = NULL;
   long v;
   double dv;
   int c;
@@ -339,6 +342,9 @@ int main(int argc, char *argv[])
       break;
     case O_RESUME:
       resume = true;
+      break;
+    case O_WARC:
+      warc_path = optarg;
       break;
     case O_LOG:
       o.log = true;
@@ -456,6 +462,18 @@ int main(int argc, char *argv[])
     fprintf(stderr, "%s: WARNING: --ignore-robots: robots.txt and robots "
             "directives are ignored; crawl only sites you own\n", prog);
   o.progress = !o.log && !quiet && isatty(STDERR_FILENO);
+  if (warc_path != NULL) {
+    if (replay_dir != NULL)
+      refuse(EXIT_USAGE, "--warc: a replay fetches nothing to record");
+    if (!resume && access(warc_path, F_OK) == 0)
+      refuse(EXIT_USAGE, "--warc: '%s' exists; choose a new file",
+             warc_path);
+    o.warc = warc_open(warc_path, "tse-crawler/" CRAWL_VERSION,
+                       o.user_agent);
+    if (o.warc == NULL)
+      refuse(EXIT_USAGE, "--warc: cannot write '%s': %s", warc_path,
+             strerror(errno));
+  }
 
   /* Signals go to one thread, blocked everywhere else (threads inherit
    * the mask), so workers never see EINTR from them. */
@@ -482,6 +500,11 @@ int main(int argc, char *argv[])
    * kernel (or by --fsync, one by one). */
   pagedir_sync(dir);
   store_close(store);
+  if (o.warc != NULL && warc_close(o.warc) != 0 && rc == CRAWL_OK) {
+    fprintf(stderr, "%s: cannot finish '%s': %s\n", prog, warc_path,
+            strerror(errno));
+    rc = CRAWL_EIO;
+  }
   close(lock);
   if (o.log)
     fflush(stdout);
@@ -504,6 +527,9 @@ int main(int argc, char *argv[])
             st.ign_invalid, st.ign_rel_nofollow, st.ign_trap,
             st.ign_host_limit, prog, st.robots_fetches,
             st.ign_robots, st.noindex, st.nofollow);
+    if (o.warc != NULL)
+      fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog,
+              st.warc_records, warc_path);
     double rps = st.elapsed > 0 ? st.requests / st.elapsed : 0;
     /* The most a polite crawl could do: B + R*t requests per host. */
     double bound = st.elapsed > 0

@@ -7,22 +7,61 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <zlib.h>
 
 struct fetcher {
   CURL *curl;
   fetch_config_t cfg;
 };
 
-/* The state of one transfer, shared by the two callbacks. */
+/* A growable byte buffer. */
+struct buf {
+  char *p;
+  size_t len, cap;
+};
+
+static bool buf_add(struct buf *b, const void *data, size_t n)
+{
+  if (b->len + n + 1 > b->cap) {
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + n + 1)
+      cap *= 2;
+    char *q = realloc(b->p, cap);
+    if (q == NULL)
+      return false;
+    b->p = q;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->len, data, n);
+  b->len += n;
+  b->p[b->len] = '\0';
+  return true;
+}
+
+/* Chunked transfer coding parser states (RFC 9112 7.1). */
+enum { CS_SIZE, CS_EXT, CS_DATA, CS_DATA_END, CS_TRAILER, CS_DONE };
+
+/* The state of one transfer, shared by the callbacks. */
 struct xfer {
   fetcher_t *f;
   fetch_result_t *res;
-  size_t cap;
   bool robots;           /* fetcher_get_robots: any 2xx, any type */
   size_t max;            /* body cap */
   bool checked;          /* status and type checked at the first body byte */
   fetch_outcome_t abort; /* why the write callback stopped, or FETCH_OK */
   bool truncated;        /* robots: stopped at the cap on purpose */
+  /* Decoding, set up from the headers: */
+  bool chunked;
+  int cstate;            /* CS_* */
+  size_t csize;          /* chunk bytes left (CS_DATA) or being read */
+  bool cline;            /* CS_TRAILER: the current line has bytes */
+  int coding;            /* 0 identity, 1 gzip/deflate, -1 unsupported */
+  z_stream z;
+  bool zinit;
+  bool zend;             /* a gzip member ended: reset before more input */
+  int members;           /* gzip members decoded completely */
+  bool bad_coding;       /* the body could not be decoded */
+  struct buf body, req, head, raw;
 };
 
 fetcher_t *fetcher_new(const fetch_config_t *cfg)
@@ -51,6 +90,9 @@ void fetch_result_free(fetch_result_t *res)
 {
   if (res == NULL)
     return;
+  free(res->raw_request);
+  free(res->raw_head);
+  free(res->raw_body);
   free(res->body);
   free(res->content_type);
   free(res->location);
@@ -157,6 +199,25 @@ static size_t on_header(char *line, size_t size, size_t n, void *arg)
     free(x->res->x_robots_tag);
     x->res->location = x->res->x_robots_tag = NULL;
     x->res->retry_after = -1;
+    x->chunked = false;
+    x->coding = 0;
+    x->head.len = 0;
+  }
+  if (x->f->cfg.capture && !buf_add(&x->head, line, len))
+    return 0;
+  if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
+    /* the status line: nothing more to read from it */
+  } else if ((v = header_value(line, len, "Transfer-Encoding")) != NULL) {
+    x->chunked = strstr(v, "chunked") != NULL ||
+                 strstr(v, "Chunked") != NULL;
+    free(v);
+  } else if ((v = header_value(line, len, "Content-Encoding")) != NULL) {
+    if (strcasecmp(v, "gzip") == 0 || strcasecmp(v, "x-gzip") == 0 ||
+        strcasecmp(v, "deflate") == 0)
+      x->coding = 1;
+    else if (strcasecmp(v, "identity") != 0 && v[0] != '\0')
+      x->coding = -1;
+    free(v);
   } else if ((v = header_value(line, len, "Location")) != NULL) {
     free(x->res->location);
     x->res->location = v;
@@ -198,39 +259,167 @@ static bool check(struct xfer *x)
   return true;
 }
 
+/* add_decoded: append decoded body bytes, enforcing the size cap.
+ * Returns false to stop the transfer. */
+static bool add_decoded(struct xfer *x, const char *data, size_t n)
+{
+  if (n == 0)
+    return true;
+  if (x->body.len + n > x->max) {
+    if (x->robots) {
+      /* Keep the first MAX bytes and stop: enough to parse. */
+      buf_add(&x->body, data, x->max - x->body.len);
+      x->truncated = true;
+    } else {
+      x->abort = FETCH_TOO_LARGE;
+    }
+    return false;
+  }
+  return buf_add(&x->body, data, n);
+}
+
+/* inflate_add: undo the content coding of N bytes at DATA. */
+static bool inflate_add(struct xfer *x, const char *data, size_t n)
+{
+  if (x->coding == 0)
+    return add_decoded(x, data, n);
+  if (x->coding < 0) {
+    x->bad_coding = true;
+    return false;
+  }
+  if (!x->zinit) {
+    memset(&x->z, 0, sizeof(x->z));
+    if (inflateInit2(&x->z, 15 + 32) != Z_OK)  /* gzip or zlib */
+      return false;
+    x->zinit = true;
+  }
+  char out[16384];
+  x->z.next_in = (unsigned char *)data;
+  x->z.avail_in = (unsigned)n;
+  while (x->z.avail_in > 0) {
+    if (x->zend) {
+      /* gzip allows several members back to back */
+      if (inflateReset(&x->z) != Z_OK)
+        return false;
+      x->zend = false;
+    }
+    x->z.next_out = (unsigned char *)out;
+    x->z.avail_out = sizeof(out);
+    int rc = inflate(&x->z, Z_NO_FLUSH);
+    if (!add_decoded(x, out, sizeof(out) - x->z.avail_out))
+      return false;
+    if (rc == Z_STREAM_END) {
+      x->zend = true;
+      x->members++;
+    } else if (rc == Z_DATA_ERROR && x->members > 0) {
+      return true;  /* junk after a complete stream, as gzip(1) allows */
+    } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
+      x->bad_coding = true;
+      return false;
+    }
+  }
+  return true;
+}
+
+/* dechunk_add: undo the chunked transfer coding of N bytes at DATA. */
+static bool dechunk_add(struct xfer *x, const char *data, size_t n)
+{
+  if (!x->chunked)
+    return inflate_add(x, data, n);
+  for (size_t i = 0; i < n;) {
+    char c = data[i];
+    switch (x->cstate) {
+    case CS_SIZE:
+      i++;
+      if (isxdigit((unsigned char)c)) {
+        if (x->csize > ((size_t)-1 >> 5)) {
+          x->bad_coding = true;
+          return false;
+        }
+        x->csize = x->csize * 16 +
+                   (size_t)(isdigit((unsigned char)c) ? c - '0'
+                            : tolower((unsigned char)c) - 'a' + 10);
+      } else if (c == '\n') {
+        x->cstate = x->csize ? CS_DATA : CS_TRAILER;
+        x->cline = false;
+      } else if (c != '\r') {
+        x->cstate = CS_EXT;  /* ';' extensions, or junk: skip the line */
+      }
+      break;
+    case CS_EXT:
+      i++;
+      if (c == '\n') {
+        x->cstate = x->csize ? CS_DATA : CS_TRAILER;
+        x->cline = false;
+      }
+      break;
+    case CS_DATA: {
+      size_t k = n - i < x->csize ? n - i : x->csize;
+      if (!inflate_add(x, data + i, k))
+        return false;
+      i += k;
+      x->csize -= k;
+      if (x->csize == 0)
+        x->cstate = CS_DATA_END;
+      break;
+    }
+    case CS_DATA_END:
+      i++;
+      if (c == '\n')
+        x->cstate = CS_SIZE;
+      break;
+    case CS_TRAILER:
+      i++;
+      if (c == '\n') {
+        if (!x->cline)
+          x->cstate = CS_DONE;
+        x->cline = false;
+      } else if (c != '\r') {
+        x->cline = true;
+      }
+      break;
+    default:
+      return true;
+    }
+  }
+  return true;
+}
+
 static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
   struct xfer *x = arg;
-  fetch_result_t *r = x->res;
   size_t len = size * n;
-  if (!x->checked && !check(x))
+  bool capture = x->f->cfg.capture;
+  if (capture && !x->res->raw_truncated) {
+    if (x->raw.len + len > x->f->cfg.max_size + FETCH_CAPTURE_MAX)
+      x->res->raw_truncated = true;
+    else if (!buf_add(&x->raw, data, len))
+      return 0;
+  }
+  if (!x->checked && !check(x) && !(capture && x->abort != FETCH_OK &&
+                                     x->raw.len < FETCH_CAPTURE_MAX))
     return 0;
-  if (r->len + len > x->max) {
-    if (x->robots) {
-      /* Keep the first MAX bytes and stop: enough to parse. */
-      len = x->max - r->len;
-      x->abort = FETCH_OK;
-      x->truncated = true;
-      if (len == 0)
-        return 0;
-    } else {
-      x->abort = FETCH_TOO_LARGE;
+  if (x->abort != FETCH_OK) {
+    /* Not a page; read on only to capture it, within bounds. */
+    if (!capture || x->raw.len >= FETCH_CAPTURE_MAX) {
+      x->res->raw_truncated = true;
       return 0;
     }
+    return len;
   }
-  if (r->len + len + 1 > x->cap) {
-    size_t cap = x->cap ? x->cap : 16384;
-    while (cap < r->len + len + 1)
-      cap *= 2;
-    char *b = realloc(r->body, cap);
-    if (b == NULL)
-      return 0;
-    r->body = b;
-    x->cap = cap;
-  }
-  memcpy(r->body + r->len, data, len);
-  r->len += len;
-  return x->truncated ? 0 : size * n;
+  if (!dechunk_add(x, data, len))
+    return 0;
+  return len;
+}
+
+static int on_debug(CURL *c, curl_infotype type, char *data, size_t n,
+                    void *arg)
+{
+  struct xfer *x = arg;
+  (void)c;
+  if (type == CURLINFO_HEADER_OUT)
+    buf_add(&x->req, data, n);
+  return 0;
 }
 
 static bool transient(CURLcode rc)
@@ -254,7 +443,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
 {
   memset(res, 0, sizeof(*res));
   res->retry_after = -1;
-  struct xfer x = { f, res, 0, robots, max, false, FETCH_OK, false };
+  struct xfer x = { .f = f, .res = res, .robots = robots, .max = max };
   CURL *c = f->curl;
 
   curl_easy_reset(c);  /* keeps the connection cache */
@@ -262,7 +451,15 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
+  /* Raw bytes from libcurl; we decode (see the top of fetch.h). */
+  curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
+  curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
+  curl_easy_setopt(c, CURLOPT_HTTP_TRANSFER_DECODING, 0L);
+  if (f->cfg.capture) {
+    curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, on_debug);
+    curl_easy_setopt(c, CURLOPT_DEBUGDATA, &x);
+    curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
+  }
   curl_easy_setopt(c, CURLOPT_USERAGENT, f->cfg.user_agent);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, f->cfg.connect_timeout);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, f->cfg.timeout);
@@ -278,6 +475,27 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 
   CURLcode rc = curl_easy_perform(c);
+  if (x.zinit)
+    inflateEnd(&x.z);
+  res->body = x.body.p;
+  res->len = x.body.len;
+  if (f->cfg.capture) {
+    char *ip = NULL;
+    if (curl_easy_getinfo(c, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip)
+      snprintf(res->ip, sizeof(res->ip), "%s", ip);
+    res->raw_request = x.req.p;
+    res->raw_request_len = x.req.len;
+    res->raw_head = x.head.p;
+    res->raw_head_len = x.head.len;
+    res->raw_body = x.raw.p;
+    res->raw_body_len = x.raw.len;
+  }
+  if (x.bad_coding && x.abort == FETCH_OK) {
+    res->outcome = FETCH_NET_ERROR;
+    snprintf(res->error, sizeof(res->error), "cannot decode the body "
+             "(Content-Encoding or chunked coding is broken or unknown)");
+    rc = CURLE_OK;
+  }
   char *ct = NULL;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
   curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
@@ -288,7 +506,9 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     check(&x);  /* an empty body: decide now */
   if (x.abort == FETCH_OK && rc == CURLE_FILESIZE_EXCEEDED)
     x.abort = FETCH_TOO_LARGE;
-  if (x.truncated) {
+  if (x.bad_coding && x.abort == FETCH_OK) {
+    /* reported above */
+  } else if (x.truncated) {
     res->outcome = FETCH_OK;
   } else if (x.abort != FETCH_OK &&
       (rc == CURLE_OK || rc == CURLE_WRITE_ERROR ||

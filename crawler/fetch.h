@@ -7,10 +7,15 @@
  *
  * Only pages are downloaded: when the response headers are in, a 200
  * whose Content-Type is not text/html, application/xhtml+xml or text/plain
- * (or that is missing) is abandoned before its body, as is every non-200
- * response (its body is of no use). Compressed responses (gzip, deflate,
- * brotli where libcurl has it) are requested and decoded; the size cap
- * applies to the decoded body, so a compression bomb stops at the cap. */
+ * is abandoned before its body, as is every non-200 response (its body is
+ * of no use), unless the exchange is captured for a WARC file: then the
+ * non-page body is read too, up to FETCH_CAPTURE_MAX bytes.
+ *
+ * libcurl hands over the body exactly as it came on the wire (its own
+ * content and transfer decoding are off), so a WARC file can keep the raw
+ * bytes; this module removes the chunked transfer coding and gzip/deflate
+ * content coding itself, streaming, with zlib. The size cap applies to the
+ * decoded body, so a compression bomb stops at the cap. */
 #ifndef CRAWLER_FETCH_H
 #define CRAWLER_FETCH_H
 
@@ -24,7 +29,11 @@ typedef struct fetch_config {
   long low_speed_limit;     /* bytes/s ... */
   long low_speed_time;      /* ... for this many seconds aborts */
   size_t max_size;          /* decoded body cap in bytes */
+  bool capture;             /* keep the raw exchange (for WARC) */
 } fetch_config_t;
+
+/* Raw bytes kept per response when capturing, beyond max_size. */
+#define FETCH_CAPTURE_MAX (256 * 1024)
 
 typedef enum {
   FETCH_OK,          /* 200 and a page type: body holds the page */
@@ -47,6 +56,15 @@ typedef struct fetch_result {
   bool retryable;          /* a transient failure: timeout, connection
                               failure, 5xx, 429 */
   char error[128];         /* a reason for the log when not OK */
+  /* The raw exchange, when cfg.capture (else all NULL/0): */
+  char *raw_request;       /* owned; request line and headers as sent */
+  size_t raw_request_len;
+  char *raw_head;          /* owned; status line and headers, CRLF CRLF */
+  size_t raw_head_len;
+  char *raw_body;          /* owned; the body bytes as received */
+  size_t raw_body_len;
+  bool raw_truncated;      /* raw_body is not the whole body */
+  char ip[64];             /* the server's address, "" if unknown */
 } fetch_result_t;
 
 typedef struct fetcher fetcher_t;

@@ -87,6 +87,7 @@ struct webcrawl {
   size_t nhosts;
   atomic_long robots_fetches;
   atomic_long requests;    /* every HTTP request made */
+  atomic_bool warc_failed;
   fetch_config_t fcfg;
   engine_t *e;
   webcrawl_stats_t *st;    /* commit only, but see atomics below */
@@ -97,6 +98,26 @@ struct webcrawl {
 };
 
 static _Atomic(engine_t *) running;
+
+/* archive: write the exchange in R to the WARC file, if there is one, and
+ * drop the raw copies. A write failure stops the crawl (nothing may be
+ * fetched that cannot be archived). Download threads. */
+static void archive(struct webcrawl *w, engine_t *e, const char *url,
+                    fetch_result_t *r)
+{
+  if (w->o->warc != NULL &&
+      warc_write_exchange(w->o->warc, url, r) != 0 &&
+      !atomic_exchange(&w->warc_failed, true)) {
+    fprintf(stderr, "crawler: cannot write the WARC file: %s\n",
+            strerror(errno));
+    engine_stop(e);
+  }
+  free(r->raw_request);
+  free(r->raw_head);
+  free(r->raw_body);
+  r->raw_request = r->raw_head = r->raw_body = NULL;
+  r->raw_request_len = r->raw_head_len = r->raw_body_len = 0;
+}
 
 void webcrawl_interrupt(void)
 {
@@ -210,6 +231,7 @@ static void robots_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
   }
   fetch_result_t r;
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
+  archive(w, e, url, &r);
   atomic_fetch_add(&w->robots_fetches, 1);
   atomic_fetch_add(&w->requests, 1);
   if (r.outcome == FETCH_OK) {
@@ -491,6 +513,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     frontier_refund(engine_frontier(e), it->host);
   } else {
     fetcher_get(f, it->url, &p->res);
+    archive(w, e, it->url, &p->res);
     atomic_fetch_add(&w->requests, 1);
     p->attempts++;
   }
@@ -897,12 +920,14 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .low_speed_limit = 100,
     .low_speed_time = o->timeout < 10 ? o->timeout : 10,
     .max_size = o->max_page_size,
+    .capture = o->warc != NULL,
   };
   atomic_init(&w.redirects, 0);
   atomic_init(&w.retries, 0);
   atomic_init(&w.limit_reached, false);
   atomic_init(&w.robots_fetches, 0);
   atomic_init(&w.requests, 0);
+  atomic_init(&w.warc_failed, false);
   pthread_mutex_init(&w.hlock, NULL);
   engine_config_t cfg = {
     .download_workers = o->download_workers,
@@ -946,7 +971,9 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   free(w.hosts);
   pthread_mutex_destroy(&w.hlock);
   st->elapsed = frontier_now() - w.start;
-  if (w.io_failed)
+  if (o->warc != NULL)
+    st->warc_records = warc_records(o->warc);
+  if (w.io_failed || atomic_load(&w.warc_failed))
     return CRAWL_EIO;
   return status;
 }

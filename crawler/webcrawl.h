@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "store.h"
+#include "warc.h"
 
 enum { FORMAT_AUTO, FORMAT_HTML, FORMAT_LINK };
 
@@ -38,6 +39,7 @@ typedef struct webcrawl_opts {
   bool fsync;                  /* fsync each page and journal line */
   const store_t *replay;       /* fetch everything from this saved crawl */
   const store_t *resume;       /* pages saved before, in PAGEDIR itself */
+  warc_t *warc;                /* record every exchange here, or NULL */
   bool log;                    /* CS50 event lines on LOGFP */
   bool progress;               /* a live status line on stderr */
   FILE *logfp;
@@ -48,7 +50,7 @@ typedef struct webcrawl_stats {
       too_large, redirects, retries, dup_redirects, ign_extern, ign_dupl,
       ign_nonpage, ign_invalid, write_errors, ign_robots, noindex,
       nofollow, ign_rel_nofollow, robots_fetches, requests, hosts,
-      ign_trap, ign_host_limit, binary;
+      ign_trap, ign_host_limit, binary, warc_records;
   long long bytes;
   double elapsed;
 } webcrawl_stats_t;

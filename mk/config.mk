@@ -26,7 +26,7 @@ else
 endif
 
 CC ?= cc
-PKGS := libcurl libxml-2.0 zlib
+PKGS := libcurl libxml-2.0 zlib libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -11,9 +11,12 @@ pkg-config:cmd=pkg-config
 libcurl4-openssl-dev:pc=libcurl
 libxml2-dev:pc=libxml-2.0
 zlib1g-dev:pc=zlib
+libssl-dev:pc=libcrypto
 libmicrohttpd-dev:pc=libmicrohttpd
 curl:cmd=curl
 valgrind:cmd=valgrind
+nodejs:cmd=node
+npm:cmd=npm
 "
 missing=
 for entry in $NEED; do
