@@ -1,9 +1,473 @@
 #!/usr/bin/env bash
-# bench/run.sh BUILD_DIR: build and run the benchmarks; results on stdout.
-# Speed targets live here, never in the tests.
+# bench/run.sh BUILD_DIR: the benchmarks of bench/RESULTS.md (make bench).
+#
+# Everything runs on this machine over loopback: every server binds only to
+# 127.0.0.0/8 addresses and every client is pointed only at them. Each load
+# loop has a fixed count of runs and each run a time limit (timeout), so the
+# whole script stops by itself (about 10 to 15 minutes on 2 cores).
+#
+#   1. engine: crawl() over an in-memory graph (edges/s); seen-set memory
+#   2. link extraction MB/s (links_scan_html) next to xmllint --html
+#   3. the ceiling: wrk against nginx alone
+#   4. crawls, alternating with wget and wget2 in every round (warm-up round
+#      first, then BENCH_RUNS rounds; medians and per-round ratios):
+#      generated site (8 hosts x 1,000 pages, depth 4) to tmpfs and to disk,
+#      Python and PostgreSQL docs, the 20 ms latency site (depth 3)
+#   5. politeness: 8 hosts x 40 pages at 10 requests/s per host
+#
+# Environment: BENCH_RUNS (default 5), BENCH_POLITE_RUNS (default 3),
+# BENCH_TMP (tmpfs work directory, default /dev/shm/tse-bench),
+# BENCH_DISK (disk output directory, default /var/tmp/tse-bench),
+# BENCH_PORT (default 38517; +1 latency server, +2 politeness site),
+# BENCH_ONLY (space-separated subset of: engine links wrk gen docs lat
+# polite). Results: stdout and BUILD_DIR/bench/results.md.
 set -euo pipefail
+umask 022
 B=${1:?usage: run.sh BUILD_DIR}
+B=$(cd "$B" && pwd)
 TOP=$(cd "$(dirname "$0")/.." && pwd)
+RUNS=${BENCH_RUNS:-5}
+PRUNS=${BENCH_POLITE_RUNS:-3}
+W=${BENCH_TMP:-/dev/shm/tse-bench}
+DISK=${BENCH_DISK:-/var/tmp/tse-bench}
+PORT=${BENCH_PORT:-38517}
+DPORT=$((PORT + 1))
+PPORT=$((PORT + 2))
+ONLY=${BENCH_ONLY:-engine links wrk gen docs lat polite}
+HOSTS="127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6 127.0.0.7 127.0.0.8 127.0.0.9"
+DOMAINS=$(echo $HOSTS | tr ' ' ',')
+DOCHOST=127.0.0.10
+PYDOC=/usr/share/doc/python3.11/html
+PGDOC=/usr/share/doc/postgresql-doc-15/html
+GEN_DEPTH=4
+LAT_DEPTH=3
+DOC_DEPTH=${BENCH_DOC_DEPTH:-6}
+RUN_LIMIT=300          # seconds; no single crawl may take longer
+# A copy of the crawler: a rebuild during the run must not change it.
+CRAWLER=$W/bin/crawler
+RES=$W/results.tsv     # one line per crawl
+POL=$W/polite.tsv      # one line per polite crawl
+OUT=$W/results.md
+T0=$(date +%s)
+
+want() { case " $ONLY " in *" $1 "*) return 0 ;; esac; return 1; }
+say() { printf '[%4ds load %s] %s\n' $(($(date +%s) - T0)) "$(cut -d' ' -f1 /proc/loadavg)" "$*" >&2; }
+md() { printf '%s\n' "$*" | tee -a "$OUT"; }
+
+# --- 0. dependencies --------------------------------------------------------
+PKGS="nginx-light wget wget2 wrk libxml2-utils python3.11-doc postgresql-doc-15 time"
+missing=
+for c in nginx wget wget2 wrk xmllint /usr/bin/time; do
+  command -v "$c" > /dev/null 2>&1 || missing=1
+done
+[ -d "$PYDOC" ] && [ -d "$PGDOC" ] || missing=1
+if [ -n "$missing" ]; then
+  if [ "$(id -u)" = 0 ]; then
+    say "installing $PKGS"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends $PKGS > /dev/null
+  else
+    echo "run.sh: missing packages; as root run:" >&2
+    echo "  apt-get install -y --no-install-recommends $PKGS" >&2
+    exit 1
+  fi
+fi
 make -s -C "$TOP/bench"
-echo "== engine: crawl() over an in-memory graph, 100,000 pages, 1,000,000 links"
-"$B/bench/engine_bench"
+for p in gensite delayserver engine_bench seen_bench links_bench; do
+  [ -x "$B/bench/$p" ] || { echo "run.sh: $B/bench/$p missing" >&2; exit 1; }
+done
+
+# --- servers, cleanup ---------------------------------------------------------
+NGINX_PID=
+DELAY_PID=
+cleanup() {
+  [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2> /dev/null || true
+  [ -n "$DELAY_PID" ] && kill "$DELAY_PID" 2> /dev/null || true
+  NGINX_PID=
+  DELAY_PID=
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+port_free() { ! ss -Hltn "sport = :$1" | grep -q .; }
+for p in $PORT $DPORT $PPORT; do
+  port_free "$p" || { echo "run.sh: port $p is in use; set BENCH_PORT" >&2; exit 1; }
+done
+
+rm -rf "$W" "$DISK"
+mkdir -p "$W/site" "$W/nginx/logs" "$W/nginx/tmp" "$W/empty" "$W/bin" "$DISK"
+cp "$B/bin/crawler" "$CRAWLER"
+for p in gensite delayserver engine_bench seen_bench links_bench; do
+  cp "$B/bench/$p" "$W/bin/$p"
+done
+: > "$RES"
+: > "$POL"
+: > "$OUT"
+ACCESS=$W/nginx/access.log
+DLOG=$W/delay.log
+
+start_nginx() {
+  local conf=$W/nginx/nginx.conf h
+  {
+    [ "$(id -u)" = 0 ] && echo "user www-data;"
+    echo "worker_processes 2;"
+    echo "pid $W/nginx/nginx.pid;"
+    echo "error_log $W/nginx/logs/error.log warn;"
+    echo "events { worker_connections 4096; }"
+    echo "http {"
+    echo "  include /etc/nginx/mime.types;"
+    echo "  default_type application/octet-stream;"
+    echo "  sendfile on; tcp_nopush on; tcp_nodelay on;"
+    echo "  keepalive_timeout 65; keepalive_requests 1000000;"
+    echo "  client_body_temp_path $W/nginx/tmp;"
+    echo "  log_format bench '\$msec \$server_addr:\$server_port \$status \$request_uri';"
+    echo "  access_log $ACCESS bench;"
+    for h in $HOSTS; do
+      echo "  server { listen $h:$PORT; root $W/site/gen/$h; }"
+      echo "  server { listen $h:$PPORT; root $W/site/pol/$h; }"
+    done
+    echo "  server { listen $DOCHOST:$PORT; root $W/empty;"
+    echo "    location /python/ { alias $PYDOC/; }"
+    echo "    location /pg/ { alias $PGDOC/; } }"
+    echo "}"
+  } > "$conf"
+  nginx -e "$W/nginx/logs/error.log" -p "$W/nginx" -c "$conf"
+  for _ in $(seq 50); do
+    [ -s "$W/nginx/nginx.pid" ] && break
+    sleep 0.1
+  done
+  NGINX_PID=$(cat "$W/nginx/nginx.pid")
+}
+
+# --- measurement helpers ---------------------------------------------------------
+# median of the numbers on stdin
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+# saved_list TOOL DIR: "URL DEPTH" of every saved file (DEPTH "-" for peers)
+saved_list() {
+  if [ "$1" = tse ]; then
+    find "$2" -maxdepth 1 -name '[0-9]*' -type f -print0 |
+      xargs -0 -r awk 'FNR == 1 { u = $0 } FNR == 2 { print u, $0; nextfile }'
+  else
+    (cd "$2" && find . -type f ! -name robots.txt ! -name '*.tmp' | sed 's|^\./|http://| ; s| |%20|g; s|$| -|')
+  fi
+}
+
+# check TOOL DIR EXPECTED: prints "files pages other missing extra baddepth order"
+# EXPECTED lines: "URL DEPTH KIND" (KIND page or other). Our crawler saves
+# pages only, so it is compared with the pages; the peers with everything.
+check() {
+  local tool=$1 dir=$2 exp=$3
+  saved_list "$tool" "$dir" > "$W/saved.txt"
+  local order=-
+  if [ "$tool" = tse ]; then
+    order=$(find "$dir" -maxdepth 1 -name '[0-9]*' -type f -printf '%f\n' | sort -n |
+      awk -v d="$dir" '{ getline l1 < (d "/" $1); getline l2 < (d "/" $1); close(d "/" $1); if (l2 + 0 < prev) bad++; prev = l2 + 0 } END { print bad ? "no" : "yes" }')
+  fi
+  awk -v tool="$tool" -v order="$order" '
+    # wget2 names its directories without the port: compare without it
+    # (every site here has one port).
+    { sub(/:[0-9]+\//, "/", $1) }
+    NR == FNR { ed[$1] = $2; ek[$1] = $3; next }
+    { got[$1] = $2 }
+    END {
+      for (u in got) {
+        files++
+        if (u in ek) { if (ek[u] == "page") pages++; else other++ }
+        else extra++
+        if (got[u] != "-" && (u in ed) && ed[u] != "-" && got[u] != ed[u]) bad++
+      }
+      for (u in ek) if (!(u in got) && (tool != "tse" || ek[u] == "page")) missing++
+      printf "%d %d %d %d %d %d %s\n", files, pages, other, missing, extra, bad, order
+    }' "$exp" "$W/saved.txt"
+}
+
+# crawl SITE MEDIUM ROUND TOOL EXPECTED LOGFILE -- COMMAND...
+# Runs COMMAND under /usr/bin/time with a time limit, counts the server's
+# requests and checks the saved set; appends a line to $RES.
+crawl() {
+  local site=$1 medium=$2 round=$3 tool=$4 exp=$5 slog=$6 dir=$7
+  shift 8
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  : > "$slog"
+  local rc=0
+  timeout "$RUN_LIMIT" /usr/bin/time -f '%e %U %S %M' -o "$W/time.txt" \
+    "$@" > "$W/last-$tool.out" 2> "$W/last-$tool.err" || rc=$?
+  sleep 0.1
+  local reqs wall user sys rss c
+  reqs=$(wc -l < "$slog")
+  read -r wall user sys rss < <(tail -1 "$W/time.txt")
+  c=$(check "$tool" "$dir" "$exp")
+  if [ "$tool" = tse ] && [ "$rc" != 0 ]; then
+    say "crawler exited $rc: $(tail -3 "$W/last-tse.err" | tr '\n' ' ')"
+  fi
+  [ "$rc" = 124 ] && say "$tool: timed out after ${RUN_LIMIT}s"
+  echo "$site $medium $round $tool $wall $user $sys $rss $reqs $c $rc" >> "$RES"
+  local files=${c%% *}
+  say "  $site/$medium round $round $tool: $files files, ${wall}s, $reqs requests, check: $c (exit $rc)"
+}
+
+scopes() { local h; for h in $HOSTS; do printf -- '--scope http://%s:%s/ ' "$h" "$1"; done; }
+
+# rounds SITE MEDIUM EXPECTED LOGFILE SEED DEPTH THREADS OUTBASE PEERARGS TSEARGS
+# A warm-up round, then $RUNS rounds of wget, wget2 and our crawler, the
+# order rotated every round.
+rounds() {
+  local site=$1 medium=$2 exp=$3 slog=$4 seed=$5 depth=$6 t=$7 base=$8
+  local pa=$9 ta=${10} r k tool
+  for r in $(seq 0 "$RUNS"); do
+    for k in 0 1 2; do
+      tool=$(echo "wget wget2 tse" | awk -v i=$(((r + k) % 3 + 1)) '{ print $i }')
+      case $tool in
+        wget) crawl "$site" "$medium" "$r" wget "$exp" "$slog" "$base/wget" -- \
+          wget --no-config -q -r -l "$depth" $pa -P "$base/wget" "$seed" ;;
+        wget2) crawl "$site" "$medium" "$r" wget2 "$exp" "$slog" "$base/wget2" -- \
+          wget2 --no-config -q -r -l "$depth" --max-threads "$t" $pa -P "$base/wget2" "$seed" ;;
+        tse) crawl "$site" "$medium" "$r" tse "$exp" "$slog" "$base/tse" -- \
+          "$CRAWLER" --rate 0 --download-workers "$t" $ta "$seed" "$base/tse" "$depth" ;;
+      esac
+    done
+  done
+}
+
+say "work directory $W ($(stat -f -c %T "$W")), disk output $DISK ($(df --output=fstype "$DISK" | tail -1 | tr -d ' '))"
+md "# make bench: $(date -u '+%Y-%m-%d %H:%M UTC')"
+md ""
+md "Machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(free -g | awk '/Mem:/ { print $2 }') GiB, Linux $(uname -r), $(. /etc/os-release; echo "$PRETTY_NAME")."
+md "Peers: $(wget --version | head -1 | cut -d' ' -f1-3), $(wget2 --version | head -1 | cut -d' ' -f1-3), $(nginx -v 2>&1 | cut -d' ' -f3), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
+md "Crawler: $(cd "$TOP" && git describe --always --dirty 2>/dev/null || echo unknown) ($("$CRAWLER" --version 2>&1 | head -1)). Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."
+md "Runs: 1 warm-up + $RUNS measured rounds per crawl comparison (order rotated each round); $PRUNS polite rounds."
+md ""
+
+# --- 1. engine and memory ------------------------------------------------------
+if want engine; then
+  say "engine: crawl() over 100,000 pages, 1,000,000 links"
+  "$W/bin/engine_bench" | tee "$W/engine.txt" >&2
+  say "seen set: RSS per URL at 1M and 5M URLs"
+  "$W/bin/seen_bench" 1000000 5000000 | tee "$W/seen.txt" >&2
+  md "## Engine and memory"
+  md ""
+  md '```'
+  md "\$ engine_bench      # crawl() over 100,000 pages, 1,000,000 links (link format, in memory)"
+  md "$(cat "$W/engine.txt")"
+  md "\$ seen_bench 1000000 5000000"
+  md "$(cat "$W/seen.txt")"
+  md '```'
+  md ""
+fi
+
+# --- generate the sites ------------------------------------------------------------
+if want links || want wrk || want gen || want lat || want polite; then
+  say "generating sites in $W/site"
+  "$W/bin/gensite" "$W/site/gen" "$PORT" 8 1000 "$GEN_DEPTH" 2>&1 | sed 's/^/  /' >&2
+  "$W/bin/gensite" "$W/site/lat" "$DPORT" 8 100 "$LAT_DEPTH" 2>&1 | sed 's/^/  /' >&2
+  "$W/bin/gensite" "$W/site/pol" "$PPORT" 8 40 20 2>&1 | sed 's/^/  /' >&2
+fi
+
+# --- 2. link extraction ------------------------------------------------------------
+if want links; then
+  md "## Link extraction (one thread, files in memory)"
+  md ""
+  md "| files | count | MB | links_scan_html MB/s | ms/page | xmllint --html --noout MB/s |"
+  md "| --- | ---: | ---: | ---: | ---: | ---: |"
+  find "$PYDOC" -name '*.html' | sort > "$W/list-python.txt"
+  find "$PGDOC" -name '*.html' | sort > "$W/list-pg.txt"
+  find "$W/site/gen/127.0.0.2" -name '*.html' | sort > "$W/list-gen.txt"
+  for set in python pg gen; do
+    say "link extraction: $set"
+    l=$("$W/bin/links_bench" 2 < "$W/list-$set.txt")
+    bytes=$(xargs -a "$W/list-$set.txt" cat | wc -c)
+    best=
+    for _ in 1 2 3; do
+      s=$(date +%s.%N)
+      xargs -a "$W/list-$set.txt" xmllint --html --noout > /dev/null 2>&1 || true
+      e=$(date +%s.%N)
+      best=$(awk -v b="$best" -v s="$s" -v e="$e" 'BEGIN { t = e - s; print (b == "" || t < b) ? t : b }')
+    done
+    echo "$l" >&2
+    echo "$l" | awk -v set="$set" -v b="$bytes" -v x="$best" '{
+      printf "| %s | %d | %.1f | %.0f | %.3f | %.0f |\n", set, $2, $4, $10, $12, b / 1e6 / x }' | tee -a "$OUT"
+  done
+  md ""
+fi
+
+start_nginx
+say "nginx up (pid $NGINX_PID) on $HOSTS and $DOCHOST, ports $PORT and $PPORT"
+
+# --- 3. the ceiling ---------------------------------------------------------------------
+if want wrk; then
+  cat > "$W/paths.lua" << 'EOF'
+local paths = {}
+for l in io.lines(os.getenv("WRK_PATHS")) do paths[#paths + 1] = l end
+local i = 0
+request = function()
+  i = i % #paths + 1
+  return wrk.format("GET", paths[i])
+end
+EOF
+  md "## The ceiling: wrk against nginx alone (the generated site's 1,000 pages of 127.0.0.2, access log on)"
+  md ""
+  md "| connections | requests/s | MB/s |"
+  md "| ---: | ---: | ---: |"
+  for c in 1 8 32; do
+    say "wrk: $c connections, 5 s"
+    thr=$((c < 2 ? 1 : 2))
+    WRK_PATHS=$W/site/gen/paths-127.0.0.2.txt timeout 60 wrk -t"$thr" -c"$c" -d5s \
+      -s "$W/paths.lua" "http://127.0.0.2:$PORT/" > "$W/wrk.txt" 2>&1 || true
+    cat "$W/wrk.txt" >&2
+    awk -v c="$c" '/Requests\/sec/ { r = $2 } /Transfer\/sec/ { t = $2; if (t ~ /MB/) t += 0; else if (t ~ /GB/) t *= 1024; else if (t ~ /KB/) t /= 1024 }
+      END { printf "| %d | %.0f | %.0f |\n", c, r, t }' "$W/wrk.txt" | tee -a "$OUT"
+  done
+  : > "$ACCESS"
+  md ""
+fi
+
+# --- 4. crawls ------------------------------------------------------------------------------
+if want gen; then
+  seed="http://127.0.0.2:$PORT/index.html"
+  say "generated site, depth $GEN_DEPTH, output on tmpfs"
+  rounds gen tmpfs "$W/site/gen/expected-$GEN_DEPTH.txt" "$ACCESS" "$seed" "$GEN_DEPTH" 8 \
+    "$W/out" "-H -D $DOMAINS" "$(scopes "$PORT")"
+  say "generated site, depth $GEN_DEPTH, output on disk"
+  rounds gen disk "$W/site/gen/expected-$GEN_DEPTH.txt" "$ACCESS" "$seed" "$GEN_DEPTH" 8 \
+    "$DISK/out" "-H -D $DOMAINS" "$(scopes "$PORT")"
+  rm -rf "$DISK/out"
+fi
+
+if want docs; then
+  for doc in python pg; do
+    seed="http://$DOCHOST:$PORT/$doc/index.html"
+    # The reference set: wget's pages (wget is a serial breadth-first crawl).
+    say "$doc docs, depth $DOC_DEPTH: reference crawl (wget)"
+    rm -rf "$W/ref"
+    mkdir -p "$W/ref"
+    timeout "$RUN_LIMIT" wget --no-config -q -r -l "$DOC_DEPTH" -np -P "$W/ref" "$seed" || true
+    (cd "$W/ref" && find . -type f ! -name robots.txt) | sed 's|^\./|http://| ; s| |%20|g' |
+      awk '{ print $1, "-", ($1 ~ /\.(html|htm|txt)$/ ? "page" : "other") }' > "$W/expected-$doc.txt"
+    say "  reference: $(grep -c ' page$' "$W/expected-$doc.txt") pages, $(grep -c ' other$' "$W/expected-$doc.txt") other files"
+    rounds "$doc" tmpfs "$W/expected-$doc.txt" "$ACCESS" "$seed" "$DOC_DEPTH" 8 \
+      "$W/out" "-np" "--scope http://$DOCHOST:$PORT/$doc/"
+  done
+fi
+
+if want lat; then
+  say "latency site: delayserver, 20 ms per response, depth $LAT_DEPTH"
+  "$W/bin/delayserver" --port "$DPORT" --delay-ms 20 --root "$W/site/lat" \
+    --log "$DLOG" --lifetime 1200 $HOSTS &
+  DELAY_PID=$!
+  sleep 0.3
+  rounds lat tmpfs "$W/site/lat/expected-$LAT_DEPTH.txt" "$DLOG" \
+    "http://127.0.0.2:$DPORT/index.html" "$LAT_DEPTH" 32 "$W/out" \
+    "-H -D $DOMAINS" "$(scopes "$DPORT")"
+  kill "$DELAY_PID" 2> /dev/null || true
+  DELAY_PID=
+fi
+
+# --- 5. politeness -------------------------------------------------------------------------------
+# polite_stats ROUND TOOL: requests, seconds, requests/s overall and the
+# most requests any host got in any closed 1 s window, from nginx's log.
+polite_stats() {
+  sort -g -k1,1 "$ACCESS" | awk -v r="$1" -v tool="$2" '
+    { t = $1; h = $2; n[h]++; ts[h, n[h]] = t; if (NR == 1) first = t; last = t }
+    END {
+      worst = 0
+      for (h in n) {
+        j = 1
+        for (i = 1; i <= n[h]; i++) {
+          while (ts[h, i] - ts[h, j] > 1.0005) j++
+          if (i - j + 1 > worst) worst = i - j + 1
+        }
+      }
+      span = last - first
+      printf "%s %s %d %.2f %.1f %d\n", r, tool, NR, span, (span > 0 ? NR / span : 0), worst
+    }'
+}
+
+if want polite; then
+  say "politeness: 8 hosts x 40 pages, 10 requests/s per host"
+  seed="http://127.0.0.2:$PPORT/index.html"
+  exp=$W/site/pol/expected-20.txt
+  for r in $(seq 1 "$PRUNS"); do
+    for tool in tse wget wget2; do
+      case $tool in
+        wget) crawl pol tmpfs "$r" wget "$exp" "$ACCESS" "$W/out/wget" -- \
+          wget --no-config -q -r -l 20 --wait 0.1 -H -D "$DOMAINS" -P "$W/out/wget" "$seed" ;;
+        wget2) crawl pol tmpfs "$r" wget2 "$exp" "$ACCESS" "$W/out/wget2" -- \
+          wget2 --no-config -q -r -l 20 --wait 0.1 --max-threads 8 -H -D "$DOMAINS" -P "$W/out/wget2" "$seed" ;;
+        tse) crawl pol tmpfs "$r" tse "$exp" "$ACCESS" "$W/out/tse" -- \
+          "$CRAWLER" --rate 10 --burst 1 $(scopes "$PPORT") "$seed" "$W/out/tse" 20 ;;
+      esac
+      polite_stats "$r" "$tool" | tee -a "$POL" >&2
+    done
+  done
+fi
+cleanup
+
+# --- tables ------------------------------------------------------------------------------------------
+# $RES columns: 1 site 2 medium 3 round 4 tool 5 wall 6 user 7 sys 8 rssKB
+# 9 requests 10 files 11 pages 12 other 13 missing 14 extra 15 baddepth
+# 16 order 17 exit
+col() { # col SITE MEDIUM TOOL EXPR: EXPR over the measured rounds, one a line
+  awk -v s="$1" -v m="$2" -v t="$3" '$1 == s && $2 == m && $4 == t && $3 > 0 && $17 < 124 { print '"$4"' }' "$RES"
+}
+if [ -s "$RES" ]; then
+  md "## Crawls (medians of the measured rounds)"
+  md ""
+  md "files/s = files saved / wall time; CPU = user + system of the crawling process (not nginx) per request nginx logged (robots.txt and 404s included). Exact = rounds whose saved set equals the breadth-first set (pages for us, pages and non-HTML files for the peers), out of all measured rounds."
+  md ""
+  md "| site | output | tool | files | pages | missing | extra | exact | wall s | files/s | requests | CPU ms/request | peak RSS MB |"
+  md "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for sm in $(awk '{ print $1 ":" $2 }' "$RES" | awk '!seen[$0]++'); do
+    s=${sm%%:*}
+    m=${sm##*:}
+    [ "$s" = pol ] && continue
+    for t in wget wget2 tse; do
+      n=$(col "$s" "$m" "$t" '1' | wc -l)
+      [ "$n" -gt 0 ] || continue
+      ex=$(col "$s" "$m" "$t" '($13 == 0 && $14 == 0 && $15 == 0)' | awk '{ s += $1 } END { print s + 0 }')
+      md "| $s | $m | $t | $(col "$s" "$m" "$t" '$10' | median) | $(col "$s" "$m" "$t" '$11' | median) | $(col "$s" "$m" "$t" '$13' | median) | $(col "$s" "$m" "$t" '$14' | median) | $ex/$n | $(col "$s" "$m" "$t" '$5' | median) | $(col "$s" "$m" "$t" '($5 > 0 ? $10 / $5 : 0)' | median | awk '{ printf "%.0f", $1 }') | $(col "$s" "$m" "$t" '$9' | median) | $(col "$s" "$m" "$t" '($9 > 0 ? ($6 + $7) * 1000 / $9 : 0)' | median | awk '{ printf "%.3f", $1 }') | $(col "$s" "$m" "$t" '$8 / 1024' | median | awk '{ printf "%.1f", $1 }') |"
+    done
+  done
+  md ""
+  md "Per-round ratios (ours / peer, computed within each round, then the median):"
+  md ""
+  md "| site | output | files/s vs wget | files/s vs wget2 | peak RSS vs wget2 | CPU/request vs wget2 |"
+  md "| --- | --- | ---: | ---: | ---: | ---: |"
+  for sm in $(awk '{ print $1 ":" $2 }' "$RES" | awk '!seen[$0]++'); do
+    s=${sm%%:*}
+    m=${sm##*:}
+    [ "$s" = pol ] && continue
+    ratio() { # ratio PEER EXPR
+      awk -v s="$s" -v m="$m" -v p="$1" '$1 == s && $2 == m && $3 > 0 && $5 > 0 && $9 > 0 && $17 < 124 {
+          v = '"$2"'; if ($4 == "tse") a[$3] = v; if ($4 == p) b[$3] = v }
+        END { for (r in a) if ((r in b) && b[r] > 0) print a[r] / b[r] }' "$RES" | median | awk '{ printf "%.2f", $1 }'
+    }
+    md "| $s | $m | $(ratio wget '$10 / $5') | $(ratio wget2 '$10 / $5') | $(ratio wget2 '$8') | $(ratio wget2 '($6 + $7) / $9') |"
+  done
+  md ""
+fi
+if [ -s "$POL" ]; then
+  md "## Politeness (8 hosts x 40 pages; 10 requests/s per host wanted; medians of $PRUNS rounds)"
+  md ""
+  md "req/s = requests nginx logged / (last - first request time); worst 1 s = the most requests one host got in any closed 1 s window (any round)."
+  md ""
+  md "| tool | command | requests | seconds | req/s overall | worst 1 s window, one host |"
+  md "| --- | --- | ---: | ---: | ---: | ---: |"
+  for t in tse wget wget2; do
+    case $t in
+      tse) c='crawler --rate 10 --burst 1' ;;
+      wget) c='wget --wait 0.1' ;;
+      wget2) c='wget2 --wait 0.1 --max-threads 8' ;;
+    esac
+    md "| $t | \`$c\` | $(awk -v t=$t '$2 == t { print $3 }' "$POL" | median) | $(awk -v t=$t '$2 == t { print $4 }' "$POL" | median) | $(awk -v t=$t '$2 == t { print $5 }' "$POL" | median) | $(awk -v t=$t '$2 == t { if ($6 > w) w = $6 } END { print w }' "$POL") |"
+  done
+  md ""
+fi
+md "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg); total $(($(date +%s) - T0)) s."
+mkdir -p "$B/bench"
+cp "$OUT" "$B/bench/results.md"
+cp "$RES" "$B/bench/results.tsv"
+[ -s "$POL" ] && cp "$POL" "$B/bench/polite.tsv"
+say "done in $(($(date +%s) - T0)) s; tables in $B/bench/results.md, raw rows in $B/bench/results.tsv"
