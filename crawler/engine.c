@@ -2,14 +2,19 @@
  *
  * Locks (never nested; no lock is held while a hook runs):
  *   seen_lock  guards seen, next_seq. Taken by engine_add/mark_seen.
- *   lock       guards the fetched-page queue (phead/ptail), downloaders,
- *              the reorder heap, committing, next_commit, leftovers.
+ *   lock       guards the fetched-page queue (phead/ptail, nfetched),
+ *              downloaders, pushing, the reorder heap, committing,
+ *              next_commit, leftovers.
  * Atomics: pending (items added and not finished), stopped.
  * The frontier has its own lock (frontier.h).
  *
  * Condition variable `fetched` (on lock): parse threads wait on it while
  * the page queue is empty and downloaders are still running; signalled by
  * each push of a fetched page, broadcast when the last downloader exits.
+ * Condition variable `space` (on lock): with a fetched_limit, downloaders
+ * wait on it while the page queue is full, nobody is pushing into the
+ * frontier and the engine is not stopping; signalled by each pop of a
+ * fetched page, broadcast when an add starts pushing and on stop.
  *
  * The reorder buffer (ordered mode) is a min-heap of parsed items by seq.
  * The thread that finds the next seq at the top and nobody committing
@@ -37,8 +42,10 @@ struct engine {
   uint64_t next_seq;
 
   pthread_mutex_t lock;
-  pthread_cond_t fetched;
+  pthread_cond_t fetched, space;
   fitem_t *phead, *ptail;  /* fetched pages waiting for a parse thread */
+  size_t nfetched;         /* pages in that queue */
+  int pushing;             /* engine_add calls inside frontier_push */
   int downloaders;         /* download threads still running */
   fitem_t **order;         /* reorder heap, by seq */
   size_t norder, cap_order;
@@ -77,6 +84,7 @@ engine_t *engine_new(const engine_config_t *cfg)
   pthread_mutex_init(&e->seen_lock, NULL);
   pthread_mutex_init(&e->lock, NULL);
   pthread_cond_init(&e->fetched, NULL);
+  pthread_cond_init(&e->space, NULL);
   atomic_init(&e->pending, 0);
   atomic_init(&e->stopped, false);
   return e;
@@ -135,7 +143,20 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
     return rc < 0 ? -2 : 0;
   }
   atomic_fetch_add(&e->pending, 1);
+  if (e->cfg.fetched_limit) {
+    /* Downloaders must not wait for parsers while this push may wait for
+     * downloaders (a full frontier). */
+    pthread_mutex_lock(&e->lock);
+    e->pushing++;
+    pthread_cond_broadcast(&e->space);
+    pthread_mutex_unlock(&e->lock);
+  }
   rc = frontier_push(e->frontier, it, hostkey);
+  if (e->cfg.fetched_limit) {
+    pthread_mutex_lock(&e->lock);
+    e->pushing--;
+    pthread_mutex_unlock(&e->lock);
+  }
   if (rc != 0) {
     /* Closed (stopping) or out of memory: the URL stays marked seen, so
      * a resumed crawl must rebuild the seen set from its journal. */
@@ -151,6 +172,10 @@ static void push_fetched(engine_t *e, fitem_t *it)
 {
   it->next = NULL;
   pthread_mutex_lock(&e->lock);
+  while (e->cfg.fetched_limit && e->nfetched >= e->cfg.fetched_limit &&
+         e->pushing == 0 && !atomic_load(&e->stopped))
+    pthread_cond_wait(&e->space, &e->lock);
+  e->nfetched++;
   if (e->ptail)
     e->ptail->next = it;
   else
@@ -288,6 +313,8 @@ static void *parse_main(void *arg)
       e->phead = it->next;
       if (e->phead == NULL)
         e->ptail = NULL;
+      e->nfetched--;
+      pthread_cond_signal(&e->space);
     }
     pthread_mutex_unlock(&e->lock);
     if (it == NULL)
@@ -313,6 +340,9 @@ void engine_stop(engine_t *e)
 {
   atomic_store(&e->stopped, true);
   frontier_close(e->frontier);
+  pthread_mutex_lock(&e->lock);
+  pthread_cond_broadcast(&e->space);
+  pthread_mutex_unlock(&e->lock);
 }
 
 int engine_run(engine_t *e)
@@ -413,6 +443,7 @@ void engine_delete(engine_t *e)
   fpset_delete(e->seen);
   free(e->order);
   pthread_cond_destroy(&e->fetched);
+  pthread_cond_destroy(&e->space);
   pthread_mutex_destroy(&e->lock);
   pthread_mutex_destroy(&e->seen_lock);
   free(e);

@@ -65,6 +65,11 @@ typedef struct engine_config {
   int download_workers;   /* >= 1 */
   int parse_workers;      /* >= 1 */
   size_t queue_size;      /* frontier capacity; 0 = unbounded */
+  size_t fetched_limit;   /* downloaders wait while this many fetched
+                             pages wait for a parser; 0 = unbounded. Never
+                             a deadlock: they do not wait while an
+                             engine_add is pushing (it may need them to
+                             drain a full frontier). */
   bool ordered;           /* commit in seq order (see above) */
   double rate, burst;     /* per-host politeness (frontier.h) */
   bool gate;              /* a gate item first for every host */

@@ -48,6 +48,8 @@ enum { SNIFF_BYTES = 1024 };
 
 struct link {
   char *url;   /* normalised, or the raw href when L_INVALID */
+  char *key;   /* L_CANDIDATE: its host key, computed in parallel here
+                  rather than in the serial commit */
   int cls;
 };
 
@@ -156,8 +158,10 @@ static void page_free(struct page *p)
     free(p->chain[i]);
   free(p->chain);
   fetch_result_free(&p->res);
-  for (size_t i = 0; i < p->nlinks; i++)
+  for (size_t i = 0; i < p->nlinks; i++) {
     free(p->links[i].url);
+    free(p->links[i].key);
+  }
   free(p->links);
   free(p->base);
   if (p->tmp != NULL) {
@@ -628,7 +632,10 @@ static int on_link(void *arg, const char *href, int flags)
   } else {
     l->cls = L_CANDIDATE;
   }
-  if (l->url == NULL) {
+  l->key = l->cls == L_CANDIDATE ? url_host_key(l->url) : NULL;
+  if (l->url == NULL || (l->cls == L_CANDIDATE && l->key == NULL)) {
+    free(l->url);
+    free(l->key);
     s->nomem = true;
     return 1;
   }
@@ -879,9 +886,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
         log_event(w, d, "IgnType", l->url);
         continue;
       }
-      char *key = url_host_key(l->url);
-      int rc = key ? engine_add(e, l->url, d + 1, key) : -2;
-      free(key);
+      int rc = engine_add(e, l->url, d + 1, l->key);
       if (rc == 1) {
         log_event(w, d, "Added", l->url);
       } else if (rc == 0) {
@@ -933,6 +938,9 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .download_workers = o->download_workers,
     .parse_workers = o->parse_workers,
     .queue_size = o->queue_size,
+    /* Enough fetched pages to keep every parser busy, few enough that
+     * fast downloads cannot pile up pages in memory. */
+    .fetched_limit = (size_t)(4 * o->parse_workers + o->download_workers),
     .ordered = true,
     .rate = o->rate,
     .burst = o->burst,
