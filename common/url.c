@@ -33,69 +33,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- growable string buffer (OOM is sticky, checked once in buf_take) */
+#include "strbuf.h"
 
-struct buf {
-  char *p;
-  size_t len;
-  size_t cap;
-  bool oom;
-};
+/* ---- building strings: libcs50's strbuf (OOM sticky, checked once) */
 
-static void buf_addn(struct buf *b, const char *s, size_t n)
-{
-  if (b->oom)
-    return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 64;
-    while (b->len + n + 1 > cap)
-      cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (p == NULL) {
-      b->oom = true;
-      return;
-    }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->len, s, n);
-  b->len += n;
-  b->p[b->len] = '\0';
-}
-
-static void buf_adds(struct buf *b, const char *s)
-{
-  buf_addn(b, s, strlen(s));
-}
-
-static void buf_addc(struct buf *b, char c)
-{
-  buf_addn(b, &c, 1);
-}
-
-static void buf_addpct(struct buf *b, unsigned char c)
+static void buf_addpct(strbuf_t *b, unsigned char c)
 {
   static const char hex[] = "0123456789ABCDEF";
   char e[3] = { '%', hex[c >> 4], hex[c & 15] };
-  buf_addn(b, e, 3);
+  strbuf_add(b, e, 3);
 }
 
-/* buf_take: the string built so far, owned by the caller; NULL on OOM.
- * An empty buffer yields "" (not NULL), so "" is a valid result. */
-static char *buf_take(struct buf *b)
-{
-  if (!b->oom && b->p == NULL)
-    buf_addn(b, "", 0);
-  if (b->oom) {
-    free(b->p);
-    b->p = NULL;
-    return NULL;
-  }
-  char *p = b->p;
-  b->p = NULL;
-  b->len = b->cap = 0;
-  return p;
-}
 
 /* ---- character classes; ASCII only, never <ctype.h>, whose answers
  * for bytes >= 0x80 depend on the process locale. */
@@ -217,18 +165,18 @@ static char *clean(const char *s)
     ae = as + strcspn(t + as, "/?#");
   }
 
-  struct buf b = { 0 };
+  strbuf_t b = { 0 };
   for (size_t i = 0; i < tn; i++) {
     unsigned char c = (unsigned char)t[i];
     if (c >= 0x80 && i >= as && i < ae)
-      buf_addc(&b, (char)c);
+      strbuf_addc(&b, (char)c);
     else if (must_encode(c))
       buf_addpct(&b, c);
     else
-      buf_addc(&b, (char)c);
+      strbuf_addc(&b, (char)c);
   }
   free(t);
-  return buf_take(&b);
+  return strbuf_detach(&b);
 }
 
 /* ---- path helpers */
@@ -236,7 +184,7 @@ static char *clean(const char *s)
 /* remove_dots: RFC 3986 section 5.2.4 remove_dot_segments on in[0..n),
  * appended to out. Works on a private copy because steps B and C rewrite
  * the head of the input ("/./" -> "/"). */
-static void remove_dots(const char *in, size_t n, struct buf *out)
+static void remove_dots(const char *in, size_t n, strbuf_t *out)
 {
   char *s = malloc(n + 1);
   if (s == NULL) {
@@ -245,7 +193,7 @@ static void remove_dots(const char *in, size_t n, struct buf *out)
   }
   memcpy(s, in, n);
   s[n] = '\0';
-  struct buf o = { 0 };
+  strbuf_t o = { 0 };
   size_t i = 0;
   while (i < n) {
     const char *r = s + i;
@@ -280,7 +228,7 @@ static void remove_dots(const char *in, size_t n, struct buf *out)
       size_t seg = 1 + strcspn(r + 1, "/");           /* E */
       if (r[0] != '/')
         seg = strcspn(r, "/");
-      buf_addn(&o, r, seg);
+      strbuf_add(&o, r, seg);
       i += seg;
     }
   }
@@ -288,7 +236,7 @@ static void remove_dots(const char *in, size_t n, struct buf *out)
   if (o.oom)
     out->oom = true;
   else if (o.p != NULL)
-    buf_addn(out, o.p, o.len);
+    strbuf_add(out, o.p, o.len);
   free(o.p);
 }
 
@@ -300,7 +248,7 @@ static void remove_dots(const char *in, size_t n, struct buf *out)
  * url/): an escaped hex digit that would follow such a stray '%', or a
  * stray '%' and one hex digit, stays escaped, since decoding it would
  * make a new escape: "%4%41" would become "%4A", that is "J". */
-static void pct_normalize(const char *s, struct buf *out)
+static void pct_normalize(const char *s, strbuf_t *out)
 {
   /* Hex digits written since a stray '%' (0 or 1), -1 if none. */
   int stray = -1;
@@ -311,7 +259,7 @@ static void pct_normalize(const char *s, struct buf *out)
         (h2 = hex_val((unsigned char)s[2])) >= 0) {
       unsigned char v = (unsigned char)(h1 * 16 + h2);
       if (is_unreserved(v) && !(stray >= 0 && hex_val(v) >= 0)) {
-        buf_addc(out, (char)v);   /* not a hex digit after a stray '%' */
+        strbuf_addc(out, (char)v);   /* not a hex digit after a stray '%' */
         stray = -1;
       } else {
         buf_addpct(out, v);
@@ -322,7 +270,7 @@ static void pct_normalize(const char *s, struct buf *out)
       buf_addpct(out, c);
       stray = -1;
     } else {
-      buf_addc(out, (char)c);
+      strbuf_addc(out, (char)c);
       if (c == '%')
         stray = 0;
       else
@@ -333,14 +281,14 @@ static void pct_normalize(const char *s, struct buf *out)
 
 /* encode_raw: copy s to out, encoding only bytes that may not appear raw
  * (the query is otherwise kept as the server wrote it). */
-static void encode_raw(const char *s, struct buf *out)
+static void encode_raw(const char *s, strbuf_t *out)
 {
   for (; *s != '\0'; s++) {
     unsigned char c = (unsigned char)*s;
     if (must_encode(c))
       buf_addpct(out, c);
     else
-      buf_addc(out, (char)c);
+      strbuf_addc(out, (char)c);
   }
 }
 
@@ -353,10 +301,10 @@ static char *render(CURLU *u, bool empty_path)
   char *s = NULL;
   if (curl_url_get(u, CURLUPART_URL, &s, 0) != CURLUE_OK)
     return NULL;
-  struct buf b = { 0 };
-  buf_adds(&b, s);
+  strbuf_t b = { 0 };
+  strbuf_adds(&b, s);
   curl_free(s);
-  char *r = buf_take(&b);
+  char *r = strbuf_detach(&b);
   if (r != NULL && empty_path) {
     char *p = strstr(r, "://");
     char *q = p ? strpbrk(p + 3, "/?#") : NULL;
@@ -372,15 +320,15 @@ static char *render(CURLU *u, bool empty_path)
  * target is the reference with its path's dot segments removed. */
 static char *resolve_opaque(const char *h, size_t sl)
 {
-  struct buf b = { 0 };
+  strbuf_t b = { 0 };
   for (size_t i = 0; i < sl; i++)
-    buf_addc(&b, lower(h[i]));
-  buf_addc(&b, ':');
+    strbuf_addc(&b, lower(h[i]));
+  strbuf_addc(&b, ':');
   const char *path = h + sl + 1;
   size_t pn = strcspn(path, "?#");
   remove_dots(path, pn, &b);
-  buf_adds(&b, path + pn);
-  return buf_take(&b);
+  strbuf_adds(&b, path + pn);
+  return strbuf_detach(&b);
 }
 
 /* resolve: the engine of url_resolve and url_resolve_normalized; compat
@@ -500,10 +448,10 @@ static char *get_part(CURLU *u, CURLUPart what, unsigned flags, bool *oom)
       *oom = true;
     return NULL;
   }
-  struct buf b = { 0 };
-  buf_adds(&b, s);
+  strbuf_t b = { 0 };
+  strbuf_adds(&b, s);
   curl_free(s);
-  char *r = buf_take(&b);
+  char *r = strbuf_detach(&b);
   if (r == NULL)
     *oom = true;
   return r;
@@ -591,21 +539,21 @@ static bool norm_host(CURLU *u, struct norm *n, bool *oom)
     free(host);
     return false;
   }
-  struct buf b = { 0 };
+  strbuf_t b = { 0 };
   char *zone = host[0] == '[' ? get_part(u, CURLUPART_ZONEID, 0, oom) : NULL;
   if (zone != NULL) {
     /* Zone ids name interfaces: keep their case, re-add the "%25" curl
      * strips from the host part. */
-    buf_addn(&b, host, strlen(host) - 1);
-    buf_adds(&b, "%25");
+    strbuf_add(&b, host, strlen(host) - 1);
+    strbuf_adds(&b, "%25");
     encode_raw(zone, &b);
-    buf_addc(&b, ']');
+    strbuf_addc(&b, ']');
     free(zone);
   } else {
-    buf_adds(&b, host);
+    strbuf_adds(&b, host);
   }
   free(host);
-  n->host = buf_take(&b);
+  n->host = strbuf_detach(&b);
   if (n->host == NULL)
     *oom = true;
   return n->host != NULL;
@@ -675,13 +623,13 @@ static bool norm_parse1(const char *url, struct norm *n)
   char *user = get_part(u, CURLUPART_USER, 0, &oom);
   char *pass = get_part(u, CURLUPART_PASSWORD, 0, &oom);
   if (user != NULL || pass != NULL) {
-    struct buf b = { 0 };
+    strbuf_t b = { 0 };
     pct_normalize(user ? user : "", &b);
     if (pass != NULL) {
-      buf_addc(&b, ':');
+      strbuf_addc(&b, ':');
       pct_normalize(pass, &b);
     }
-    if ((n->userinfo = buf_take(&b)) == NULL)
+    if ((n->userinfo = strbuf_detach(&b)) == NULL)
       oom = true;
   }
   free(user);
@@ -691,34 +639,34 @@ static bool norm_parse1(const char *url, struct norm *n)
    * server, so it must go the same way. */
   char *path = get_part(u, CURLUPART_PATH, 0, &oom);
   if (path != NULL) {
-    struct buf pn = { 0 };
+    strbuf_t pn = { 0 };
     pct_normalize(path, &pn);
-    char *p = buf_take(&pn);
-    struct buf b = { 0 };
+    char *p = strbuf_detach(&pn);
+    strbuf_t b = { 0 };
     if (p == NULL)
       b.oom = true;
     else if (p[0] != '/')
-      buf_addc(&b, '/');
+      strbuf_addc(&b, '/');
     if (p != NULL)
       remove_dots(p, strlen(p), &b);
     if (b.len == 0)
-      buf_addc(&b, '/');
+      strbuf_addc(&b, '/');
     free(p);
     free(path);
-    if ((n->path = buf_take(&b)) == NULL)
+    if ((n->path = strbuf_detach(&b)) == NULL)
       oom = true;
   } else {
-    struct buf b = { 0 };
-    buf_addc(&b, '/');
-    if ((n->path = buf_take(&b)) == NULL)
+    strbuf_t b = { 0 };
+    strbuf_addc(&b, '/');
+    if ((n->path = strbuf_detach(&b)) == NULL)
       oom = true;
   }
 
   char *query = get_part(u, CURLUPART_QUERY, 0, &oom);
   if (query != NULL && query[0] != '\0') {
-    struct buf b = { 0 };
+    strbuf_t b = { 0 };
     encode_raw(query, &b);
-    if ((n->query = buf_take(&b)) == NULL)
+    if ((n->query = strbuf_detach(&b)) == NULL)
       oom = true;
   }
   free(query);
@@ -736,26 +684,26 @@ out:
  * and query; NULL when longer than URL_MAX_LEN or on OOM. */
 static char *norm_join(const struct norm *n, bool full)
 {
-  struct buf b = { 0 };
-  buf_adds(&b, n->scheme);
-  buf_adds(&b, "://");
+  strbuf_t b = { 0 };
+  strbuf_adds(&b, n->scheme);
+  strbuf_adds(&b, "://");
   if (full && n->userinfo != NULL) {
-    buf_adds(&b, n->userinfo);
-    buf_addc(&b, '@');
+    strbuf_adds(&b, n->userinfo);
+    strbuf_addc(&b, '@');
   }
-  buf_adds(&b, n->host);
+  strbuf_adds(&b, n->host);
   if (n->port != NULL) {
-    buf_addc(&b, ':');
-    buf_adds(&b, n->port);
+    strbuf_addc(&b, ':');
+    strbuf_adds(&b, n->port);
   }
   if (full) {
-    buf_adds(&b, n->path);
+    strbuf_adds(&b, n->path);
     if (n->query != NULL) {
-      buf_addc(&b, '?');
-      buf_adds(&b, n->query);
+      strbuf_addc(&b, '?');
+      strbuf_adds(&b, n->query);
     }
   }
-  char *r = buf_take(&b);
+  char *r = strbuf_detach(&b);
   if (r != NULL && strlen(r) > URL_MAX_LEN) {
     free(r);
     r = NULL;
@@ -830,14 +778,14 @@ char *url_host_key(const char *url)
   struct norm n;
   if (!norm_parse(url, &n))
     return NULL;
-  struct buf b = { 0 };
-  buf_adds(&b, n.scheme);
-  buf_adds(&b, "://");
-  buf_adds(&b, n.host);
-  buf_addc(&b, ':');
-  buf_adds(&b, n.port ? n.port : n.defport);
+  strbuf_t b = { 0 };
+  strbuf_adds(&b, n.scheme);
+  strbuf_adds(&b, "://");
+  strbuf_adds(&b, n.host);
+  strbuf_addc(&b, ':');
+  strbuf_adds(&b, n.port ? n.port : n.defport);
   norm_free(&n);
-  return buf_take(&b);
+  return strbuf_detach(&b);
 }
 
 /* Keep in step with the list in url.h. */

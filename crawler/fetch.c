@@ -9,34 +9,12 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "strbuf.h"
+
 struct fetcher {
   CURL *curl;
   fetch_config_t cfg;
 };
-
-/* A growable byte buffer. */
-struct buf {
-  char *p;
-  size_t len, cap;
-};
-
-static bool buf_add(struct buf *b, const void *data, size_t n)
-{
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + n + 1)
-      cap *= 2;
-    char *q = realloc(b->p, cap);
-    if (q == NULL)
-      return false;
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->len, data, n);
-  b->len += n;
-  b->p[b->len] = '\0';
-  return true;
-}
 
 /* Chunked transfer coding parser states (RFC 9112 7.1). */
 enum { CS_SIZE, CS_EXT, CS_DATA, CS_DATA_END, CS_TRAILER, CS_DONE };
@@ -61,7 +39,7 @@ struct xfer {
   bool zend;             /* a gzip member ended: reset before more input */
   int members;           /* gzip members decoded completely */
   bool bad_coding;       /* the body could not be decoded */
-  struct buf body, req, head, raw;
+  strbuf_t body, req, head, raw;
 };
 
 fetcher_t *fetcher_new(const fetch_config_t *cfg)
@@ -203,8 +181,11 @@ static size_t on_header(char *line, size_t size, size_t n, void *arg)
     x->coding = 0;
     x->head.len = 0;
   }
-  if (x->f->cfg.capture && !buf_add(&x->head, line, len))
-    return 0;
+  if (x->f->cfg.capture) {
+    strbuf_add(&x->head, line, len);
+    if (x->head.oom)
+      return 0;
+  }
   if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
     /* the status line: nothing more to read from it */
   } else if ((v = header_value(line, len, "Transfer-Encoding")) != NULL) {
@@ -268,14 +249,15 @@ static bool add_decoded(struct xfer *x, const char *data, size_t n)
   if (x->body.len + n > x->max) {
     if (x->robots) {
       /* Keep the first MAX bytes and stop: enough to parse. */
-      buf_add(&x->body, data, x->max - x->body.len);
+      strbuf_add(&x->body, data, x->max - x->body.len);
       x->truncated = true;
     } else {
       x->abort = FETCH_TOO_LARGE;
     }
     return false;
   }
-  return buf_add(&x->body, data, n);
+  strbuf_add(&x->body, data, n);
+  return !x->body.oom;
 }
 
 /* inflate_add: undo the content coding of N bytes at DATA. */
@@ -393,7 +375,9 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
   if (capture && !x->res->raw_truncated) {
     if (x->raw.len + len > x->f->cfg.max_size + FETCH_CAPTURE_MAX)
       x->res->raw_truncated = true;
-    else if (!buf_add(&x->raw, data, len))
+    else
+      strbuf_add(&x->raw, data, len);
+    if (x->raw.oom)
       return 0;
   }
   if (!x->checked && !check(x) && !(capture && x->abort != FETCH_OK &&
@@ -418,7 +402,7 @@ static int on_debug(CURL *c, curl_infotype type, char *data, size_t n,
   struct xfer *x = arg;
   (void)c;
   if (type == CURLINFO_HEADER_OUT)
-    buf_add(&x->req, data, n);
+    strbuf_add(&x->req, data, n);
   return 0;
 }
 

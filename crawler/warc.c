@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,68 +15,14 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "strbuf.h"
+
 struct warc {
   pthread_mutex_t lock;   /* guards fd writes, rng, records */
   int fd;
   uint64_t rng;           /* splitmix64 state for record IDs */
   long records;
 };
-
-/* A growable string. */
-struct sb {
-  char *p;
-  size_t len, cap;
-  bool nomem;
-};
-
-static void sb_add(struct sb *b, const void *data, size_t n)
-{
-  if (b->nomem)
-    return;
-  if (b->len + n + 1 > b->cap) {
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + n + 1)
-      cap *= 2;
-    char *q = realloc(b->p, cap);
-    if (q == NULL) {
-      b->nomem = true;
-      return;
-    }
-    b->p = q;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->len, data, n);
-  b->len += n;
-  b->p[b->len] = '\0';
-}
-
-static void sb_printf(struct sb *b, const char *fmt, ...)
-  __attribute__((format(printf, 2, 3)));
-
-static void sb_printf(struct sb *b, const char *fmt, ...)
-{
-  char tmp[4096];
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-  va_end(ap);
-  if (n < 0)
-    return;
-  if ((size_t)n < sizeof(tmp)) {
-    sb_add(b, tmp, (size_t)n);
-    return;
-  }
-  char *big = malloc((size_t)n + 1);
-  if (big == NULL) {
-    b->nomem = true;
-    return;
-  }
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)n + 1, fmt, ap);
-  va_end(ap);
-  sb_add(b, big, (size_t)n);
-  free(big);
-}
 
 /* ---- ids, dates, digests ---- */
 
@@ -132,7 +77,7 @@ static void sha1_b32(const void *data, size_t len, char *out)
 
 /* dechunk: the payload of a chunked body (transfer coding removed), into
  * OUT; a torn last chunk gives what arrived. */
-static void dechunk(const char *p, size_t len, struct sb *out)
+static void dechunk(const char *p, size_t len, strbuf_t *out)
 {
   size_t i = 0;
   while (i < len) {
@@ -143,7 +88,7 @@ static void dechunk(const char *p, size_t len, struct sb *out)
       return;
     i = (size_t)(nl - p) + 1;
     size_t take = n < len - i ? (size_t)n : len - i;
-    sb_add(out, p + i, take);
+    strbuf_add(out, p + i, take);
     i += take + 2;  /* CRLF after the data */
   }
 }
@@ -170,7 +115,7 @@ static bool head_has(const char *head, size_t len, const char *name,
 /* ---- records ---- */
 
 /* append: compress RECORD into one gzip member and append it. */
-static int append(warc_t *w, const struct sb *record)
+static int append(warc_t *w, const strbuf_t *record)
 {
   z_stream z;
   memset(&z, 0, sizeof(z));
@@ -219,19 +164,19 @@ static int append(warc_t *w, const struct sb *record)
  * lines, may be empty) around BLOCK and append it. */
 static int record(warc_t *w, const char *type, const char *id,
                   const char *fields, const char *content_type,
-                  const struct sb *block)
+                  const strbuf_t *block)
 {
   char date[32], digest[48];
   now_iso(date, sizeof(date));
   sha1_b32(block->p ? block->p : "", block->len, digest);
-  struct sb r = { 0 };
-  sb_printf(&r, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
+  strbuf_t r = STRBUF_INIT;
+  strbuf_addf(&r, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
             "WARC-Date: %s\r\n%sWARC-Block-Digest: %s\r\n"
             "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n", type, id,
             date, fields, digest, content_type, block->len);
-  sb_add(&r, block->p ? block->p : "", block->len);
-  sb_add(&r, "\r\n\r\n", 4);
-  int rc = r.nomem ? (errno = ENOMEM, -1) : append(w, &r);
+  strbuf_add(&r, block->p ? block->p : "", block->len);
+  strbuf_add(&r, "\r\n\r\n", 4);
+  int rc = r.oom ? (errno = ENOMEM, -1) : append(w, &r);
   free(r.p);
   return rc;
 }
@@ -257,13 +202,13 @@ warc_t *warc_open(const char *path, const char *software,
   const char *base = strrchr(path, '/');
   char id[48];
   new_id(w, id);
-  struct sb fields = { 0 }, block = { 0 };
-  sb_printf(&fields, "WARC-Filename: %s\r\n", base ? base + 1 : path);
-  sb_printf(&block, "software: %s\r\nformat: WARC File Format 1.1\r\n"
+  strbuf_t fields = STRBUF_INIT, block = STRBUF_INIT;
+  strbuf_addf(&fields, "WARC-Filename: %s\r\n", base ? base + 1 : path);
+  strbuf_addf(&block, "software: %s\r\nformat: WARC File Format 1.1\r\n"
             "conformsTo: http://iipc.github.io/warc-specifications/"
             "specifications/warc-format/warc-1.1/\r\n"
             "http-header-user-agent: %s\r\n", software, user_agent);
-  int rc = fields.nomem ? -1
+  int rc = fields.oom ? -1
            : record(w, "warcinfo", id, fields.p, "application/warc-fields",
                     &block);
   free(fields.p);
@@ -283,16 +228,16 @@ int warc_write_exchange(warc_t *w, const char *url,
   char req_id[48], resp_id[48], digest[48];
   new_id(w, req_id);
   new_id(w, resp_id);
-  struct sb f = { 0 }, block = { 0 }, payload = { 0 };
+  strbuf_t f = STRBUF_INIT, block = STRBUF_INIT, payload = STRBUF_INIT;
 
   /* The request, as sent. */
-  sb_add(&block, res->raw_request ? res->raw_request : "",
+  strbuf_add(&block, res->raw_request ? res->raw_request : "",
          res->raw_request_len);
-  sb_printf(&f, "WARC-Target-URI: %s\r\n", url);
+  strbuf_addf(&f, "WARC-Target-URI: %s\r\n", url);
   if (res->ip[0])
-    sb_printf(&f, "WARC-IP-Address: %s\r\n", res->ip);
-  sb_printf(&f, "WARC-Concurrent-To: %s\r\n", resp_id);
-  int rc = f.nomem || block.nomem
+    strbuf_addf(&f, "WARC-IP-Address: %s\r\n", res->ip);
+  strbuf_addf(&f, "WARC-Concurrent-To: %s\r\n", resp_id);
+  int rc = f.oom || block.oom
            ? (errno = ENOMEM, -1)
            : record(w, "request", req_id, f.p,
                     "application/http;msgtype=request", &block);
@@ -303,24 +248,24 @@ int warc_write_exchange(warc_t *w, const char *url,
 
   /* The response: raw head and body; the payload digest is over the
    * entity body, i.e. without the chunked transfer coding. */
-  sb_add(&block, res->raw_head, res->raw_head_len);
-  sb_add(&block, res->raw_body ? res->raw_body : "", res->raw_body_len);
+  const char *body = res->raw_body ? res->raw_body : "";
+  strbuf_add(&block, res->raw_head, res->raw_head_len);
+  strbuf_add(&block, body, res->raw_body_len);
   if (head_has(res->raw_head, res->raw_head_len, "Transfer-Encoding",
                "chunked"))
-    dechunk(res->raw_body ? res->raw_body : "", res->raw_body_len,
-            &payload);
+    dechunk(body, res->raw_body_len, &payload);
   else
-    sb_add(&payload, res->raw_body ? res->raw_body : "", res->raw_body_len);
+    strbuf_add(&payload, body, res->raw_body_len);
   sha1_b32(payload.p ? payload.p : "", payload.len, digest);
-  sb_printf(&f, "WARC-Target-URI: %s\r\n", url);
+  strbuf_addf(&f, "WARC-Target-URI: %s\r\n", url);
   if (res->ip[0])
-    sb_printf(&f, "WARC-IP-Address: %s\r\n", res->ip);
-  sb_printf(&f, "WARC-Concurrent-To: %s\r\nWARC-Payload-Digest: %s\r\n",
+    strbuf_addf(&f, "WARC-IP-Address: %s\r\n", res->ip);
+  strbuf_addf(&f, "WARC-Concurrent-To: %s\r\nWARC-Payload-Digest: %s\r\n",
             req_id, digest);
   if (res->raw_truncated)
-    sb_printf(&f, "WARC-Truncated: length\r\n");
+    strbuf_addf(&f, "WARC-Truncated: length\r\n");
   if (rc == 0)
-    rc = f.nomem || block.nomem || payload.nomem
+    rc = f.oom || block.oom || payload.oom
          ? (errno = ENOMEM, -1)
          : record(w, "response", resp_id, f.p,
                   "application/http;msgtype=response", &block);
