@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -202,7 +203,10 @@ static char *read_all(const char *path, size_t *lenp)
       buf = b;
     }
     int r = gzread(gz, buf + len, 65536);
-    if (r < 0) {
+    int zerr = Z_OK;
+    if (r == 0)
+      gzerror(gz, &zerr);  /* a truncated stream also reads as 0 */
+    if (r < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
       free(buf);
       gzclose(gz);
       errno = EINVAL;  /* a damaged gzip stream */
@@ -414,11 +418,11 @@ int pagedir_validate(const char *dir, char *err, size_t n)
   return count;
 }
 
-int pagedir_journal_add(const char *dir, const char *kind, const char *a,
-                        const char *b, unsigned flags)
+int pagedir_journal_add(const char *dir, const char *kind, int id,
+                        const char *a, const char *b, unsigned flags)
 {
   char *path = path_join(dir, PAGEDIR_JOURNAL);
-  size_t len = strlen(kind) + strlen(a) + (b ? strlen(b) + 1 : 0) + 2;
+  size_t len = strlen(kind) + 12 + strlen(a) + (b ? strlen(b) + 1 : 0) + 3;
   char *line = malloc(len + 1);
   if (path == NULL || line == NULL) {
     free(path);
@@ -426,9 +430,10 @@ int pagedir_journal_add(const char *dir, const char *kind, const char *a,
     errno = ENOMEM;
     return -1;
   }
-  snprintf(line, len + 1, "%s %s%s%s\n", kind, a, b ? " " : "", b ? b : "");
+  int n = snprintf(line, len + 1, "%s %d %s%s%s\n", kind, id, a,
+                   b ? " " : "", b ? b : "");
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  int rc = fd < 0 ? -1 : write_all(fd, line, len);
+  int rc = fd < 0 ? -1 : write_all(fd, line, (size_t)n);
   if (rc == 0 && (flags & PAGEDIR_FSYNC) && fsync(fd) != 0)
     rc = -1;
   if (fd >= 0 && close(fd) != 0)
@@ -438,9 +443,56 @@ int pagedir_journal_add(const char *dir, const char *kind, const char *a,
   return rc;
 }
 
+/* journal_lines: split BUF (LEN bytes) into complete lines and call FN for
+ * each well-formed one with its parts; LINE_END points past its '\n'.
+ * Returns the number of bytes up to the last complete line. */
+static size_t journal_lines(char *buf, size_t len,
+                            void (*fn)(void *arg, const char *kind, int id,
+                                       const char *a, const char *b,
+                                       const char *line, size_t n),
+                            void *arg)
+{
+  char *line = buf, *nl;
+  while ((nl = memchr(line, '\n', len - (size_t)(line - buf))) != NULL) {
+    size_t n = (size_t)(nl + 1 - line);
+    *nl = '\0';
+    char *sp1 = strchr(line, ' ');
+    char *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+    char *end;
+    long id = sp2 ? strtol(sp1 + 1, &end, 10) : 0;
+    if (sp2 != NULL && end == sp2 && id > 0 && id <= INT_MAX) {
+      char kind[32];
+      snprintf(kind, sizeof(kind), "%.*s", (int)(sp1 - line), line);
+      char *a = sp2 + 1, *b = strchr(a, ' ');
+      if (b != NULL)
+        *b++ = '\0';
+      char *copy = line;  /* the parts are cut out of the line itself */
+      fn(arg, kind, (int)id, a, b ? b : "", copy, n);
+    }
+    *nl = '\n';
+    line = nl + 1;
+  }
+  return (size_t)(line - buf);
+}
+
+struct journal_cb {
+  void (*fn)(void *arg, const char *kind, int id, const char *a,
+             const char *b);
+  void *arg;
+};
+
+static void journal_call(void *arg, const char *kind, int id, const char *a,
+                         const char *b, const char *line, size_t n)
+{
+  struct journal_cb *cb = arg;
+  (void)line;
+  (void)n;
+  cb->fn(cb->arg, kind, id, a, b);
+}
+
 int pagedir_journal(const char *dir,
-                    void (*fn)(void *arg, const char *kind, const char *a,
-                               const char *b),
+                    void (*fn)(void *arg, const char *kind, int id,
+                               const char *a, const char *b),
                     void *arg)
 {
   char *path = path_join(dir, PAGEDIR_JOURNAL);
@@ -455,30 +507,84 @@ int pagedir_journal(const char *dir,
   free(path);
   if (buf == NULL)
     return -1;
-  char *line = buf, *nl;
-  while ((nl = memchr(line, '\n', len - (size_t)(line - buf))) != NULL) {
-    *nl = '\0';
-    char *a = strchr(line, ' ');
-    if (a != NULL) {
-      *a++ = '\0';
-      char *b = strchr(a, ' ');
-      if (b != NULL)
-        *b++ = '\0';
-      fn(arg, line, a, b ? b : "");
-    }
-    line = nl + 1;
-  }
+  struct journal_cb cb = { fn, arg };
+  journal_lines(buf, len, journal_call, &cb);
   free(buf);
   return 0;
 }
 
+struct keep {
+  int max_id;
+  int fd;
+  int rc;
+};
+
+static void journal_keep(void *arg, const char *kind, int id, const char *a,
+                         const char *b, const char *line, size_t n)
+{
+  struct keep *k = arg;
+  (void)kind;
+  (void)a;
+  (void)b;
+  /* The line was cut in place for parsing; write it back whole. */
+  if (id <= k->max_id && k->rc == 0) {
+    char *copy = malloc(n);
+    if (copy == NULL) {
+      k->rc = -1;
+      return;
+    }
+    memcpy(copy, line, n);
+    for (size_t i = 0; i + 1 < n; i++)
+      if (copy[i] == '\0')
+        copy[i] = ' ';
+    copy[n - 1] = '\n';
+    if (write_all(k->fd, copy, n) != 0)
+      k->rc = -1;
+    free(copy);
+  }
+}
+
+int pagedir_journal_repair(const char *dir, int max_id)
+{
+  char *path = path_join(dir, PAGEDIR_JOURNAL);
+  char *tmp = path_join(dir, ".journal.tmp");
+  int rc = -1;
+  size_t len;
+  char *buf = NULL;
+  if (path == NULL || tmp == NULL)
+    goto out;
+  if (access(path, F_OK) != 0) {
+    rc = errno == ENOENT ? 0 : -1;
+    goto out;
+  }
+  if ((buf = read_all(path, &len)) == NULL)
+    goto out;
+  struct keep k = { max_id, open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644),
+                    0 };
+  if (k.fd < 0)
+    goto out;
+  journal_lines(buf, len, journal_keep, &k);
+  if (close(k.fd) != 0)
+    k.rc = -1;
+  rc = k.rc == 0 ? rename(tmp, path) : -1;
+  if (rc != 0)
+    unlink(tmp);
+out:
+  free(buf);
+  free(path);
+  free(tmp);
+  return rc;
+}
+
 int pagedir_lock(const char *dir)
 {
-  char *marker = path_join(dir, PAGEDIR_MARKER);
-  if (marker == NULL)
+  /* A file of its own: an fcntl lock is dropped when the process closes
+   * ANY descriptor of the locked file, and the marker is read often. */
+  char *path = path_join(dir, PAGEDIR_LOCK);
+  if (path == NULL)
     return -1;
-  int fd = open(marker, O_RDWR);
-  free(marker);
+  int fd = open(path, O_RDWR | O_CREAT, 0644);
+  free(path);
   if (fd < 0)
     return -1;
   struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
@@ -489,6 +595,19 @@ int pagedir_lock(const char *dir)
     return -1;
   }
   return fd;
+}
+
+void pagedir_unlock(const char *dir, int fd)
+{
+  if (fd < 0)
+    return;
+  /* Unlink while still holding the lock, so nobody can take a lock on a
+   * file that is about to vanish and believe the directory is theirs. */
+  char *path = path_join(dir, PAGEDIR_LOCK);
+  if (path != NULL)
+    unlink(path);
+  free(path);
+  close(fd);
 }
 
 int pagedir_sync(const char *dir)

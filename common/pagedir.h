@@ -12,12 +12,17 @@
  *                   gzip stream (zcat DIR/7 shows the page); readers here
  *                   accept both forms, file by file.
  *   DIR/.journal    facts about saved pages that their files do not hold,
- *                   one per line, appended before the page is published
- *                   (a last line without a newline is a torn write,
- *                   ignored): "redirect FROM TO" for each redirect a saved
- *                   page went through, "text URL" for a page read as the
- *                   link format (text/plain). Replay and resume use it.
+ *                   one per line "KIND ID ...", ID the page's, appended
+ *                   before the page is published (a last line without a
+ *                   newline is a torn write, ignored; lines of an ID not
+ *                   published yet are dropped on resume): "redirect ID FROM
+ *                   TO" for each redirect a saved page went through,
+ *                   "ctype ID URL VALUE" for its Content-Type unless that
+ *                   was plain text/html, "xrobots ID URL VALUE" for its
+ *                   X-Robots-Tag (VALUE is the rest of the line). Replay
+ *                   and resume use it.
  *   DIR/.tmp-*      pages being written; never a finished page.
+ *   DIR/.lock       locked by the crawler writing DIR (empty file).
  * Readers ignore every name that starts with '.'. A page file appears
  * under its ID only complete: it is written to a temporary name and
  * renamed.
@@ -32,6 +37,7 @@
 
 #define PAGEDIR_MARKER ".crawler"
 #define PAGEDIR_JOURNAL ".journal"
+#define PAGEDIR_LOCK ".lock"
 #define PAGEDIR_MAGIC "tse-crawler pagedir 1"
 
 /* pagedir_init: make DIR (borrowed; must exist and be writable) a page
@@ -62,27 +68,40 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
  * DIR/ID. Returns: 0, or -1 with errno set (TMP is then left in place). */
 int pagedir_publish(const char *dir, const char *tmp, int id);
 
-/* pagedir_journal_add: append the line "KIND A" or "KIND A B" (B may be
- * NULL; all borrowed, without whitespace) to DIR/.journal in one write.
+/* pagedir_journal_add: append the line "KIND ID A" or "KIND ID A B" for
+ * page ID (B may be NULL; all borrowed; KIND and A without whitespace, B
+ * without a newline) to DIR/.journal in one write.
  * FLAGS: PAGEDIR_FSYNC. Returns 0 or -1 (errno). */
-int pagedir_journal_add(const char *dir, const char *kind, const char *a,
-                        const char *b, unsigned flags);
+int pagedir_journal_add(const char *dir, const char *kind, int id,
+                        const char *a, const char *b, unsigned flags);
 
-/* pagedir_journal: call FN(ARG, kind, a, b) for each complete line of
- * DIR/.journal, in order (strings borrowed for the call; b is "" when the
- * line has two fields). A missing journal is an empty one.
+/* pagedir_journal: call FN(ARG, kind, id, a, b) for each complete line of
+ * DIR/.journal, in order (strings borrowed for the call; b is the rest of
+ * the line after A, spaces included, "" when there is none). A missing
+ * journal is an empty one.
  * Returns: 0, or -1 if it could not be read. */
 int pagedir_journal(const char *dir,
-                    void (*fn)(void *arg, const char *kind, const char *a,
-                               const char *b),
+                    void (*fn)(void *arg, const char *kind, int id,
+                               const char *a, const char *b),
                     void *arg);
 
-/* pagedir_lock: take a write lock on DIR's marker (fcntl), held until
+/* pagedir_lock: take a write lock on DIR/.lock (fcntl), held until
  * the process closes the returned descriptor or exits (kill -9 included),
  * so two crawlers can never write one directory.
  * Returns: a descriptor (the caller closes it), or -1 with errno EAGAIN if
  * another process holds the lock, or another errno. */
 int pagedir_lock(const char *dir);
+
+/* pagedir_unlock: release the lock FD from pagedir_lock and remove the
+ * lock file (a crash leaves it behind, harmless: the kernel dropped the
+ * lock). */
+void pagedir_unlock(const char *dir, int fd);
+
+/* pagedir_journal_repair: rewrite DIR's journal keeping only the complete
+ * lines of pages 1..MAX_ID (those published), so that a resumed crawl
+ * appends after exactly what an uninterrupted one would have written.
+ * Call with the lock held, before appending. Returns 0 or -1 (errno). */
+int pagedir_journal_repair(const char *dir, int max_id);
 
 /* pagedir_sync: make DIR's renames durable (fsync of the directory).
  * Returns 0 or -1 (errno). */

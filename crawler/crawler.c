@@ -170,6 +170,17 @@ static void check_resumable(const char *dir, const char *params)
   }
 }
 
+/* lock_or_refuse: the lock on DIR (see pagedir_lock), or refuse. */
+static int lock_or_refuse(const char *dir)
+{
+  int fd = pagedir_lock(dir);
+  if (fd < 0)
+    refuse(EXIT_PAGEDIR, "pageDirectory '%s' %s", dir,
+           errno == EAGAIN ? "is being written by another crawler"
+                           : "cannot be locked");
+  return fd;
+}
+
 /* remove_tmp_files: the half-written pages an interrupted crawl left. */
 static void remove_tmp_files(const char *dir)
 {
@@ -435,9 +446,16 @@ int main(int argc, char *argv[])
   store_t *store = NULL;
   if (replay_dir != NULL && resume)
     refuse(EXIT_USAGE, "--replay and --resume cannot be used together");
+  int lock = -1;
   if (resume) {
     check_resumable(dir, params);
+    /* Lock first: the cleanup below must never touch the temporary
+     * pages of a crawl still running in DIR. */
+    lock = lock_or_refuse(dir);
     remove_tmp_files(dir);
+    if (pagedir_journal_repair(dir, pagedir_count(dir)) != 0)
+      refuse(EXIT_PAGEDIR, "pageDirectory: cannot repair '%s/%s': %s", dir,
+             PAGEDIR_JOURNAL, strerror(errno));
     if ((store = store_open(dir, err, sizeof(err))) == NULL)
       refuse(EXIT_PAGEDIR, "pageDirectory: cannot resume: %s", err);
     o.resume = store;
@@ -450,14 +468,10 @@ int main(int argc, char *argv[])
     }
     if (pagedir_init(dir, params, err, sizeof(err)) != 0)
       refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
+    lock = lock_or_refuse(dir);
   }
   free(params);
   o.pagedir = dir;
-  int lock = pagedir_lock(dir);
-  if (lock < 0)
-    refuse(EXIT_PAGEDIR, "pageDirectory '%s' %s", dir,
-           errno == EAGAIN ? "is being written by another crawler"
-                           : "cannot be locked");
   if (o.ignore_robots)
     fprintf(stderr, "%s: WARNING: --ignore-robots: robots.txt and robots "
             "directives are ignored; crawl only sites you own\n", prog);
@@ -505,7 +519,7 @@ int main(int argc, char *argv[])
             strerror(errno));
     rc = CRAWL_EIO;
   }
-  close(lock);
+  pagedir_unlock(dir, lock);
   if (o.log)
     fflush(stdout);
   if (!quiet) {

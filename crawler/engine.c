@@ -163,6 +163,9 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
     fitem_delete(it);
     if (atomic_fetch_sub(&e->pending, 1) == 1)
       frontier_close(e->frontier);
+    /* In ordered mode the lost seq would hold the commit point forever. */
+    if (rc == -2 && e->cfg.ordered)
+      engine_stop(e);
     return rc;
   }
   return 1;

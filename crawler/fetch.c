@@ -149,6 +149,22 @@ static char *header_value(const char *line, size_t len, const char *name)
   return s;
 }
 
+/* has_token: true if the comma-separated list V holds TOKEN, in any
+ * case ("gzip, Chunked"). */
+static bool has_token(const char *v, const char *token)
+{
+  size_t n = strlen(token);
+  while (*v) {
+    while (*v == ' ' || *v == '\t' || *v == ',')
+      v++;
+    size_t k = strcspn(v, ", \t");
+    if (k == n && strncasecmp(v, token, n) == 0)
+      return true;
+    v += k;
+  }
+  return false;
+}
+
 /* retry_after: seconds from now for a Retry-After value (delta-seconds or
  * an HTTP date); -1 if invalid. */
 static double retry_after(const char *v)
@@ -189,8 +205,7 @@ static size_t on_header(char *line, size_t size, size_t n, void *arg)
   if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
     /* the status line: nothing more to read from it */
   } else if ((v = header_value(line, len, "Transfer-Encoding")) != NULL) {
-    x->chunked = strstr(v, "chunked") != NULL ||
-                 strstr(v, "Chunked") != NULL;
+    x->chunked = has_token(v, "chunked");
     free(v);
   } else if ((v = header_value(line, len, "Content-Encoding")) != NULL) {
     if (strcasecmp(v, "gzip") == 0 || strcasecmp(v, "x-gzip") == 0 ||
@@ -462,8 +477,18 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 
   CURLcode rc = curl_easy_perform(c);
+  /* A compressed body must end with its stream: one cut short would be
+   * saved as a truncated page. */
+  if (rc == CURLE_OK && x.abort == FETCH_OK && !x.truncated && x.zinit &&
+      !x.zend)
+    x.bad_coding = true;
   if (x.zinit)
     inflateEnd(&x.z);
+  /* What the WARC file gets is not the whole body when anything cut the
+   * transfer short. */
+  if (rc != CURLE_OK || x.abort != FETCH_OK || x.truncated || x.bad_coding)
+    res->raw_truncated = res->raw_truncated || x.raw.len > 0 ||
+                         rc != CURLE_OK;
   res->body = x.body.p;
   res->len = x.body.len;
   if (f->cfg.capture) {

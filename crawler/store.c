@@ -10,7 +10,8 @@
 struct entry {
   int id;            /* 0 if the URL has no page of its own */
   char *redirect;    /* owned; NULL if none */
-  bool text;
+  char *ctype;       /* owned; NULL for plain text/html */
+  char *xrobots;     /* owned; NULL if none */
 };
 
 struct store {
@@ -35,23 +36,27 @@ static struct entry *entry_get(store_t *s, const char *url)
   return e;
 }
 
-static void on_journal(void *arg, const char *kind, const char *a,
+static void on_journal(void *arg, const char *kind, int id, const char *a,
                        const char *b)
 {
+  (void)id;
   store_t *s = arg;
   struct entry *e = entry_get(s, a);
   if (e == NULL)
     return;
-  if (strcmp(kind, "redirect") == 0 && b[0] != '\0' && e->redirect == NULL)
-    s->nomem |= (e->redirect = strdup(b)) == NULL;
-  else if (strcmp(kind, "text") == 0)
-    e->text = true;
+  char **field = strcmp(kind, "redirect") == 0 ? &e->redirect
+                : strcmp(kind, "ctype") == 0  ? &e->ctype
+                : strcmp(kind, "xrobots") == 0 ? &e->xrobots : NULL;
+  if (field != NULL && *field == NULL && b[0] != '\0')
+    s->nomem |= (*field = strdup(b)) == NULL;
 }
 
 static void entry_delete(void *item)
 {
   struct entry *e = item;
   free(e->redirect);
+  free(e->ctype);
+  free(e->xrobots);
   free(e);
 }
 
@@ -103,10 +108,16 @@ const char *store_redirect(const store_t *s, const char *url)
   return e ? e->redirect : NULL;
 }
 
-bool store_is_text(const store_t *s, const char *url)
+const char *store_content_type(const store_t *s, const char *url)
 {
   struct entry *e = hashtable_find(s->urls, url);
-  return e != NULL && e->text;
+  return e ? e->ctype : NULL;
+}
+
+const char *store_x_robots_tag(const store_t *s, const char *url)
+{
+  struct entry *e = hashtable_find(s->urls, url);
+  return e ? e->xrobots : NULL;
 }
 
 int store_count(const store_t *s)

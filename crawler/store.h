@@ -3,8 +3,9 @@
  * Replay (--replay) fetches every URL from a saved crawl instead of the
  * network; resume (--resume) fetches from the interrupted crawl's own
  * directory what it saved already. Both need to know, per URL, the ID it
- * was saved under, the redirect it went through, and whether it was read
- * as the link format: the page files and the journal (pagedir.h) say.
+ * was saved under, the redirect it went through, and the response headers
+ * that decided how it was read (Content-Type, X-Robots-Tag): the page
+ * files and the journal (pagedir.h) say.
  *
  * Thread-safety: built once by one thread; after that read-only, so any
  * number of threads may query it at once. */
@@ -29,8 +30,13 @@ int store_id(const store_t *s, const char *url);
  * Returns: borrowed, valid until store_close. */
 const char *store_redirect(const store_t *s, const char *url);
 
-/* store_is_text: true if URL was read as the link format (text/plain). */
-bool store_is_text(const store_t *s, const char *url);
+/* store_content_type: the Content-Type URL was served with, or NULL for
+ * plain "text/html". Returns: borrowed, valid until store_close. */
+const char *store_content_type(const store_t *s, const char *url);
+
+/* store_x_robots_tag: the X-Robots-Tag URL was served with, or NULL.
+ * Returns: borrowed, valid until store_close. */
+const char *store_x_robots_tag(const store_t *s, const char *url);
 
 /* store_count: pages in the directory. */
 int store_count(const store_t *s);

@@ -2,6 +2,7 @@
  *   WARC/1.1 CRLF, named fields CRLF, CRLF, block, CRLF CRLF. */
 #include "warc.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -81,13 +82,19 @@ static void dechunk(const char *p, size_t len, strbuf_t *out)
 {
   size_t i = 0;
   while (i < len) {
-    char *end;
-    unsigned long long n = strtoull(p + i, &end, 16);
+    /* The chunk size: hex digits, read within LEN (P need not end in a
+     * NUL). */
+    size_t n = 0, digits = 0;
+    for (; i < len && isxdigit((unsigned char)p[i]) && digits < 16;
+         i++, digits++)
+      n = n * 16 + (size_t)(isdigit((unsigned char)p[i])
+                            ? p[i] - '0'
+                            : tolower((unsigned char)p[i]) - 'a' + 10);
     const char *nl = memchr(p + i, '\n', len - i);
-    if (nl == NULL || end == p + i || n == 0)
+    if (nl == NULL || digits == 0 || n == 0)
       return;
     i = (size_t)(nl - p) + 1;
-    size_t take = n < len - i ? (size_t)n : len - i;
+    size_t take = n < len - i ? n : len - i;
     strbuf_add(out, p + i, take);
     i += take + 2;  /* CRLF after the data */
   }
@@ -102,10 +109,19 @@ static bool head_has(const char *head, size_t len, const char *name,
     const char *e = memchr(line, '\n', len - i);
     size_t ll = e ? (size_t)(e - line) : len - i;
     if (ll > nl && strncasecmp(line, name, nl) == 0 && line[nl] == ':') {
-      char v[256];
-      snprintf(v, sizeof(v), "%.*s", (int)(ll - nl - 1), line + nl + 1);
-      if (strstr(v, value) != NULL)
-        return true;
+      /* VALUE as a token of the comma-separated list, in any case. */
+      const char *v = line + nl + 1, *end = line + ll;
+      size_t n = strlen(value);
+      while (v < end) {
+        while (v < end && (*v == ' ' || *v == '\t' || *v == ','))
+          v++;
+        const char *t = v;
+        while (v < end && *v != ',' && *v != ' ' && *v != '\t' &&
+               *v != '\r')
+          v++;
+        if ((size_t)(v - t) == n && strncasecmp(t, value, n) == 0)
+          return true;
+      }
     }
     i += ll + 1;
   }
@@ -144,6 +160,7 @@ static int append(warc_t *w, const strbuf_t *record)
     return -1;
   }
   pthread_mutex_lock(&w->lock);
+  off_t start = lseek(w->fd, 0, SEEK_END);
   size_t done = 0;
   while (done < n) {
     ssize_t k = write(w->fd, out + done, n - done);
@@ -155,6 +172,8 @@ static int append(warc_t *w, const strbuf_t *record)
   }
   if (done == n)
     w->records++;
+  else if (start >= 0 && ftruncate(w->fd, start) != 0)
+    done = 0;  /* a torn member stays; readers stop there */
   pthread_mutex_unlock(&w->lock);
   free(out);
   return done == n ? 0 : -1;
@@ -181,14 +200,64 @@ static int record(warc_t *w, const char *type, const char *id,
   return rc;
 }
 
+/* cut_torn_tail: truncate FD after its last complete gzip member, so
+ * that records appended now (a resumed crawl) follow readable ones. */
+static int cut_torn_tail(int fd)
+{
+  off_t size = lseek(fd, 0, SEEK_END);
+  if (size <= 0)
+    return 0;
+  z_stream z;
+  memset(&z, 0, sizeof(z));
+  if (inflateInit2(&z, 15 + 16) != Z_OK)
+    return -1;
+  enum { CHUNK = 1 << 20 };
+  unsigned char *in = malloc(CHUNK), *out = malloc(CHUNK);
+  off_t pos = 0, good = 0;  /* bytes read; end of the last whole member */
+  int rc = 0;
+  bool bad = false;
+  while (rc == 0 && !bad && in != NULL && out != NULL) {
+    ssize_t r = pread(fd, in, CHUNK, pos);
+    if (r <= 0) {
+      rc = r < 0 ? -1 : 0;
+      break;
+    }
+    z.next_in = in;
+    z.avail_in = (uInt)r;
+    while (z.avail_in > 0) {
+      z.next_out = out;
+      z.avail_out = CHUNK;
+      int zr = inflate(&z, Z_NO_FLUSH);
+      if (zr == Z_STREAM_END) {
+        good = pos + (off_t)(z.next_in - in);
+        inflateReset(&z);
+      } else if (zr != Z_OK && zr != Z_BUF_ERROR) {
+        bad = true;
+        break;
+      }
+    }
+    pos += r;
+  }
+  inflateEnd(&z);
+  if (in == NULL || out == NULL)
+    rc = -1;
+  free(in);
+  free(out);
+  if (rc == 0 && good < size && ftruncate(fd, good) != 0)
+    rc = -1;
+  return rc;
+}
+
 warc_t *warc_open(const char *path, const char *software,
                   const char *user_agent)
 {
   warc_t *w = calloc(1, sizeof(*w));
   if (w == NULL)
     return NULL;
-  w->fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  if (w->fd < 0) {
+  w->fd = open(path, O_RDWR | O_CREAT | O_APPEND, 0644);
+  if (w->fd < 0 || cut_torn_tail(w->fd) != 0) {
+    if (w->fd >= 0)
+      close(w->fd);
     free(w);
     return NULL;
   }

@@ -10,8 +10,10 @@
  * not read whole is marked WARC-Truncated.
  *
  * Crash safety: each record is built and compressed in memory and then
- * appended with one write() under the writer's lock, so a crash can only
- * leave a torn last member; every complete record before it still reads.
+ * appended with one write() under the writer's lock; a short write is cut
+ * off again. So a crash can only leave a torn last member, every complete
+ * record before it still reads, and warc_open (on --resume) cuts such a
+ * tail before appending.
  *
  * Thread-safety: warc_write_exchange may be called from any number of
  * threads at once; open and close from one thread, with no writer busy. */
@@ -23,7 +25,7 @@
 typedef struct warc warc_t;
 
 /* warc_open: open PATH (borrowed) for appending, creating it if needed,
- * and write a warcinfo record naming SOFTWARE and USER_AGENT (borrowed).
+ * cut a torn last member off, and write a warcinfo record naming SOFTWARE and USER_AGENT (borrowed).
  * Returns: owned by caller (warc_close); NULL with errno set. */
 warc_t *warc_open(const char *path, const char *software,
                   const char *user_agent);

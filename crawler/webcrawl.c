@@ -34,6 +34,7 @@
 enum { MAX_REDIRECTS = 10 };
 enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
 #define MAX_CRAWL_DELAY 60.0             /* seconds; slower hosts skipped */
+#define MAX_RETRY_AFTER 60.0             /* seconds a host is paused, at most */
 enum { MAX_LINKS_PER_PAGE = 100000 };
 
 /* Where a link found on a page goes. */
@@ -63,6 +64,7 @@ struct page {
   bool noindex, nofollow;  /* parse: meta robots / X-Robots-Tag */
   bool binary;             /* parse: the body is clearly not text */
   bool text;               /* parse: read as the link format */
+  bool nomem;              /* parse: links lost to out of memory */
   int stored_id;           /* resume: the ID it was saved under before */
   struct link *links;      /* parse: links in page order */
   size_t nlinks, cap;
@@ -96,6 +98,7 @@ struct webcrawl {
   atomic_long redirects, retries;
   atomic_bool limit_reached;
   bool io_failed;          /* commit only */
+  bool oom;                /* commit only: a page lost links to OOM */
   double start, last_progress;
 };
 
@@ -441,9 +444,12 @@ static bool from_store(struct webcrawl *w, fitem_t *it, struct page *p)
     r->body = page.body;
     r->len = page.len;
     free(page.url);
-    r->content_type = strdup(store_is_text(src, it->url)
-                             ? "text/plain" : "text/html");
-    if (r->content_type == NULL)
+    /* The headers that decided how the page was read, as served. */
+    const char *ct = store_content_type(src, it->url);
+    const char *xr = store_x_robots_tag(src, it->url);
+    r->content_type = strdup(ct ? ct : "text/html");
+    if (r->content_type == NULL ||
+        (xr != NULL && (r->x_robots_tag = strdup(xr)) == NULL))
       goto nomem;
     if (w->o->resume != NULL)
       p->stored_id = id;
@@ -498,8 +504,14 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     return ENGINE_CONSUMED;
   }
   struct page *p = page_of(it);
-  if (p == NULL || f == NULL)
+  if (p == NULL)
     return ENGINE_PARSE;  /* out of memory: commit reports a failure */
+  if (f == NULL) {
+    p->res.outcome = FETCH_NET_ERROR;
+    snprintf(p->res.error, sizeof(p->res.error), "no HTTP client: libcurl "
+             "could not start one for this worker");
+    return ENGINE_PARSE;
+  }
   if (atomic_load(&w->limit_reached)) {
     p->skipped = true;
     frontier_refund(engine_frontier(e), it->host);
@@ -568,7 +580,8 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
       /* The server is overloaded or asks the whole host to wait: pause
        * the host until Retry-After, or for the back-off without one. */
       if (r->retry_after >= 0)
-        at = now + r->retry_after;
+        at = now + (r->retry_after < MAX_RETRY_AFTER ? r->retry_after
+                                                     : MAX_RETRY_AFTER);
       frontier_host_pause(engine_frontier(e), it->host, at);
     }
     atomic_fetch_add(&w->retries, 1);
@@ -677,14 +690,16 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
       sink.meta_robots = on_meta;
       sink.meta_agent = w->o->user_agent;
     }
+    int rc;
     if (p->text) {
-      links_scan_text(r->body, r->len, &sink);
+      rc = links_scan_text(r->body, r->len, &sink);
     } else {
       char cs[64];
-      links_scan_html(r->body, r->len,
-                      fetch_charset(r->content_type, cs, sizeof(cs)),
-                      &sink);
+      rc = links_scan_html(r->body, r->len,
+                           fetch_charset(r->content_type, cs, sizeof(cs)),
+                           &sink);
     }
+    p->nomem = s.nomem || rc == LINKS_ENOMEM;
   }
   if (!p->noindex && p->stored_id == 0) {
     p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
@@ -753,12 +768,20 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it,
       return io_fail(w, e, "resume: the site changed; not overwriting",
                      id, EEXIST);
     for (int i = 0; i < p->hops; i++)
-      if (pagedir_journal_add(w->o->pagedir, "redirect", p->chain[i],
+      if (pagedir_journal_add(w->o->pagedir, "redirect", id, p->chain[i],
                               i + 1 < p->hops ? p->chain[i + 1] : it->url,
                               sync) != 0)
         return io_fail(w, e, "journal", id, errno);
-    if (p->text &&
-        pagedir_journal_add(w->o->pagedir, "text", it->url, NULL, sync) != 0)
+    const char *ct = p->res.content_type;
+    if (ct != NULL && strcmp(ct, "text/html") != 0 &&
+        strpbrk(ct, "\r\n") == NULL &&
+        pagedir_journal_add(w->o->pagedir, "ctype", id, it->url, ct,
+                            sync) != 0)
+      return io_fail(w, e, "journal", id, errno);
+    const char *xr = p->res.x_robots_tag;
+    if (xr != NULL && strpbrk(xr, "\r\n") == NULL &&
+        pagedir_journal_add(w->o->pagedir, "xrobots", id, it->url, xr,
+                            sync) != 0)
       return io_fail(w, e, "journal", id, errno);
     if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0)
       return io_fail(w, e, "save", id, errno);
@@ -784,12 +807,21 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     log_failure(w, d, it->url, "out of memory");
     return;
   }
-  if (p->skipped) {
-    /* Not fetched: a page limit was reached before it. */
-    if (host_full(w, it->host)) {
-      st->ign_host_limit++;
-      log_event(w, d, "IgnLimit", it->url);
-    }
+  /* Limits are decided here, in commit order, whatever the download
+   * threads skipped early: the log is the same for any timing. */
+  if (atomic_load(&w->limit_reached))
+    return;
+  if (w->o->max_pages_per_host > 0 && host_full(w, it->host)) {
+    st->ign_host_limit++;
+    log_event(w, d, "IgnLimit", it->url);
+    return;
+  }
+  if (p->skipped)
+    return;
+  if (p->nomem) {
+    w->oom = true;
+    fprintf(stderr, "crawler: out of memory while parsing '%s'\n", it->url);
+    engine_stop(e);
     return;
   }
   if (p->robots != NULL) {
@@ -828,13 +860,8 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     log_event(w, d, "IgnDupl", it->url);
     return;
   }
-  if (w->io_failed || atomic_load(&w->limit_reached))
+  if (w->io_failed)
     return;
-  if (w->o->max_pages_per_host > 0 && host_full(w, it->host)) {
-    st->ign_host_limit++;
-    log_event(w, d, "IgnLimit", it->url);
-    return;
-  }
   if (p->noindex) {
     st->noindex++;
     log_event(w, d, "IgnIndex", it->url);
@@ -981,6 +1008,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   st->elapsed = frontier_now() - w.start;
   if (o->warc != NULL)
     st->warc_records = warc_records(o->warc);
+  if (w.oom)
+    return CRAWL_ENOMEM;
   if (w.io_failed || atomic_load(&w.warc_failed))
     return CRAWL_EIO;
   return status;

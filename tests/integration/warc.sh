@@ -94,6 +94,19 @@ wait $pid 2>/dev/null
 check_eq "after kill -9 the WARC file reads cleanly" "$?" 0
 check "and holds the records written before the kill" \
   test "$(wc -l <"$TEST_DIR/k9.index")" -ge 3
+# Tear its tail on purpose, then resume: the torn member is cut off
+# before new records are appended, so the whole file reads to the end.
+size=$(stat -c %s "$TEST_DIR/k9.warc.gz")
+truncate -s $((size - 7)) "$TEST_DIR/k9.warc.gz"
+"$BIN/crawler" --quiet --rate 0 --resume --warc "$TEST_DIR/k9.warc.gz" \
+  "$BASE_URL/index.html" "$TEST_DIR/k9" 5
+check_eq "resume appends to the WARC file" "$?" 0
+check "after resume every gzip member of the WARC file reads" \
+  python3 -c 'import gzip, sys; gzip.open(sys.argv[1]).read()' \
+  "$TEST_DIR/k9.warc.gz"
+"$WARCIO" index "$TEST_DIR/k9.warc.gz" >"$TEST_DIR/k9b.index"
+check "and warcio reads more records than before" \
+  test "$(wc -l <"$TEST_DIR/k9b.index")" -gt "$(wc -l <"$TEST_DIR/k9.index")"
 "$BIN/crawler" --quiet --rate 0 --warc "$W" "$BASE_URL/index.html" \
   "$TEST_DIR/out2" 1 2>"$TEST_DIR/exists.err"
 check_eq "an existing WARC file is not overwritten" "$?" 1
