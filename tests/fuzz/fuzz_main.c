@@ -1,8 +1,11 @@
 /* fuzz_main.c: the libFuzzer driver for one target of fuzz_targets.c.
  * Built by tests/fuzz/Makefile once per target, with -DFUZZ_TARGET=name
- * (links_html, links_text, url, robots, pagedir) and
+ * (links_html, links_text, url, robots, pagedir, warc) and
  * -fsanitize=fuzzer,address,undefined. An entry function that reports a
- * broken invariant aborts, so libFuzzer keeps the input as a crash. */
+ * broken invariant aborts, so libFuzzer keeps the input as a crash.
+ * Every driver links crawler/warc.c too, so the crawler-layer targets are
+ * all in the table. */
+#define FUZZ_WITH_CRAWLER 1
 #include "fuzz_targets.c"
 
 #define FUZZ_STR2(x) #x
