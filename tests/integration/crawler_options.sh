@@ -11,6 +11,7 @@ cat >"$S/index.html" <<'HTML'
 <a href="big.html">big</a> <a href="noindex.html">noindex</a>
 <a href="nofollow.html">nofollow</a> <a href="xrobots.html">header</a>
 <a rel="nofollow" href="relnf.html">rel nofollow</a> <a href="p2.html">2</a>
+<a href="cut.html">truncated gzip</a>
 HTML
 for i in 1 2 3 4 5 6; do echo "<p>page $i</p>" >"$S/p$i.html"; done
 echo '<p>fine</p>' >"$S/relnf.html"
@@ -27,10 +28,14 @@ cat >"$S/nofollow.html" <<'HTML'
 HTML
 echo '<a href="p5.html">5</a>' >"$S/xrobots.html"
 printf 'text link:p6.html and link:p1.html\n' >"$S/links.txt"
+# A gzip stream cut in half, sent whole (Content-Length matches): the page
+# must not be saved truncated.
+head -c 2000 /dev/urandom | base64 | gzip -c | head -c 1000 >"$S/cut.html"
 cat >"$TEST_DIR/rules" <<'RULES'
 /hang.html hang
 /flaky.html status 500
 /xrobots.html header X-Robots-Tag noindex, nofollow
+/cut.html header Content-Encoding gzip
 RULES
 server_start "$S" --rules "$TEST_DIR/rules" || { not_ok "server"; finish; }
 
@@ -69,6 +74,8 @@ check_eq "X-Robots-Tag nofollow: its links are not taken" \
   "$(log_count /p5.html)" 0
 check_eq "meta noindex: not saved, but its links are" \
   "$(grep -c 'IgnIndex: .*/noindex.html' "$TEST_DIR/main.log")" 1
+check "a truncated gzip body is a failure, not a short page" \
+  grep -q 'Failed: .*/cut.html (cannot decode the body' "$TEST_DIR/main.log"
 check "the summary counts noindex and nofollow" \
   grep -q '2 pages noindex, 2 nofollow' "$TEST_DIR/main.err"
 
