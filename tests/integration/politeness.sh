@@ -34,11 +34,11 @@ for h in $HOSTS; do
 done
 
 # window_ok LOG ADDR RATE BURST: in any window [t_i, t_j], the host got at
-# most BURST + RATE * (t_j - t_i) requests, with 50 ms of slack: the server
-# logs arrival times, and the time from the crawler's decision to arrival
-# varies (a new connection under ThreadSanitizer takes ~25 ms more than a
-# kept-alive one). A crawler without politeness sends many requests per
-# millisecond and still fails by far.
+# most BURST + RATE * (t_j - t_i) requests, with 100 ms of slack: the
+# server logs arrival times, and the time from the crawler's decision to
+# arrival varies (a new connection under ThreadSanitizer with 16 workers
+# has been seen 51 ms later than a kept-alive one). A crawler without
+# politeness sends many requests per millisecond and still fails by far.
 window_ok() {
   awk -F'\t' -v a="$2:" -v r="$3" -v b="$4" '
     index($2, a) == 1 { t[n++] = $1 }
@@ -46,7 +46,7 @@ window_ok() {
       bad = 0
       for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++)
-          if (j - i + 1 > b + r * (t[j] - t[i] + 0.05) + 1e-9) {
+          if (j - i + 1 > b + r * (t[j] - t[i] + 0.1) + 1e-9) {
             printf "# %s: %d requests in %.3f s\n", a, j - i + 1,
                    t[j] - t[i] > "/dev/stderr"
             bad = 1
