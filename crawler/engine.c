@@ -295,7 +295,10 @@ static void commit_in_order(engine_t *e, fitem_t *it)
          !atomic_load(&e->stopped)) {
     fitem_t *next = order_pop(e);
     e->next_commit++;
+    uint64_t horizon = e->next_commit + e->cfg.window;
     pthread_mutex_unlock(&e->lock);
+    if (e->cfg.window)
+      frontier_set_horizon(e->frontier, horizon);
     e->hooks.commit(e->cfg.ctx, e, next);
     finish(e, next);
     pthread_mutex_lock(&e->lock);
@@ -359,6 +362,8 @@ int engine_run(engine_t *e)
     return CRAWL_ENOMEM;
   if (atomic_load(&e->pending) == 0)
     frontier_close(e->frontier);  /* nothing to do */
+  if (e->cfg.ordered && e->cfg.window)
+    frontier_set_horizon(e->frontier, e->cfg.window);
   int status = CRAWL_OK, started = 0;
   e->downloaders = nd;
   for (; started < nd + np; started++) {

@@ -71,6 +71,9 @@ typedef struct engine_config {
                              engine_add is pushing (it may need them to
                              drain a full frontier). */
   bool ordered;           /* commit in seq order (see above) */
+  size_t window;          /* ordered: download at most this many seqs
+                             beyond the commit point (bounds the pages
+                             parsed and waiting); 0 = unbounded */
   double rate, burst;     /* per-host politeness (frontier.h) */
   bool gate;              /* a gate item first for every host */
   const engine_hooks_t *hooks;  /* borrowed; must outlive the engine */

@@ -69,6 +69,7 @@ struct frontier {
   size_t map_cap;
   heap_t ready, waiting, delayed;
   size_t count;           /* items queued or delayed */
+  uint64_t horizon;       /* only seqs below it are handed out */
   bool closed;
 };
 
@@ -347,6 +348,7 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
   if (f == NULL)
     return NULL;
   f->cfg = *cfg;
+  f->horizon = UINT64_MAX;
   if (f->cfg.burst < 1)
     f->cfg.burst = 1;
   f->ready.kind = READY;
@@ -471,7 +473,7 @@ fitem_t *frontier_pop(frontier_t *f)
     struct host *h;
     while ((h = heap_top(&f->waiting)) != NULL && h->due <= now)
       host_schedule(f, h, now);
-    if ((h = heap_top(&f->ready)) != NULL) {
+    if ((h = heap_top(&f->ready)) != NULL && h->head->seq < f->horizon) {
       it = take(f, h, now);
       if (it != NULL)
         break;
@@ -495,11 +497,25 @@ fitem_t *frontier_pop(frontier_t *f)
       pthread_cond_timedwait(&f->work, &f->lock, &ts);
     }
   }
-  /* Pass the baton: if work is left, a sleeping worker must see it. */
+  /* Pass the baton: if work is left, a sleeping worker must see it.
+   * (Work beyond the horizon is left for frontier_set_horizon to wake.) */
   if (it != NULL && (f->ready.n || f->waiting.n || f->delayed.n))
     pthread_cond_signal(&f->work);
   pthread_mutex_unlock(&f->lock);
   return it;
+}
+
+void frontier_set_horizon(frontier_t *f, uint64_t horizon)
+{
+  pthread_mutex_lock(&f->lock);
+  if (horizon > f->horizon || f->horizon == UINT64_MAX) {
+    uint64_t old = f->horizon == UINT64_MAX ? 0 : f->horizon;
+    f->horizon = horizon;
+    struct host *h = heap_top(&f->ready);
+    if (h != NULL && h->head->seq >= old && h->head->seq < horizon)
+      pthread_cond_signal(&f->work);
+  }
+  pthread_mutex_unlock(&f->lock);
 }
 
 void frontier_gate_done(frontier_t *f, uint32_t host)

@@ -112,6 +112,11 @@ void frontier_refund(frontier_t *f, uint32_t host);
  * frontier_delete. */
 const char *frontier_host_key(frontier_t *f, uint32_t host);
 
+/* frontier_set_horizon: from now on hand out only items whose seq is
+ * below HORIZON (initially unlimited); a lower value than the current one
+ * is ignored. Bounds how far downloads run ahead of an ordered commit. */
+void frontier_set_horizon(frontier_t *f, uint64_t horizon);
+
 /* frontier_count: items queued now (gate items not counted). */
 size_t frontier_count(frontier_t *f);
 

@@ -969,6 +969,11 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
      * fast downloads cannot pile up pages in memory. */
     .fetched_limit = (size_t)(4 * o->parse_workers + o->download_workers),
     .ordered = true,
+    /* Without politeness, downloads could run thousands of pages ahead
+     * of the commit point, each holding its link list: keep them within
+     * a window that still keeps every worker busy. Polite crawls go at
+     * the hosts' pace and need the whole frontier to find a due host. */
+    .window = o->rate > 0 ? 0 : (size_t)(1024 + 64 * o->download_workers),
     .rate = o->rate,
     .burst = o->burst,
     .gate = !o->ignore_robots && o->replay == NULL,
