@@ -1,6 +1,7 @@
 /* fuzz_replay.c: replay the fuzz inputs kept in the tree through the entry
  * functions of fuzz_targets.c, for a regression test in the ordinary build
- * (tests/unit/crawler/fuzz_regress_warc_test.c #includes this file; define
+ * (tests/unit/common/fuzz_regress_test.c and tests/unit/crawler/
+ * fuzz_regress_warc_test.c #include this file; define
  * FUZZ_WITH_CRAWLER first for the crawler-layer targets).
  *
  * Inputs: every file of $TOP/tests/fuzz/regressions/<target>/ (inputs that

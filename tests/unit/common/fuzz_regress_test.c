@@ -1,102 +1,11 @@
 /* fuzz_regress_test.c: replay every fuzz input kept in the tree through the
  * same entry functions the libFuzzer targets use (tests/fuzz/
  * fuzz_targets.c), in the ordinary build, so `make test`, `make asan` and
- * `make tsan` keep every bug fuzzing once found fixed.
- *
- * Inputs: every file of $TOP/tests/fuzz/regressions/<target>/ (inputs that
- * once crashed or broke an invariant) and of $TOP/tests/fuzz/corpus/
- * <target>/ (the seeds), names starting with '.' skipped. TOP comes from
- * the environment (tests/run.sh exports it); without it, the current
- * directory is taken as the top. Missing or empty directories pass. */
-#include "../../fuzz/fuzz_targets.c"
-
-#include <errno.h>
-#include <sys/stat.h>
-
-#include "../../testhelp.h"
-
-static const char *top;
-
-/* read_file: the whole of PATH, malloc'd (NULL-safe for size 0). */
-static uint8_t *read_file(const char *path, size_t *len)
-{
-  FILE *fp = fopen(path, "rb");
-  if (fp == NULL)
-    return NULL;
-  uint8_t *buf = NULL;
-  size_t n = 0, cap = 0;
-  for (;;) {
-    if (n == cap) {
-      cap = cap ? cap * 2 : 4096;
-      uint8_t *b = realloc(buf, cap);
-      if (b == NULL) {
-        free(buf);
-        fclose(fp);
-        return NULL;
-      }
-      buf = b;
-    }
-    size_t r = fread(buf + n, 1, cap - n, fp);
-    n += r;
-    if (r == 0)
-      break;
-  }
-  int bad = ferror(fp);
-  fclose(fp);
-  if (bad) {
-    free(buf);
-    return NULL;
-  }
-  *len = n;
-  return buf;
-}
-
-/* replay_dir: feed every file of TOP/tests/fuzz/KIND/TARGET to FN. */
-static void replay_dir(const char *kind, const struct fuzz_target *t)
-{
-  char dir[4096];
-  snprintf(dir, sizeof(dir), "%s/tests/fuzz/%s/%s", top, kind, t->name);
-  DIR *d = opendir(dir);
-  if (d == NULL) {
-    CHECK(errno == ENOENT);  /* a missing directory is an empty one */
-    return;
-  }
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)) != NULL) {
-    if (e->d_name[0] == '.')
-      continue;
-    char path[8192];
-    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-      continue;
-    size_t len = 0;
-    uint8_t *data = read_file(path, &len);
-    CHECK(data != NULL || len == 0);
-    if (data == NULL)
-      continue;
-    int rc = t->fn(data, len);
-    if (rc != 0)
-      fprintf(stderr, "fuzz_regress: %s failed on %s\n", t->name, path);
-    CHECK_INT(rc, 0);
-    free(data);
-    n++;
-  }
-  closedir(d);
-  fprintf(stderr, "fuzz_regress: %s: %d %s inputs\n", t->name, n, kind);
-}
-
-static void replay(const char *name)
-{
-  for (size_t i = 0; i < sizeof(fuzz_targets) / sizeof(fuzz_targets[0]); i++)
-    if (strcmp(fuzz_targets[i].name, name) == 0) {
-      replay_dir("regressions", &fuzz_targets[i]);
-      replay_dir("corpus", &fuzz_targets[i]);
-      return;
-    }
-  CHECK(!"unknown fuzz target");
-}
+ * `make tsan` keep every bug fuzzing once found fixed. The replay itself
+ * (which inputs, where from) is tests/fuzz/fuzz_replay.c; this test takes
+ * the common-layer targets, tests/unit/crawler/fuzz_regress_warc_test.c
+ * the crawler-layer one. */
+#include "../../fuzz/fuzz_replay.c"
 
 static void test_links_html(void) { replay("links_html"); }
 static void test_links_text(void) { replay("links_text"); }
@@ -106,9 +15,6 @@ static void test_pagedir(void) { replay("pagedir"); }
 
 int main(void)
 {
-  top = getenv("TOP");
-  if (top == NULL || *top == '\0')
-    top = ".";  /* run by hand from the top of the tree */
   if (fuzz_setup() != 0)
     return 1;
   RUN(test_links_html);
