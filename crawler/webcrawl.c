@@ -9,8 +9,11 @@
  *                    temporary file, add its new links at depth + 1.
  * Everything a user can see (IDs, log lines, counters) happens in commit,
  * one page at a time in discovery order, which is what makes the output
- * deterministic. Counters are written only by commit, except `retries`
- * and `redirects` which download threads bump atomically. */
+ * deterministic. Counters are written only by commit, except `retries`,
+ * `redirects`, `requests` and `robots_fetches`, which download threads
+ * bump atomically. Replay and resume answer fetches from a store of saved
+ * pages (from_store); the WARC file gets each exchange from the download
+ * thread that made it (archive). */
 #include "webcrawl.h"
 
 #include <ctype.h>
