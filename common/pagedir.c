@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#define TMP_PREFIX ".tmp-"
+
 static char *path_join(const char *dir, const char *name)
 {
   size_t n = strlen(dir) + strlen(name) + 2;
@@ -109,7 +111,7 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
 {
   bool compress = flags & PAGEDIR_GZIP;
   char name[48], head[32];
-  snprintf(name, sizeof(name), ".tmp-%llu", key);
+  snprintf(name, sizeof(name), TMP_PREFIX "%llu", key);
   char *path = path_join(dir, name);
   if (path == NULL)
     return NULL;
@@ -156,6 +158,25 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
     return NULL;
   }
   return path;
+}
+
+int pagedir_remove_tmp(const char *dir)
+{
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return -1;
+  int rc = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (strncmp(de->d_name, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) != 0)
+      continue;
+    char *path = path_join(dir, de->d_name);
+    if (path == NULL || unlink(path) != 0)
+      rc = -1;
+    free(path);
+  }
+  closedir(d);
+  return rc;
 }
 
 int pagedir_publish(const char *dir, const char *tmp, int id)

@@ -64,6 +64,10 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
                         const char *url, int depth, const char *body,
                         size_t len, unsigned flags);
 
+/* pagedir_remove_tmp: remove every temporary page (DIR/.tmp-*) an
+ * interrupted crawl left. Call with the lock held. Returns 0 or -1. */
+int pagedir_remove_tmp(const char *dir);
+
 /* pagedir_publish: give the temporary file TMP (borrowed) its final name
  * DIR/ID. Returns: 0, or -1 with errno set (TMP is then left in place). */
 int pagedir_publish(const char *dir, const char *tmp, int id);

@@ -2,7 +2,6 @@
  * up the libraries, runs the crawl (webcrawl.c) and maps its status to an
  * exit code. See usage() for the interface and exit codes. */
 #include <curl/curl.h>
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libxml/parser.h>
@@ -179,23 +178,6 @@ static int lock_or_refuse(const char *dir)
            errno == EAGAIN ? "is being written by another crawler"
                            : "cannot be locked");
   return fd;
-}
-
-/* remove_tmp_files: the half-written pages an interrupted crawl left. */
-static void remove_tmp_files(const char *dir)
-{
-  DIR *d = opendir(dir);
-  if (d == NULL)
-    return;
-  struct dirent *de;
-  while ((de = readdir(d)) != NULL) {
-    if (strncmp(de->d_name, ".tmp-", 5) == 0) {
-      char path[4096];
-      snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-      unlink(path);
-    }
-  }
-  closedir(d);
 }
 
 /* The signal thread: the first SIGINT/SIGTERM stops the crawl cleanly,
@@ -452,7 +434,9 @@ int main(int argc, char *argv[])
     /* Lock first: the cleanup below must never touch the temporary
      * pages of a crawl still running in DIR. */
     lock = lock_or_refuse(dir);
-    remove_tmp_files(dir);
+    if (pagedir_remove_tmp(dir) != 0)
+      refuse(EXIT_PAGEDIR, "pageDirectory: cannot remove the temporary "
+             "pages in '%s': %s", dir, strerror(errno));
     if (pagedir_journal_repair(dir, pagedir_count(dir)) != 0)
       refuse(EXIT_PAGEDIR, "pageDirectory: cannot repair '%s/%s': %s", dir,
              PAGEDIR_JOURNAL, strerror(errno));

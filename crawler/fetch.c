@@ -501,6 +501,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     res->raw_head_len = x.head.len;
     res->raw_body = x.raw.p;
     res->raw_body_len = x.raw.len;
+    res->raw_chunked = x.chunked;
   }
   if (x.bad_coding && x.abort == FETCH_OK) {
     res->outcome = FETCH_NET_ERROR;

@@ -64,6 +64,7 @@ typedef struct fetch_result {
   char *raw_body;          /* owned; the body bytes as received */
   size_t raw_body_len;
   bool raw_truncated;      /* raw_body is not the whole body */
+  bool raw_chunked;        /* raw_body carries the chunked transfer coding */
   char ip[64];             /* the server's address, "" if unknown */
 } fetch_result_t;
 

@@ -11,8 +11,9 @@
  * Condition variables (both on f->lock, monotonic clock):
  *   work     waited on by frontier_pop while nothing is due; signalled when
  *            an item or host may have become due earlier (push, requeue,
- *            gate done, refund), and passed on by a pop that leaves work
- *            behind, so a sleeping worker always holds the next deadline;
+ *            gate done, refund, a raised horizon), and passed on by a pop
+ *            that leaves work behind, so a sleeping worker always holds
+ *            the next deadline;
  *            broadcast by frontier_close. Waiters re-check: closed, ready
  *            host, or the earliest deadline.
  *   notfull  waited on by frontier_push while count >= capacity; signalled

@@ -100,34 +100,6 @@ static void dechunk(const char *p, size_t len, strbuf_t *out)
   }
 }
 
-static bool head_has(const char *head, size_t len, const char *name,
-                     const char *value)
-{
-  size_t nl = strlen(name);
-  for (size_t i = 0; i + nl + 1 < len;) {
-    const char *line = head + i;
-    const char *e = memchr(line, '\n', len - i);
-    size_t ll = e ? (size_t)(e - line) : len - i;
-    if (ll > nl && strncasecmp(line, name, nl) == 0 && line[nl] == ':') {
-      /* VALUE as a token of the comma-separated list, in any case. */
-      const char *v = line + nl + 1, *end = line + ll;
-      size_t n = strlen(value);
-      while (v < end) {
-        while (v < end && (*v == ' ' || *v == '\t' || *v == ','))
-          v++;
-        const char *t = v;
-        while (v < end && *v != ',' && *v != ' ' && *v != '\t' &&
-               *v != '\r')
-          v++;
-        if ((size_t)(v - t) == n && strncasecmp(t, value, n) == 0)
-          return true;
-      }
-    }
-    i += ll + 1;
-  }
-  return false;
-}
-
 /* ---- records ---- */
 
 /* append: compress RECORD into one gzip member and append it. */
@@ -320,8 +292,7 @@ int warc_write_exchange(warc_t *w, const char *url,
   const char *body = res->raw_body ? res->raw_body : "";
   strbuf_add(&block, res->raw_head, res->raw_head_len);
   strbuf_add(&block, body, res->raw_body_len);
-  if (head_has(res->raw_head, res->raw_head_len, "Transfer-Encoding",
-               "chunked"))
+  if (res->raw_chunked)
     dechunk(body, res->raw_body_len, &payload);
   else
     strbuf_add(&payload, body, res->raw_body_len);

@@ -31,7 +31,8 @@ warc_t *warc_open(const char *path, const char *software,
                   const char *user_agent);
 
 /* warc_write_exchange: record the exchange for URL (borrowed) held in RES
- * (borrowed; fetched with fetch_config_t.capture). Nothing is written for
+ * (borrowed; fetched with fetch_config_t.capture; raw_chunked says whether
+ * the payload digest must skip the chunk framing). Nothing is written for
  * an exchange that got no response (a connection failure).
  * Returns: 0, or -1 with errno set (the file is then left as it was, but
  * for a possibly torn member at its end). */
