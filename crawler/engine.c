@@ -1,10 +1,14 @@
 /* engine.c: see engine.h.
  *
- * Locks (never nested; no lock is held while a hook runs):
+ * Locks (no lock is held while a hook runs):
  *   seen_lock  guards seen, next_seq. Taken by engine_add/mark_seen.
  *   lock       guards the fetched-page queue (phead/ptail, nfetched),
  *              downloaders, pushing, the reorder heap, committing,
- *              next_commit, leftovers.
+ *              next_commit, leftovers, and the speculation records (smap,
+ *              nspec, next_spec, every struct spec).
+ * Only speculation nests them, always in this order: lock, then
+ * seen_lock or the frontier's lock. Nothing takes lock while holding
+ * either of those.
  * Atomics: pending (items added and not finished), stopped.
  * The frontier has its own lock (frontier.h).
  *
@@ -15,6 +19,17 @@
  * wait on it while the page queue is full, nobody is pushing into the
  * frontier and the engine is not stopping; signalled by each pop of a
  * fetched page, broadcast when an add starts pushing and on stop.
+ *
+ * Speculation: each speculative item has a struct spec (it->spec), found
+ * by URL fingerprint in smap (open addressing, linear probing) until it is
+ * adopted or dropped. Its item is queued in the frontier, or in a download
+ * thread, or parked (fetched, waiting for adoption; the record owns it).
+ * Adoption of a parked or queued item completes at once (a queued one is
+ * promoted in the frontier); an item in a download thread is only marked
+ * (adopted, seq, depth) and settle() completes it when the fetch is done.
+ * engine_add looks the URL up in smap after inserting it into seen, and
+ * engine_speculate checks seen inside lock, so no URL is both queued for
+ * real and speculated.
  *
  * The reorder buffer (ordered mode) is a min-heap of parsed items by seq.
  * The thread that finds the next seq at the top and nobody committing
@@ -31,6 +46,17 @@
 #include "fpset.h"
 
 enum { MAX_WORKERS = 4096 };
+
+/* A speculative item's record (guarded by engine.lock). */
+struct spec {
+  uint64_t fp[2];   /* fingerprint of the URL it was speculated as */
+  fitem_t *it;      /* its item, wherever it is */
+  bool parked;      /* fetched; the record owns the item */
+  bool adopted;     /* adopted while being fetched: seq, depth are set */
+  bool dead;        /* dropped while being fetched */
+  uint64_t seq;
+  int depth;
+};
 
 struct engine {
   engine_config_t cfg;
@@ -52,6 +78,10 @@ struct engine {
   bool committing;
   uint64_t next_commit;
   fitem_t *leftovers;
+  struct spec **smap;      /* speculative items by fingerprint; NULL slot =
+                              empty; NULL map = no speculation */
+  size_t smap_cap, nspec;
+  uint64_t next_spec;
 
   atomic_size_t pending;
   atomic_bool stopped;
@@ -72,12 +102,21 @@ engine_t *engine_new(const engine_config_t *cfg)
   e->cfg = *cfg;
   e->hooks = *h;
   frontier_config_t fc = { cfg->queue_size, cfg->rate, cfg->burst,
-                           cfg->gate };
+                           cfg->gate, cfg->speculate_out };
   e->frontier = frontier_new(&fc);
   e->seen = fpset_new(1024);
-  if (e->frontier == NULL || e->seen == NULL) {
+  if (cfg->ordered && cfg->speculate > 0) {
+    /* At most half full, so probes stay short. */
+    e->smap_cap = 16;
+    while (e->smap_cap < 2 * cfg->speculate)
+      e->smap_cap *= 2;
+    e->smap = calloc(e->smap_cap, sizeof(*e->smap));
+  }
+  if (e->frontier == NULL || e->seen == NULL ||
+      (e->smap_cap > 0 && e->smap == NULL)) {
     frontier_delete(e->frontier);
     fpset_delete(e->seen);
+    free(e->smap);
     free(e);
     return NULL;
   }
@@ -108,22 +147,222 @@ size_t engine_seen_count(engine_t *e)
   return n;
 }
 
-int engine_mark_seen(engine_t *e, const char *url)
+/* drop: free IT and its data. No lock held. */
+static void drop(engine_t *e, fitem_t *it)
 {
-  pthread_mutex_lock(&e->seen_lock);
-  int rc = fpset_insert(e->seen, url, strlen(url));
-  pthread_mutex_unlock(&e->seen_lock);
-  return rc < 0 ? -2 : rc;
+  if (e->hooks.release)
+    e->hooks.release(e->cfg.ctx, it);
+  fitem_delete(it);
 }
 
 /* finish: the item is done; the last one ends the crawl. */
 static void finish(engine_t *e, fitem_t *it)
 {
-  if (e->hooks.release)
-    e->hooks.release(e->cfg.ctx, it);
-  fitem_delete(it);
+  drop(e, it);
   if (atomic_fetch_sub(&e->pending, 1) == 1)
     frontier_close(e->frontier);
+}
+
+/* ---- speculation records (caller holds e->lock) ---- */
+
+enum { NO_SLOT = -1 };
+
+static long smap_find(const engine_t *e, const uint64_t fp[2])
+{
+  size_t mask = e->smap_cap - 1;
+  for (size_t i = (size_t)fp[0] & mask; e->smap[i]; i = (i + 1) & mask)
+    if (e->smap[i]->fp[0] == fp[0] && e->smap[i]->fp[1] == fp[1])
+      return (long)i;
+  return NO_SLOT;
+}
+
+static void smap_put(engine_t *e, struct spec *s)
+{
+  size_t mask = e->smap_cap - 1, i = (size_t)s->fp[0] & mask;
+  while (e->smap[i])
+    i = (i + 1) & mask;
+  e->smap[i] = s;
+  e->nspec++;
+}
+
+/* smap_remove: empty slot I, moving later entries of its probe run back
+ * so that every entry stays reachable from its home slot. */
+static void smap_remove(engine_t *e, long slot)
+{
+  size_t mask = e->smap_cap - 1, i = (size_t)slot, j = i;
+  e->smap[i] = NULL;
+  e->nspec--;
+  for (;;) {
+    j = (j + 1) & mask;
+    if (e->smap[j] == NULL)
+      return;
+    size_t home = (size_t)e->smap[j]->fp[0] & mask;
+    /* Move j back to i unless its home lies cyclically in (i, j]. */
+    if ((i < j) ? (home <= i || home > j) : (home <= i && home > j)) {
+      e->smap[i] = e->smap[j];
+      e->smap[j] = NULL;
+      i = j;
+    }
+  }
+}
+
+static void make_ordinary(fitem_t *it, uint64_t seq, int depth)
+{
+  it->seq = seq;
+  it->depth = depth;
+  it->flags &= ~FITEM_SPEC;
+  it->spec = NULL;
+}
+
+/* append_fetched: put IT on the queue for the parse threads, never
+ * waiting for space (used where waiting could deadlock: commit, and
+ * download threads holding the lock). */
+static void append_fetched(engine_t *e, fitem_t *it)
+{
+  it->next = NULL;
+  e->nfetched++;
+  if (e->ptail)
+    e->ptail->next = it;
+  else
+    e->phead = it;
+  e->ptail = it;
+  pthread_cond_signal(&e->fetched);
+}
+
+/* adopt: a commit added the URL of the record in SLOT as SEQ at DEPTH. */
+static void adopt(engine_t *e, long slot, uint64_t seq, int depth)
+{
+  struct spec *s = e->smap[slot];
+  fitem_t *it = s->it;
+  smap_remove(e, slot);
+  if (s->parked) {
+    free(s);
+    make_ordinary(it, seq, depth);
+    frontier_spec_return(e->frontier);
+    append_fetched(e, it);
+  } else if (frontier_promote(e->frontier, it, seq, depth)) {
+    free(s);
+  } else {
+    /* Being fetched: settle() finishes the adoption. */
+    s->adopted = true;
+    s->seq = seq;
+    s->depth = depth;
+  }
+}
+
+/* unspeculate: the URL of the record in SLOT is claimed otherwise; drop
+ * its item. Returns an item for the caller to drop() once unlocked. */
+static fitem_t *unspeculate(engine_t *e, long slot)
+{
+  struct spec *s = e->smap[slot];
+  fitem_t *it = s->it;
+  smap_remove(e, slot);
+  if (s->parked) {
+    frontier_spec_return(e->frontier);
+  } else if (!frontier_withdraw(e->frontier, it)) {
+    s->dead = true;  /* being fetched: settle() drops it */
+    return NULL;
+  }
+  free(s);
+  return it;
+}
+
+/* settle: speculative IT was fetched: park it until it is adopted, or
+ * pass it on if it was adopted meanwhile, or drop it. Download thread. */
+static void settle(engine_t *e, fitem_t *it)
+{
+  pthread_mutex_lock(&e->lock);
+  struct spec *s = it->spec;
+  bool dead = s->dead;
+  if (s->adopted) {
+    make_ordinary(it, s->seq, s->depth);
+    frontier_spec_return(e->frontier);
+    append_fetched(e, it);
+  } else if (!dead) {
+    s->parked = true;
+    s->it = it;
+  }
+  if (s->adopted || dead)
+    free(s);
+  pthread_mutex_unlock(&e->lock);
+  if (dead) {
+    frontier_spec_return(e->frontier);
+    drop(e, it);
+  }
+}
+
+int engine_speculate(engine_t *e, const char *url, int depth,
+                     const char *hostkey)
+{
+  if (e->smap == NULL || atomic_load(&e->stopped))
+    return 0;
+  size_t len = strlen(url);
+  uint64_t fp[2];
+  fpset_hash128(url, len, fp);
+  fitem_t *it = NULL;
+  struct spec *s = NULL;
+  int rc = 0;
+  pthread_mutex_lock(&e->lock);
+  if (e->nspec >= e->cfg.speculate || smap_find(e, fp) != NO_SLOT)
+    goto out;
+  pthread_mutex_lock(&e->seen_lock);
+  bool seen = fpset_contains(e->seen, url, len);
+  pthread_mutex_unlock(&e->seen_lock);
+  if (seen || (it = fitem_new(url, depth)) == NULL ||
+      (s = calloc(1, sizeof(*s))) == NULL)
+    goto out;
+  it->seq = FITEM_SPEC_SEQ + e->next_spec++;
+  it->flags = FITEM_SPEC;
+  it->spec = s;
+  s->it = it;
+  s->fp[0] = fp[0];
+  s->fp[1] = fp[1];
+  if (frontier_requeue(e->frontier, it, hostkey, 0) != 0)
+    goto out;
+  smap_put(e, s);
+  it = NULL;
+  s = NULL;
+  rc = 1;
+out:
+  pthread_mutex_unlock(&e->lock);
+  free(s);
+  fitem_delete(it);
+  return rc;
+}
+
+/* speculated: handle URL's speculative item, if any, now that URL is
+ * claimed: adopted as SEQ at DEPTH if ADOPT, else dropped. Returns true if
+ * there was one. */
+static bool speculated(engine_t *e, const char *url, bool adopt_it,
+                       uint64_t seq, int depth)
+{
+  if (e->smap == NULL)
+    return false;
+  uint64_t fp[2];
+  fpset_hash128(url, strlen(url), fp);
+  fitem_t *gone = NULL;
+  pthread_mutex_lock(&e->lock);
+  long slot = smap_find(e, fp);
+  if (slot != NO_SLOT) {
+    if (adopt_it)
+      adopt(e, slot, seq, depth);
+    else
+      gone = unspeculate(e, slot);
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (gone)
+    drop(e, gone);
+  return slot != NO_SLOT;
+}
+
+int engine_mark_seen(engine_t *e, const char *url)
+{
+  pthread_mutex_lock(&e->seen_lock);
+  int rc = fpset_insert(e->seen, url, strlen(url));
+  pthread_mutex_unlock(&e->seen_lock);
+  if (rc == 1)
+    speculated(e, url, false, 0, 0);
+  return rc < 0 ? -2 : rc;
 }
 
 int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
@@ -143,6 +382,10 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
     return rc < 0 ? -2 : 0;
   }
   atomic_fetch_add(&e->pending, 1);
+  if (speculated(e, url, true, it->seq, depth)) {
+    fitem_delete(it);
+    return 1;
+  }
   if (e->cfg.fetched_limit) {
     /* Downloaders must not wait for parsers while this push may wait for
      * downloaders (a full frontier). */
@@ -173,19 +416,54 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
 
 static void push_fetched(engine_t *e, fitem_t *it)
 {
-  it->next = NULL;
   pthread_mutex_lock(&e->lock);
   while (e->cfg.fetched_limit && e->nfetched >= e->cfg.fetched_limit &&
          e->pushing == 0 && !atomic_load(&e->stopped))
     pthread_cond_wait(&e->space, &e->lock);
-  e->nfetched++;
-  if (e->ptail)
-    e->ptail->next = it;
-  else
-    e->phead = it;
-  e->ptail = it;
-  pthread_cond_signal(&e->fetched);
+  append_fetched(e, it);
   pthread_mutex_unlock(&e->lock);
+}
+
+/* requeue_spec: engine_requeue for a speculative item. */
+static void requeue_spec(engine_t *e, fitem_t *it, const char *new_url,
+                         const char *hostkey, double not_before)
+{
+  pthread_mutex_lock(&e->lock);
+  struct spec *s = it->spec;
+  if (s->dead) {
+    free(s);
+    pthread_mutex_unlock(&e->lock);
+    frontier_spec_return(e->frontier);
+    drop(e, it);
+    return;
+  }
+  if (new_url != NULL) {
+    fitem_t *n = fitem_set_url(it, new_url);
+    if (n == NULL) {
+      pthread_mutex_unlock(&e->lock);
+      settle(e, it);  /* goes on as a failed fetch */
+      return;
+    }
+    it = n;
+  }
+  frontier_spec_return(e->frontier);  /* back in the frontier, not out */
+  if (s->adopted) {
+    make_ordinary(it, s->seq, s->depth);
+    free(s);
+    if (frontier_requeue(e->frontier, it, hostkey, not_before) != 0)
+      append_fetched(e, it);  /* stopping: on to parse as it is */
+    pthread_mutex_unlock(&e->lock);
+    return;
+  }
+  s->it = it;
+  bool queued = frontier_requeue(e->frontier, it, hostkey, not_before) == 0;
+  if (!queued) {
+    smap_remove(e, smap_find(e, s->fp));
+    free(s);
+  }
+  pthread_mutex_unlock(&e->lock);
+  if (!queued)
+    drop(e, it);
 }
 
 void engine_requeue(engine_t *e, fitem_t *it, const char *new_url,
@@ -193,6 +471,10 @@ void engine_requeue(engine_t *e, fitem_t *it, const char *new_url,
 {
   /* The download worker still owns IT here; a failure hands it to parse
    * so the item is finished (and counted) like any failed fetch. */
+  if (it->flags & FITEM_SPEC) {
+    requeue_spec(e, it, new_url, hostkey, not_before);
+    return;
+  }
   fitem_t *n = it;
   if (new_url != NULL) {
     n = fitem_set_url(it, new_url);
@@ -213,7 +495,10 @@ static void *download_main(void *arg)
   while ((it = frontier_pop(e->frontier)) != NULL) {
     switch (e->hooks.fetch(e->cfg.ctx, ws, e, it)) {
     case ENGINE_PARSE:
-      push_fetched(e, it);
+      if (it->flags & FITEM_SPEC)
+        settle(e, it);
+      else
+        push_fetched(e, it);
       break;
     case ENGINE_REQUEUED:
       break;
@@ -409,9 +694,23 @@ static fitem_t *merge_sorted(fitem_t *a, fitem_t *b)
 fitem_t *engine_leftovers(engine_t *e)
 {
   /* Three sources, each made sorted, then merged: the frontier (sorted),
-   * the reorder heap, and items a parser set aside after the stop. */
-  fitem_t *list = frontier_take_all(e->frontier);
+   * the reorder heap, and items a parser set aside after the stop.
+   * Speculative items in the frontier were never added: drop them. */
+  fitem_t *list = frontier_take_all(e->frontier), **pp = &list, *spec = NULL;
   pthread_mutex_lock(&e->lock);
+  while (*pp != NULL) {
+    fitem_t *it = *pp;
+    if (!(it->flags & FITEM_SPEC)) {
+      pp = &it->next;
+      continue;
+    }
+    *pp = it->next;
+    struct spec *s = it->spec;
+    smap_remove(e, smap_find(e, s->fp));
+    free(s);
+    it->next = spec;
+    spec = it;
+  }
   fitem_t *heap = NULL, *tail = NULL;
   while (e->norder > 0) {
     fitem_t *it = order_pop(e);
@@ -432,6 +731,11 @@ fitem_t *engine_leftovers(engine_t *e)
     list = merge_sorted(list, aside);
     aside = next;
   }
+  while (spec) {
+    fitem_t *next = spec->next;
+    drop(e, spec);
+    spec = next;
+  }
   return list;
 }
 
@@ -442,11 +746,19 @@ void engine_delete(engine_t *e)
   fitem_t *it = engine_leftovers(e);
   while (it) {
     fitem_t *next = it->next;
-    if (e->hooks.release)
-      e->hooks.release(e->cfg.ctx, it);
-    fitem_delete(it);
+    drop(e, it);
     it = next;
   }
+  /* What speculation still holds: parked items (no thread runs now). */
+  for (size_t i = 0; i < e->smap_cap; i++) {
+    struct spec *s = e->smap[i];
+    if (s != NULL) {
+      if (s->parked)
+        drop(e, s->it);
+      free(s);
+    }
+  }
+  free(e->smap);
   frontier_delete(e->frontier);
   fpset_delete(e->seen);
   free(e->order);

@@ -19,6 +19,22 @@
  * single-threaded FIFO crawl produces. Fetching and parsing still run in
  * parallel, ahead of the commit point, over everything already queued.
  *
+ * Speculation (ordered mode): since only commit adds links, a host whose
+ * next pages are linked from pages parsed but not yet committed would sit
+ * idle, its URLs known but not queued, while the commit waits for some
+ * slow page or another host's token. The parse hook may name such links
+ * early with engine_speculate: each is queued as a speculative item,
+ * behind every ordinary item (frontier.h), and fetched only by a worker
+ * and a host token that would otherwise go unused. When a commit then
+ * adds the URL (engine_add), the item is adopted: it takes the seq and
+ * depth of that add, exactly as a fresh item would, and its fetch result
+ * is used instead of a new request (or, not fetched yet, it is promoted in
+ * the frontier). A speculative item is fetched, never parsed, before it is
+ * adopted, so nothing a hook does with seq or depth sees it; a wrong guess
+ * costs only a request. A URL the commit never adds (the crawl stopped, or
+ * a redirect claimed it: engine_mark_seen) is dropped, unfetched if still
+ * queued.
+ *
  * Termination: `pending` counts items added and not yet finished; children
  * are added before their parent finishes, so it reaches zero exactly when
  * the crawl is complete. The engine then closes the frontier, downloaders
@@ -74,6 +90,10 @@ typedef struct engine_config {
   size_t window;          /* ordered: download at most this many seqs
                              beyond the commit point (bounds the pages
                              parsed and waiting); 0 = unbounded */
+  size_t speculate;       /* ordered: speculative items at once, at most
+                             (engine_speculate); 0 = no speculation */
+  size_t speculate_out;   /* of those, fetched or being fetched, at most
+                             (their results wait in memory); 0 = no limit */
   double rate, burst;     /* per-host politeness (frontier.h) */
   bool gate;              /* a gate item first for every host */
   const engine_hooks_t *hooks;  /* borrowed; must outlive the engine */
@@ -94,9 +114,19 @@ engine_t *engine_new(const engine_config_t *cfg);
 int engine_add(engine_t *e, const char *url, int depth,
                const char *hostkey);
 
+/* engine_speculate: fetch URL (borrowed) early, under HOSTKEY (borrowed),
+ * because a commit is about to add it at DEPTH (see Speculation). Does
+ * nothing if URL was added or speculated before, in unordered mode, when
+ * stopping or at the speculate limit. Never blocks on the frontier.
+ * Returns: 1 queued, 0 not. Thread-safety: any thread; meant for
+ * hooks.parse, for the links its commit will add. */
+int engine_speculate(engine_t *e, const char *url, int depth,
+                     const char *hostkey);
+
 /* engine_mark_seen: add URL to the seen set without queueing it (e.g. the
- * target of a redirect). Returns 1 if it was new, 0 if seen, -2 out of
- * memory. Thread-safety: as engine_add. */
+ * target of a redirect); a speculative item for it is dropped. Returns 1
+ * if it was new, 0 if seen, -2 out of memory. Thread-safety: as
+ * engine_add. */
 int engine_mark_seen(engine_t *e, const char *url);
 
 /* engine_requeue: put a popped item back into the frontier, optionally

@@ -2,6 +2,10 @@
  *
  * Data: hosts live in a growable array (index = host id) and are found by
  * key through a small open-addressing map of 128-bit key fingerprints.
+ * A host has two queues: ordinary items (singly linked, in seq order) and
+ * after them speculative ones (doubly linked, so one can be taken out of
+ * the middle when the engine promotes or withdraws it). Its first item is
+ * the head of the first non-empty one.
  * A host with queued items and an open gate is in exactly one heap:
  * READY (may be fetched now; key = seq of its first item) or WAITING (key =
  * the time it may be fetched). Items retried later sit in the DELAYED heap
@@ -11,7 +15,9 @@
  * Condition variables (both on f->lock, monotonic clock):
  *   work     waited on by frontier_pop while nothing is due; signalled when
  *            an item or host may have become due earlier (push, requeue,
- *            gate done, refund, a raised horizon), and passed on by a pop
+ *            promote, gate done, refund, a raised horizon, a speculative
+ *            item returned, a push starting to wait for capacity, which
+ *            lifts the horizon), and passed on by a pop
  *            that leaves work behind, so a sleeping worker always holds
  *            the next deadline;
  *            broadcast by frontier_close. Waiters re-check: closed, ready
@@ -36,7 +42,8 @@ enum { GATE_OPEN, GATE_NEEDED, GATE_INFLIGHT };
 struct host {
   char *key;
   uint32_t id;           /* index in f->host */
-  fitem_t *head, *tail;  /* queue, in seq order */
+  fitem_t *head, *tail;  /* ordinary items, in seq order */
+  fitem_t *shead, *stail;  /* speculative items, in seq order */
   double tokens;         /* bucket level at time `last` */
   double last;
   double last_take;      /* when the last token was taken; < 0: never */
@@ -69,7 +76,10 @@ struct frontier {
   struct hmap_slot *map;  /* fingerprint -> id; fp {0,0} = empty */
   size_t map_cap;
   heap_t ready, waiting, delayed;
-  size_t count;           /* items queued or delayed */
+  size_t count;           /* ordinary items queued or delayed */
+  size_t nspec;           /* speculative items queued or delayed */
+  size_t spec_out;        /* speculative items handed out, not returned */
+  int push_waiters;       /* frontier_push calls waiting for capacity */
   uint64_t horizon;       /* only seqs below it are handed out */
   bool closed;
 };
@@ -113,11 +123,16 @@ void fitem_delete(fitem_t *it)
 
 /* ---- heaps ---- */
 
+static fitem_t *first_item(const struct host *h)
+{
+  return h->head ? h->head : h->shead;
+}
+
 static bool less(const heap_t *h, const void *a, const void *b)
 {
   if (h->kind == READY) {
     const struct host *x = a, *y = b;
-    return x->head->seq < y->head->seq;
+    return first_item(x)->seq < first_item(y)->seq;
   }
   if (h->kind == WAITING) {
     const struct host *x = a, *y = b;
@@ -244,7 +259,7 @@ static void host_schedule(frontier_t *f, struct host *h, double now)
   else if (h->where == WAITING)
     heap_remove(&f->waiting, h->hpos);
   h->where = NOWHERE;
-  if (h->head == NULL || h->gate == GATE_INFLIGHT)
+  if (first_item(h) == NULL || h->gate == GATE_INFLIGHT)
     return;
   double due = h->pause_until;
   double r = host_rate(f, h);
@@ -322,9 +337,46 @@ static struct host *host_get(frontier_t *f, const char *key, double now)
   return h;
 }
 
+/* spec_enqueue: insert speculative IT into H's speculative queue in seq
+ * order (normally at the tail). */
+static void spec_enqueue(struct host *h, fitem_t *it)
+{
+  fitem_t *after = h->stail;
+  while (after != NULL && after->seq > it->seq)
+    after = after->prev;
+  it->prev = after;
+  it->next = after ? after->next : h->shead;
+  if (it->next)
+    it->next->prev = it;
+  else
+    h->stail = it;
+  if (after)
+    after->next = it;
+  else
+    h->shead = it;
+}
+
+/* spec_unlink: take speculative IT out of H's speculative queue. */
+static void spec_unlink(struct host *h, fitem_t *it)
+{
+  if (it->prev)
+    it->prev->next = it->next;
+  else
+    h->shead = it->next;
+  if (it->next)
+    it->next->prev = it->prev;
+  else
+    h->stail = it->prev;
+  it->next = it->prev = NULL;
+}
+
 /* enqueue: insert IT into H's queue in seq order (normally at the tail). */
 static void enqueue(struct host *h, fitem_t *it)
 {
+  if (it->flags & FITEM_SPEC) {
+    spec_enqueue(h, it);
+    return;
+  }
   if (h->tail == NULL || h->tail->seq <= it->seq) {
     it->next = NULL;
     if (h->tail)
@@ -395,11 +447,16 @@ static int add(frontier_t *f, fitem_t *it, const char *hostkey,
   if (not_before > now) {
     if (!heap_push(&f->delayed, it))
       return -2;
+    it->flags |= FITEM_DELAYED;
   } else {
     enqueue(h, it);
     host_schedule(f, h, now);
   }
-  f->count++;
+  it->flags |= FITEM_QUEUED;
+  if (it->flags & FITEM_SPEC)
+    f->nspec++;
+  else
+    f->count++;
   pthread_cond_signal(&f->work);
   return 0;
 }
@@ -407,8 +464,12 @@ static int add(frontier_t *f, fitem_t *it, const char *hostkey,
 int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey)
 {
   pthread_mutex_lock(&f->lock);
-  while (!f->closed && f->cfg.capacity && f->count >= f->cfg.capacity)
+  while (!f->closed && f->cfg.capacity && f->count >= f->cfg.capacity) {
+    f->push_waiters++;
+    pthread_cond_signal(&f->work);  /* a pop may now pass the horizon */
     pthread_cond_wait(&f->notfull, &f->lock);
+    f->push_waiters--;
+  }
   int rc = f->closed ? -1 : add(f, it, hostkey, 0);
   pthread_mutex_unlock(&f->lock);
   return rc;
@@ -429,6 +490,7 @@ static void release_delayed(frontier_t *f, double now)
   fitem_t *it;
   while ((it = heap_top(&f->delayed)) != NULL && it->not_before <= now) {
     heap_remove(&f->delayed, 0);
+    it->flags &= ~FITEM_DELAYED;
     struct host *h = f->host[it->host];
     enqueue(h, it);
     host_schedule(f, h, now);
@@ -445,14 +507,21 @@ static fitem_t *take(frontier_t *f, struct host *h, double now)
       return NULL;
     it->flags = FITEM_GATE;
     h->gate = GATE_INFLIGHT;
-  } else {
+  } else if (h->head != NULL) {
     it = h->head;
     h->head = it->next;
     if (h->head == NULL)
       h->tail = NULL;
     it->next = NULL;
+    it->flags &= ~FITEM_QUEUED;
     f->count--;
     pthread_cond_signal(&f->notfull);
+  } else {
+    it = h->shead;
+    spec_unlink(h, it);
+    it->flags &= ~FITEM_QUEUED;
+    f->nspec--;
+    f->spec_out++;
   }
   it->host = h->id;
   if (host_rate(f, h) > 0) {
@@ -462,6 +531,15 @@ static fitem_t *take(frontier_t *f, struct host *h, double now)
   h->last_take = now;
   host_schedule(f, h, now);
   return it;
+}
+
+/* may_take: whether ready host H may hand out its next item now. */
+static bool may_take(const frontier_t *f, const struct host *h)
+{
+  const fitem_t *first = first_item(h);
+  if (first->flags & FITEM_SPEC)
+    return f->cfg.spec_out == 0 || f->spec_out < f->cfg.spec_out;
+  return first->seq < f->horizon || f->push_waiters > 0;
 }
 
 fitem_t *frontier_pop(frontier_t *f)
@@ -474,7 +552,7 @@ fitem_t *frontier_pop(frontier_t *f)
     struct host *h;
     while ((h = heap_top(&f->waiting)) != NULL && h->due <= now)
       host_schedule(f, h, now);
-    if ((h = heap_top(&f->ready)) != NULL && h->head->seq < f->horizon) {
+    if ((h = heap_top(&f->ready)) != NULL && may_take(f, h)) {
       it = take(f, h, now);
       if (it != NULL)
         break;
@@ -513,9 +591,77 @@ void frontier_set_horizon(frontier_t *f, uint64_t horizon)
     uint64_t old = f->horizon == UINT64_MAX ? 0 : f->horizon;
     f->horizon = horizon;
     struct host *h = heap_top(&f->ready);
-    if (h != NULL && h->head->seq >= old && h->head->seq < horizon)
+    if (h != NULL && first_item(h)->seq >= old &&
+        first_item(h)->seq < horizon)
       pthread_cond_signal(&f->work);
   }
+  pthread_mutex_unlock(&f->lock);
+}
+
+/* unqueue: take queued speculative IT out of the frontier. Caller holds
+ * lock and checked FITEM_QUEUED. */
+static void unqueue(frontier_t *f, fitem_t *it)
+{
+  struct host *h = f->host[it->host];
+  if (it->flags & FITEM_DELAYED) {
+    for (size_t i = 0; i < f->delayed.n; i++)
+      if (f->delayed.v[i] == it) {
+        heap_remove(&f->delayed, i);
+        break;
+      }
+  } else {
+    spec_unlink(h, it);
+    host_schedule(f, h, frontier_now());
+  }
+  it->flags &= ~(FITEM_QUEUED | FITEM_DELAYED);
+  f->nspec--;
+}
+
+bool frontier_withdraw(frontier_t *f, fitem_t *it)
+{
+  pthread_mutex_lock(&f->lock);
+  bool queued = (it->flags & (FITEM_QUEUED | FITEM_SPEC)) ==
+                (FITEM_QUEUED | FITEM_SPEC);
+  if (queued)
+    unqueue(f, it);
+  pthread_mutex_unlock(&f->lock);
+  return queued;
+}
+
+bool frontier_promote(frontier_t *f, fitem_t *it, uint64_t seq, int depth)
+{
+  pthread_mutex_lock(&f->lock);
+  bool queued = (it->flags & (FITEM_QUEUED | FITEM_SPEC)) ==
+                (FITEM_QUEUED | FITEM_SPEC);
+  if (queued) {
+    bool delayed = it->flags & FITEM_DELAYED;
+    unqueue(f, it);
+    it->seq = seq;
+    it->depth = depth;
+    it->spec = NULL;
+    it->flags &= ~FITEM_SPEC;
+    it->flags |= FITEM_QUEUED;
+    if (delayed) {
+      it->flags |= FITEM_DELAYED;
+      heap_push(&f->delayed, it);  /* cannot fail: it was just removed */
+    } else {
+      struct host *h = f->host[it->host];
+      enqueue(h, it);
+      host_schedule(f, h, frontier_now());
+    }
+    f->count++;
+    pthread_cond_signal(&f->work);
+  }
+  pthread_mutex_unlock(&f->lock);
+  return queued;
+}
+
+void frontier_spec_return(frontier_t *f)
+{
+  pthread_mutex_lock(&f->lock);
+  if (f->spec_out > 0)
+    f->spec_out--;
+  pthread_cond_signal(&f->work);
   pthread_mutex_unlock(&f->lock);
 }
 
@@ -628,7 +774,7 @@ static int by_seq(const void *a, const void *b)
 fitem_t *frontier_take_all(frontier_t *f)
 {
   pthread_mutex_lock(&f->lock);
-  size_t n = f->count, k = 0;
+  size_t n = f->count + f->nspec, k = 0;
   fitem_t **v = malloc((n ? n : 1) * sizeof(*v));
   fitem_t *list = NULL;
   if (v != NULL) {
@@ -636,7 +782,9 @@ fitem_t *frontier_take_all(frontier_t *f)
       struct host *h = f->host[i];
       for (fitem_t *it = h->head; it; it = it->next)
         v[k++] = it;
-      h->head = h->tail = NULL;
+      for (fitem_t *it = h->shead; it; it = it->next)
+        v[k++] = it;
+      h->head = h->tail = h->shead = h->stail = NULL;
       if (h->where == READY)
         heap_remove(&f->ready, h->hpos);
       else if (h->where == WAITING)
@@ -648,10 +796,12 @@ fitem_t *frontier_take_all(frontier_t *f)
     f->delayed.n = 0;
     qsort(v, k, sizeof(*v), by_seq);
     for (size_t i = k; i-- > 0;) {
+      v[i]->flags &= ~(FITEM_QUEUED | FITEM_DELAYED);
+      v[i]->prev = NULL;
       v[i]->next = list;
       list = v[i];
     }
-    f->count = 0;
+    f->count = f->nspec = 0;
     free(v);
   }
   pthread_mutex_unlock(&f->lock);
@@ -668,6 +818,11 @@ void frontier_delete(frontier_t *f)
       fitem_t *next = h->head->next;
       fitem_delete(h->head);
       h->head = next;
+    }
+    while (h->shead) {
+      fitem_t *next = h->shead->next;
+      fitem_delete(h->shead);
+      h->shead = next;
     }
     free(h->key);
     free(h);

@@ -20,6 +20,15 @@
  * (flag FITEM_GATE, url = the host key) and the host hands out nothing else
  * until frontier_gate_done() (the crawler fetches robots.txt there).
  *
+ * Speculative items (flag FITEM_SPEC, seq >= FITEM_SPEC_SEQ) are URLs
+ * fetched early because they will almost surely be needed (engine.h). A
+ * host queues them after its ordinary items, and they are handed out only
+ * when no ordinary item may be: when the first item of the host due
+ * soonest in seq order is speculative, and fewer than SPEC_OUT of them are
+ * out (handed out and not yet frontier_spec_return'ed). They take tokens
+ * like any item, do not count towards capacity, and frontier_promote turns
+ * a queued one into an ordinary item in place.
+ *
  * Thread-safety: every function may be called from any thread; the
  * frontier locks itself and calls no callbacks. */
 #ifndef CRAWLER_FRONTIER_H
@@ -29,18 +38,31 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { FITEM_GATE = 1u };
+/* Item flags. GATE and SPEC are the owner's; QUEUED and DELAYED are the
+ * frontier's own (set while it holds the item). */
+enum {
+  FITEM_GATE = 1u,     /* a gate item (see Gates above) */
+  FITEM_SPEC = 2u,     /* speculative (see Speculative items below) */
+  FITEM_QUEUED = 4u,   /* in the frontier now */
+  FITEM_DELAYED = 8u   /* in the frontier, waiting for its not_before */
+};
+
+/* Speculative items have seqs from here up, so every one sorts after every
+ * ordinary item. */
+#define FITEM_SPEC_SEQ (UINT64_C(1) << 62)
 
 /* fitem: one URL on its way through the crawl. Whoever holds the pointer
  * owns it: the frontier while queued, then the worker that popped it. */
 typedef struct fitem {
   struct fitem *next;  /* queue link; whoever owns the item may use it */
+  struct fitem *prev;  /* the frontier's, for speculative items */
   uint64_t seq;        /* discovery order, set by the engine */
   double not_before;   /* frontier_requeue: not fetched before this */
   void *data;          /* the owner's payload; the frontier never reads it */
+  void *spec;          /* the engine's record of a speculative item */
   uint32_t host;       /* host index, set by frontier_push/requeue */
   int depth;
-  unsigned flags;      /* FITEM_GATE */
+  unsigned flags;      /* FITEM_* */
   char url[];          /* NUL-terminated */
 } fitem_t;
 
@@ -64,6 +86,8 @@ typedef struct frontier_config {
   double rate;      /* tokens per second per host; 0 = no limit */
   double burst;     /* bucket capacity (>= 1) */
   bool gate;        /* hand out a gate item first for every host */
+  size_t spec_out;  /* speculative items out at once, at most; 0 = no
+                       limit */
 } frontier_config_t;
 
 /* frontier_new: an empty, open frontier. CFG is copied.
@@ -83,6 +107,24 @@ int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey);
  * can always retry or follow a redirect. Returns as frontier_push. */
 int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
                      double not_before);
+
+/* frontier_withdraw: take speculative item IT back out of the frontier if
+ * it is still queued there. Returns: true if so (IT is the caller's now);
+ * false if it was handed out already (or is not speculative). The caller
+ * must know IT is alive: queued, or owned by some worker. */
+bool frontier_withdraw(frontier_t *f, fitem_t *it);
+
+/* frontier_promote: if speculative item IT is still queued, make it an
+ * ordinary item in place: seq SEQ, depth DEPTH, FITEM_SPEC and it->spec
+ * cleared, queued among its host's ordinary items by SEQ. Returns: true if
+ * so; false if IT was handed out already (nothing changed). As
+ * frontier_withdraw, the caller must know IT is alive. */
+bool frontier_promote(frontier_t *f, fitem_t *it, uint64_t seq, int depth);
+
+/* frontier_spec_return: one speculative item handed out is back with its
+ * owner for good (kept, dropped, or promoted by the owner), so another may
+ * be handed out. */
+void frontier_spec_return(frontier_t *f);
 
 /* frontier_pop: the next item of a host that may be fetched now, taking one
  * of its tokens. Blocks until there is one or the frontier is closed.
@@ -114,10 +156,14 @@ const char *frontier_host_key(frontier_t *f, uint32_t host);
 
 /* frontier_set_horizon: from now on hand out only items whose seq is
  * below HORIZON (initially unlimited); a lower value than the current one
- * is ignored. Bounds how far downloads run ahead of an ordered commit. */
+ * is ignored. Bounds how far downloads run ahead of an ordered commit.
+ * Two exceptions: speculative items (bounded by spec_out instead), and
+ * while a push waits for capacity, so that a full frontier of items beyond
+ * the horizon cannot block the commit that would raise it. */
 void frontier_set_horizon(frontier_t *f, uint64_t horizon);
 
-/* frontier_count: items queued now (gate items not counted). */
+/* frontier_count: ordinary items queued now (gate and speculative items
+ * not counted). */
 size_t frontier_count(frontier_t *f);
 
 /* frontier_hosts: hosts known so far. */
@@ -127,7 +173,8 @@ size_t frontier_hosts(frontier_t *f);
  * pushes fail. Items still queued stay there (frontier_take_all). */
 void frontier_close(frontier_t *f);
 
-/* frontier_take_all: remove every queued item (sorted by seq) and return
+/* frontier_take_all: remove every queued item (sorted by seq, so
+ * speculative ones last) and return
  * them as a list linked by ->next, owned by the caller. */
 fitem_t *frontier_take_all(frontier_t *f);
 

@@ -667,11 +667,24 @@ static int on_meta(void *arg, const char *name, const char *content)
   return 0;
 }
 
+/* speculate: have the links the commit of IT will add fetched early
+ * (engine.h, Speculation), unless the commit may well not add them: a
+ * redirected page may turn out a duplicate, a full crawl adds nothing. */
+static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
+                      const struct page *p)
+{
+  if (p->nomem || p->nofollow || p->hops > 0 ||
+      atomic_load(&w->limit_reached))
+    return;
+  for (size_t i = 0; i < p->nlinks; i++)
+    if (p->links[i].cls == L_CANDIDATE)
+      engine_speculate(e, p->links[i].url, it->depth + 1, p->links[i].key);
+}
+
 static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
 {
   struct webcrawl *w = ctx;
   struct page *p = it->data;
-  (void)e;
   if (p == NULL || p->skipped || p->robots || p->res.outcome != FETCH_OK)
     return;
   fetch_result_t *r = &p->res;
@@ -703,6 +716,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
                            &sink);
     }
     p->nomem = s.nomem || rc == LINKS_ENOMEM;
+    speculate(w, e, it, p);
   }
   if (!p->noindex && p->stored_id == 0) {
     p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
@@ -977,6 +991,11 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
      * a window that still keeps every worker busy. Polite crawls go at
      * the hosts' pace and need the whole frontier to find a due host. */
     .window = o->rate > 0 ? 0 : (size_t)(1024 + 64 * o->download_workers),
+    /* Speculative fetches keep hosts busy while the commit waits (see
+     * engine.h). Queued ones cost a URL each; fetched ones wait with their
+     * bodies, so few of those: enough to cover the workers twice. */
+    .speculate = 4096,
+    .speculate_out = (size_t)(2 * o->download_workers + 16),
     .rate = o->rate,
     .burst = o->burst,
     .gate = !o->ignore_robots && o->replay == NULL,

@@ -1,7 +1,9 @@
 /* frontier_test.c: the frontier's ordering, token buckets, gates and
  * horizon, without HTTP. Timing checks use generous bounds. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "frontier.h"
@@ -9,7 +11,7 @@
 
 static frontier_t *make(double rate, double burst, bool gate)
 {
-  frontier_config_t cfg = { 0, rate, burst, gate };
+  frontier_config_t cfg = { 0, rate, burst, gate, 0 };
   return frontier_new(&cfg);
 }
 
@@ -126,6 +128,128 @@ static void test_requeue_not_before(void)
   frontier_delete(f);
 }
 
+static fitem_t *spec_item(frontier_t *f, const char *url, uint64_t n,
+                          const char *host)
+{
+  fitem_t *it = fitem_new(url, 1);
+  it->seq = FITEM_SPEC_SEQ + n;
+  it->flags = FITEM_SPEC;
+  CHECK_INT(frontier_requeue(f, it, host, 0), 0);
+  return it;
+}
+
+static void test_speculative_items_come_last(void)
+{
+  /* Per host and across hosts, every ordinary item goes before any
+   * speculative one; speculative ones do not count as queued. */
+  frontier_t *f = make(0, 1, false);
+  spec_item(f, "s0", 0, "A");
+  spec_item(f, "s1", 1, "B");
+  push(f, "a5", 5, "A");
+  push(f, "b7", 7, "B");
+  CHECK_INT(frontier_count(f), 2);
+  const char *want[] = { "a5", "b7", "s0", "s1" };
+  for (int i = 0; i < 4; i++) {
+    fitem_t *it = frontier_pop(f);
+    CHECK_STR(it->url, want[i]);
+    CHECK(!(it->flags & FITEM_QUEUED));
+    fitem_delete(it);
+  }
+  frontier_delete(f);
+}
+
+static atomic_bool popped;
+
+static void *pop_and_flag(void *arg)
+{
+  fitem_t *it = frontier_pop(arg);
+  atomic_store(&popped, true);
+  return it;
+}
+
+static void test_speculative_items_bounded_out(void)
+{
+  /* spec_out 1: a second speculative item waits until the first is
+   * returned, while ordinary items still flow. */
+  frontier_config_t cfg = { 0, 0, 1, false, 1 };
+  frontier_t *f = frontier_new(&cfg);
+  spec_item(f, "s0", 0, "A");
+  spec_item(f, "s1", 1, "A");
+  fitem_t *s0 = frontier_pop(f);
+  CHECK_STR(s0->url, "s0");
+  push(f, "a3", 3, "A");
+  fitem_t *a3 = frontier_pop(f);
+  CHECK_STR(a3->url, "a3");
+  pthread_t t;
+  atomic_store(&popped, false);
+  pthread_create(&t, NULL, pop_and_flag, f);
+  struct timespec ts = { 0, 150 * 1000 * 1000 };
+  nanosleep(&ts, NULL);
+  CHECK(!atomic_load(&popped));  /* s1 waits: one is out already */
+  frontier_spec_return(f);       /* wakes the waiting pop */
+  void *got;
+  pthread_join(t, &got);
+  CHECK(got != NULL && strcmp(((fitem_t *)got)->url, "s1") == 0);
+  fitem_delete(got);
+  fitem_delete(s0);
+  fitem_delete(a3);
+  frontier_delete(f);
+}
+
+static void test_promote_and_withdraw(void)
+{
+  /* A queued speculative item promoted in place takes its seq among the
+   * ordinary items; one withdrawn is gone; one handed out is neither. */
+  frontier_t *f = make(0, 1, false);
+  push(f, "a2", 2, "A");
+  push(f, "a9", 9, "A");
+  fitem_t *s0 = spec_item(f, "s0", 0, "A");
+  fitem_t *s1 = spec_item(f, "s1", 1, "A");
+  fitem_t *s2 = spec_item(f, "s2", 2, "B");
+  CHECK(frontier_promote(f, s1, 4, 3));
+  CHECK(!(s1->flags & FITEM_SPEC) && s1->seq == 4 && s1->depth == 3);
+  CHECK_INT(frontier_count(f), 3);
+  CHECK(frontier_withdraw(f, s0));
+  fitem_delete(s0);
+  const char *want[] = { "a2", "s1", "a9", "s2" };
+  for (int i = 0; i < 4; i++) {
+    fitem_t *it = frontier_pop(f);
+    CHECK_STR(it->url, want[i]);
+    if (it == s2) {
+      CHECK(!frontier_promote(f, s2, 10, 1));
+      CHECK(!frontier_withdraw(f, s2));
+      CHECK(s2->seq == FITEM_SPEC_SEQ + 2);
+    }
+    fitem_delete(it);
+  }
+  frontier_delete(f);
+}
+
+static void *push_seq9(void *arg)
+{
+  push(arg, "x9", 9, "A");
+  return NULL;
+}
+
+static void test_full_frontier_passes_the_horizon(void)
+{
+  /* Capacity 2, both items beyond the horizon: a push waiting for room
+   * must not wait forever for a commit that waits for it. */
+  frontier_config_t cfg = { 2, 0, 1, false, 0 };
+  frontier_t *f = frontier_new(&cfg);
+  push(f, "x5", 5, "A");
+  push(f, "x6", 6, "A");
+  frontier_set_horizon(f, 1);
+  pthread_t t;
+  pthread_create(&t, NULL, push_seq9, f);
+  fitem_t *it = frontier_pop(f);  /* woken by the waiting push */
+  CHECK(it != NULL && it->seq == 5);
+  fitem_delete(it);
+  pthread_join(t, NULL);
+  CHECK_INT(frontier_count(f), 2);
+  frontier_delete(f);
+}
+
 int main(void)
 {
   RUN(test_discovery_order_across_hosts);
@@ -133,5 +257,9 @@ int main(void)
   RUN(test_gate_comes_first_and_blocks_the_host);
   RUN(test_horizon_holds_back_and_wakes);
   RUN(test_requeue_not_before);
+  RUN(test_speculative_items_come_last);
+  RUN(test_speculative_items_bounded_out);
+  RUN(test_promote_and_withdraw);
+  RUN(test_full_frontier_passes_the_horizon);
   return TEST_EXIT();
 }
