@@ -20,7 +20,9 @@
 # BENCH_DISK (disk output directory, default /var/tmp/tse-bench),
 # BENCH_PORT (default 38517; +1 latency server, +2 politeness site),
 # BENCH_ONLY (space-separated subset of: engine links wrk gen docs lat
-# polite). Results: stdout and BUILD_DIR/bench/results.md.
+# polite), BENCH_TOOLS (crawlers compared, a subset of: wget wget2 tse;
+# for quick runs of one tool; the ratios need all three).
+# Results: stdout and BUILD_DIR/bench/results.md.
 set -euo pipefail
 umask 022
 B=${1:?usage: run.sh BUILD_DIR}
@@ -34,6 +36,8 @@ PORT=${BENCH_PORT:-38517}
 DPORT=$((PORT + 1))
 PPORT=$((PORT + 2))
 ONLY=${BENCH_ONLY:-engine links wrk gen docs lat polite}
+TOOLS=${BENCH_TOOLS:-wget wget2 tse}
+NTOOLS=$(echo $TOOLS | wc -w)
 HOSTS="127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6 127.0.0.7 127.0.0.8 127.0.0.9"
 DOMAINS=$(echo $HOSTS | tr ' ' ',')
 DOCHOST=127.0.0.10
@@ -218,8 +222,8 @@ rounds() {
   local site=$1 medium=$2 exp=$3 slog=$4 seed=$5 depth=$6 t=$7 base=$8
   local pa=$9 ta=${10} r k tool
   for r in $(seq 0 "$RUNS"); do
-    for k in 0 1 2; do
-      tool=$(echo "wget wget2 tse" | awk -v i=$(((r + k) % 3 + 1)) '{ print $i }')
+    for k in $(seq 0 $((NTOOLS - 1))); do
+      tool=$(echo "$TOOLS" | awk -v i=$(((r + k) % NTOOLS + 1)) '{ print $i }')
       case $tool in
         wget) crawl "$site" "$medium" "$r" wget "$exp" "$slog" "$base/wget" -- \
           wget --no-config -q -r -l "$depth" $pa -P "$base/wget" "$seed" ;;
@@ -390,7 +394,7 @@ if want polite; then
   seed="http://127.0.0.2:$PPORT/index.html"
   exp=$W/site/pol/expected-20.txt
   for r in $(seq 1 "$PRUNS"); do
-    for tool in tse wget wget2; do
+    for tool in $TOOLS; do
       case $tool in
         wget) crawl pol tmpfs "$r" wget "$exp" "$ACCESS" "$W/out/wget" -- \
           wget --no-config -q -r -l 20 --wait 0.1 -H -D "$DOMAINS" -P "$W/out/wget" "$seed" ;;
@@ -400,6 +404,7 @@ if want polite; then
           "$CRAWLER" --rate 10 --burst 1 $(scopes "$PPORT") "$seed" "$W/out/tse" 20 ;;
       esac
       polite_stats "$r" "$tool" | tee -a "$POL" >&2
+      cp "$ACCESS" "$W/polite-$tool-$r.log"  # the timeline, for a look later
     done
   done
 fi

@@ -25,8 +25,9 @@
  * adopted or dropped. Its item is queued in the frontier, or in a download
  * thread, or parked (fetched, waiting for adoption; the record owns it).
  * Adoption of a parked or queued item completes at once (a queued one is
- * promoted in the frontier); an item in a download thread is only marked
- * (adopted, seq, depth) and settle() completes it when the fetch is done.
+ * promoted in the frontier); an item being fetched or given its
+ * speculative parse is only marked (adopted, seq, depth), and settle()
+ * completes it after that parse.
  * engine_add looks the URL up in smap after inserting it into seen, and
  * engine_speculate checks seen inside lock, so no URL is both queued for
  * real and speculated.
@@ -243,7 +244,7 @@ static void adopt(engine_t *e, long slot, uint64_t seq, int depth)
   } else if (frontier_promote(e->frontier, it, seq, depth)) {
     free(s);
   } else {
-    /* Being fetched: settle() finishes the adoption. */
+    /* Being fetched or parsed: settle() finishes the adoption. */
     s->adopted = true;
     s->seq = seq;
     s->depth = depth;
@@ -260,35 +261,38 @@ static fitem_t *unspeculate(engine_t *e, long slot)
   if (s->parked) {
     frontier_spec_return(e->frontier);
   } else if (!frontier_withdraw(e->frontier, it)) {
-    s->dead = true;  /* being fetched: settle() drops it */
+    s->dead = true;  /* being fetched or parsed: settle() drops it */
     return NULL;
   }
   free(s);
   return it;
 }
 
-/* settle: speculative IT was fetched: park it until it is adopted, or
- * pass it on if it was adopted meanwhile, or drop it. Download thread. */
-static void settle(engine_t *e, fitem_t *it)
+/* settle: speculative IT was fetched and given its speculative parse:
+ * park it until it is adopted, or drop it. Returns IT if it was adopted
+ * meanwhile (it is ordinary now: the caller parses and commits it), else
+ * NULL. Parse thread. */
+static fitem_t *settle(engine_t *e, fitem_t *it)
 {
   pthread_mutex_lock(&e->lock);
   struct spec *s = it->spec;
-  bool dead = s->dead;
-  if (s->adopted) {
+  bool dead = s->dead, adopted = s->adopted;
+  if (adopted) {
     make_ordinary(it, s->seq, s->depth);
-    frontier_spec_return(e->frontier);
-    append_fetched(e, it);
   } else if (!dead) {
     s->parked = true;
     s->it = it;
   }
-  if (s->adopted || dead)
+  if (adopted || dead)
     free(s);
   pthread_mutex_unlock(&e->lock);
-  if (dead) {
+  if (adopted || dead)
     frontier_spec_return(e->frontier);
+  if (dead) {
     drop(e, it);
+    return NULL;
   }
+  return adopted ? it : NULL;
 }
 
 int engine_speculate(engine_t *e, const char *url, int depth,
@@ -441,7 +445,7 @@ static void requeue_spec(engine_t *e, fitem_t *it, const char *new_url,
     fitem_t *n = fitem_set_url(it, new_url);
     if (n == NULL) {
       pthread_mutex_unlock(&e->lock);
-      settle(e, it);  /* goes on as a failed fetch */
+      push_fetched(e, it);  /* goes on as a failed fetch */
       return;
     }
     it = n;
@@ -495,10 +499,7 @@ static void *download_main(void *arg)
   while ((it = frontier_pop(e->frontier)) != NULL) {
     switch (e->hooks.fetch(e->cfg.ctx, ws, e, it)) {
     case ENGINE_PARSE:
-      if (it->flags & FITEM_SPEC)
-        settle(e, it);
-      else
-        push_fetched(e, it);
+      push_fetched(e, it);
       break;
     case ENGINE_REQUEUED:
       break;
@@ -613,7 +614,15 @@ static void *parse_main(void *arg)
     if (!e->cfg.ordered) {
       e->hooks.parse(e->cfg.ctx, e, it);
       finish(e, it);
-    } else if (atomic_load(&e->stopped)) {
+      continue;
+    }
+    if (it->flags & FITEM_SPEC) {
+      if (!atomic_load(&e->stopped))
+        e->hooks.parse(e->cfg.ctx, e, it);
+      if ((it = settle(e, it)) == NULL)
+        continue;
+    }
+    if (atomic_load(&e->stopped)) {
       /* Keep it, unparsed, for the resume path. */
       pthread_mutex_lock(&e->lock);
       it->next = e->leftovers;

@@ -29,9 +29,13 @@
  * adds the URL (engine_add), the item is adopted: it takes the seq and
  * depth of that add, exactly as a fresh item would, and its fetch result
  * is used instead of a new request (or, not fetched yet, it is promoted in
- * the frontier). A speculative item is fetched, never parsed, before it is
- * adopted, so nothing a hook does with seq or depth sees it; a wrong guess
- * costs only a request. A URL the commit never adds (the crawl stopped, or
+ * the frontier). Before adoption a speculative item is fetched and given a
+ * speculative parse (see hooks.parse), which may speculate its own links
+ * in turn, at its provisional depth + 1: a page's provisional depth (its
+ * parent's + 1) can only be above its final one, so a link followed at the
+ * provisional depth is followed at the final one too. Nothing that
+ * depends on seq or depth is done before adoption; a wrong guess costs
+ * only a request. A URL the commit never adds (the crawl stopped, or
  * a redirect claimed it: engine_mark_seen) is dropped, unfetched if still
  * queued.
  *
@@ -67,7 +71,12 @@ typedef struct engine_hooks {
   engine_fetched_t (*fetch)(void *ctx, void *wstate, engine_t *e,
                             fitem_t *it);
   /* parse: parse thread, no lock held. In unordered mode it adds links
-   * with engine_add (which may block while the frontier is full). */
+   * with engine_add (which may block while the frontier is full). In
+   * ordered mode it is called once for every item, and, for an item that
+   * was fetched speculatively, once before that (it->flags has FITEM_SPEC,
+   * it->depth is an upper bound of the final depth, it->seq means
+   * nothing): that call may only look (say, engine_speculate the links)
+   * and must leave it->data ready for the ordinary call. */
   void (*parse)(void *ctx, engine_t *e, fitem_t *it);
   /* commit: ordered mode only; one thread at a time, in seq order, no lock
    * held; adds links with engine_add. May be NULL in unordered mode. */
@@ -92,8 +101,9 @@ typedef struct engine_config {
                              parsed and waiting); 0 = unbounded */
   size_t speculate;       /* ordered: speculative items at once, at most
                              (engine_speculate); 0 = no speculation */
-  size_t speculate_out;   /* of those, fetched or being fetched, at most
-                             (their results wait in memory); 0 = no limit */
+  size_t speculate_out;   /* of those, handed out for fetching and not
+                             adopted yet, at most (their results wait in
+                             memory); 0 = no limit */
   double rate, burst;     /* per-host politeness (frontier.h) */
   bool gate;              /* a gate item first for every host */
   const engine_hooks_t *hooks;  /* borrowed; must outlive the engine */

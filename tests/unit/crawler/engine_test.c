@@ -27,7 +27,7 @@ struct graph {
   int claim_by, claimed; /* commit of page claim_by marks claimed seen */
   atomic_int fetches[N];
   atomic_int spec_fetches;
-  atomic_bool claimed_spec;  /* `claimed` was fetched speculatively */
+  atomic_bool spec_fetched[N];  /* page i was fetched speculatively */
   int order[N], depth[N], ncommitted;
   int stop_after;        /* engine_stop after this many commits; 0 never */
 };
@@ -57,8 +57,7 @@ static engine_fetched_t g_fetch(void *ctx, void *ws, engine_t *e,
   atomic_fetch_add(&g->fetches[i], 1);
   if (it->flags & FITEM_SPEC) {
     atomic_fetch_add(&g->spec_fetches, 1);
-    if (i == g->claimed)
-      atomic_store(&g->claimed_spec, true);
+    atomic_store(&g->spec_fetched[i], true);
   }
   if (i == g->slow || (g->jitter && i % 7 == 0)) {
     struct timespec ts = { 0, (i == g->slow ? 300 : 3) * 1000 * 1000 };
@@ -213,19 +212,21 @@ static void test_bfs_order_with_speculation(void)
 
 static void test_speculation_fills_a_wait(void)
 {
-  /* p0 -> p1 (slow, host h1), p2 (h2); p2 -> p6 (h2). The commit of p2,
-   * and with it the add of p6, waits for p1; speculation fetches p6
-   * meanwhile. */
+  /* p0 -> p1 (slow, host h1), p2 (h2); p2 -> p6 (h2) -> p10 (h2). The
+   * commit of p2, and with it the add of p6, waits for p1; speculation
+   * fetches p6 meanwhile, and from p6's speculative parse p10. */
   struct graph *g = graph_new();
-  g->max_depth = 2;
   g->links[0][0] = 1;
   g->links[0][1] = 2;
   g->links[2][0] = 6;
+  g->links[6][0] = 10;
   g->slow = 1;
   CHECK_INT(run(g, 4, 2, 16, 4), 0);
   check_bfs(g);
-  CHECK_INT(atomic_load(&g->spec_fetches), 1);
+  CHECK(atomic_load(&g->spec_fetched[6]));
+  CHECK(atomic_load(&g->spec_fetched[10]));
   CHECK_INT(atomic_load(&g->fetches[6]), 1);
+  CHECK_INT(atomic_load(&g->fetches[10]), 1);
   free(g->links);
   free(g);
 }
@@ -244,7 +245,7 @@ static void test_claimed_speculation_is_dropped(void)
   g->claim_by = 1;
   g->claimed = 6;
   CHECK_INT(run(g, 4, 2, 16, 4), 0);
-  CHECK(atomic_load(&g->claimed_spec));
+  CHECK(atomic_load(&g->spec_fetched[6]));
   static int order[N], depth[N];
   CHECK_INT(bfs(g, order, depth), 4);  /* p0 p1 p2 p7: p6 is claimed */
   CHECK_INT(g->ncommitted, 4);
