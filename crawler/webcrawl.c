@@ -90,6 +90,7 @@ struct hoststate {
 
 struct webcrawl {
   const webcrawl_opts_t *o;
+  char agent[64];          /* our product token: what a robots meta names */
   pthread_mutex_t hlock;   /* guards hosts, nhosts (not the rules they
                               point to, which never change once set) */
   struct hoststate *hosts;
@@ -701,6 +702,37 @@ static void sniff(struct webcrawl *w, struct page *p)
              fetch_is_text_plain(r->content_type));
 }
 
+/* mentions: whether BODY (LEN bytes, any bytes) contains WORD, ignoring
+ * ASCII case. */
+static bool mentions(const char *body, size_t len, const char *word)
+{
+  size_t n = strlen(word);
+  for (size_t i = 0; i + n <= len; i++)
+    if (strncasecmp(body + i, word, n) == 0 && memchr(body + i, '\0', n) ==
+        NULL)
+      return true;
+  return false;
+}
+
+/* robots_meta_only: a page whose links are not wanted (at maxDepth) may
+ * still say noindex in a robots meta. Scanning it for that costs a parse,
+ * so only pages that name "robots" or our agent anywhere are scanned. */
+static void robots_meta_only(struct webcrawl *w, fitem_t *it,
+                             struct page *p)
+{
+  fetch_result_t *r = &p->res;
+  const char *agent = w->agent;
+  if (!mentions(r->body, r->len, "robots") &&
+      !mentions(r->body, r->len, agent))
+    return;
+  struct scan s = { w, it, p, false };
+  links_sink_t sink = { .meta_robots = on_meta, .meta_agent = agent,
+                        .arg = &s };
+  char cs[64];
+  links_scan_html(r->body, r->len,
+                  fetch_charset(r->content_type, cs, sizeof(cs)), &sink);
+}
+
 /* wc_parse: runs twice for a page fetched speculatively (engine.h): first
  * at its provisional depth, only sniffing and scanning links; then, once
  * adopted, at its final depth, scanning only if the first run did not
@@ -722,7 +754,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     links_sink_t sink = { .link = on_link, .base = on_base, .arg = &s };
     if (!w->o->ignore_robots) {
       sink.meta_robots = on_meta;
-      sink.meta_agent = w->o->user_agent;
+      sink.meta_agent = w->agent;
     }
     int rc;
     if (p->text) {
@@ -738,6 +770,8 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   }
   if (it->flags & FITEM_SPEC)
     return;  /* the body waits for the page's adoption */
+  if (!p->scanned && !p->text && !w->o->ignore_robots)
+    robots_meta_only(w, it, p);
   if (!p->noindex && p->stored_id == 0) {
     p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
                                it->url, it->depth, r->body, r->len,
@@ -982,6 +1016,10 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
 {
   struct webcrawl w = { .o = o, .st = st };
   memset(st, 0, sizeof(*st));
+  /* "tse-crawler/0.1 (+...)" is named "tse-crawler" in a robots meta, as
+   * in robots.txt (robots.h). */
+  snprintf(w.agent, sizeof(w.agent), "%.*s",
+           (int)strcspn(o->user_agent, "/ \t"), o->user_agent);
   w.fcfg = (fetch_config_t){
     .user_agent = o->user_agent,
     .connect_timeout = o->timeout < 10 ? o->timeout : 10,

@@ -11,7 +11,11 @@ cat >"$S/index.html" <<'HTML'
 <a href="big.html">big</a> <a href="noindex.html">noindex</a>
 <a href="nofollow.html">nofollow</a> <a href="xrobots.html">header</a>
 <a rel="nofollow" href="relnf.html">rel nofollow</a> <a href="p2.html">2</a>
-<a href="cut.html">truncated gzip</a>
+<a href="cut.html">truncated gzip</a> <a href="agent.html">agent noindex</a>
+HTML
+cat >"$S/agent.html" <<'HTML'
+<html><head><meta name="TSE-Crawler" content="noindex"></head>
+<body>named for us by our product token</body></html>
 HTML
 for i in 1 2 3 4 5 6; do echo "<p>page $i</p>" >"$S/p$i.html"; done
 echo '<p>fine</p>' >"$S/relnf.html"
@@ -77,7 +81,15 @@ check_eq "meta noindex: not saved, but its links are" \
 check "a truncated gzip body is a failure, not a short page" \
   grep -q 'Failed: .*/cut.html (cannot decode the body' "$TEST_DIR/main.log"
 check "the summary counts noindex and nofollow" \
-  grep -q '2 pages noindex, 2 nofollow' "$TEST_DIR/main.err"
+  grep -q '3 pages noindex, 2 nofollow' "$TEST_DIR/main.err"
+check_eq "a robots meta naming our product token counts" \
+  "$(grep -c 'IgnIndex: .*/agent.html' "$TEST_DIR/main.log")" 1
+# At maxDepth no links are wanted, but a noindex still is.
+run leaf 1 --timeout 1 --retries 0 --max-page-size 4096
+check_eq "meta noindex at maxDepth: not saved" \
+  "$(urls "$TEST_DIR/leaf" | grep -c 'noindex.html\|agent.html')" 0
+check_eq "X-Robots-Tag noindex at maxDepth: not saved" \
+  "$(urls "$TEST_DIR/leaf" | grep -c xrobots.html)" 0
 
 : >"$SERVER_LOG"
 run relnf 1 --respect-rel-nofollow --retries 0 --timeout 1
