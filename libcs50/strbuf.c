@@ -30,6 +30,22 @@ static bool grow(strbuf_t *b, size_t n)
   return true;
 }
 
+bool strbuf_reserve(strbuf_t *b, size_t n)
+{
+  if (b->oom || n > (size_t)-1 / 2 - b->len)
+    return false;
+  if (b->len + n + 1 <= b->cap)
+    return true;
+  char *p = realloc(b->p, b->len + n + 1);
+  if (p == NULL)
+    return false;
+  if (b->p == NULL)
+    p[0] = '\0';
+  b->p = p;
+  b->cap = b->len + n + 1;
+  return true;
+}
+
 void strbuf_add(strbuf_t *b, const void *data, size_t n)
 {
   if (!grow(b, n))

@@ -13,13 +13,22 @@
 #include <stddef.h>
 
 typedef struct strbuf {
-  char *p;      /* NULL until the first add; then NUL-terminated */
+  char *p;      /* NULL until the first add or reserve; then
+                   NUL-terminated */
   size_t len;   /* bytes held, not counting the NUL */
   size_t cap;
   bool oom;     /* a growth failed; the content is incomplete */
 } strbuf_t;
 
 #define STRBUF_INIT { NULL, 0, 0, false }
+
+/* strbuf_reserve: make room for exactly N more bytes (and the NUL), so
+ * that adding them does not grow B again. For a caller that knows the
+ * final size: growth by doubling leaves up to half of the block unused and
+ * copies the content at every step. Only a hint: if the room cannot be
+ * had, B is unchanged (not oom) and returns false; adds then grow as
+ * usual. */
+bool strbuf_reserve(strbuf_t *b, size_t n);
 
 /* strbuf_add: append N bytes at DATA (borrowed; may hold NUL bytes). */
 void strbuf_add(strbuf_t *b, const void *data, size_t n);

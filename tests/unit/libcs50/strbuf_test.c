@@ -57,11 +57,35 @@ static void test_oom_is_sticky(void)
   CHECK(!b.oom && b.p == NULL);
 }
 
+static void test_reserve_is_exact(void)
+{
+  strbuf_t b = STRBUF_INIT;
+  CHECK(strbuf_reserve(&b, 1000));
+  CHECK_INT(b.cap, 1001);
+  CHECK_STR(b.p, "");
+  char *first = b.p;
+  for (int i = 0; i < 1000; i++)
+    strbuf_addc(&b, 'z');
+  CHECK(b.p == first && b.cap == 1001 && b.p[1000] == '\0');
+  strbuf_addc(&b, 'z');  /* past the reservation: grows as usual */
+  CHECK_INT(b.len, 1001);
+  CHECK(b.cap > 1002 && b.p[1001] == '\0');
+  CHECK(!strbuf_reserve(&b, (size_t)-1 / 2));  /* a hint: no oom */
+  CHECK(!b.oom && b.len == 1001);
+  strbuf_release(&b);
+  strbuf_t e = STRBUF_INIT;
+  CHECK(strbuf_reserve(&e, 0));
+  char *s = strbuf_detach(&e);
+  CHECK_STR(s, "");
+  free(s);
+}
+
 int main(void)
 {
   RUN(test_empty_detach);
   RUN(test_adds_grow_and_binary);
   RUN(test_addf);
   RUN(test_oom_is_sticky);
+  RUN(test_reserve_is_exact);
   return TEST_EXIT();
 }
