@@ -93,8 +93,8 @@ typedef struct engine_config {
   size_t fetched_limit;   /* downloaders wait while this many fetched
                              pages wait for a parser; 0 = unbounded. Never
                              a deadlock: they do not wait while an
-                             engine_add is pushing (it may need them to
-                             drain a full frontier). */
+                             engine_add is pushing into a bounded frontier
+                             (it may need them to drain it). */
   bool ordered;           /* commit in seq order (see above) */
   size_t window;          /* ordered: download at most this many seqs
                              beyond the commit point (bounds the pages
