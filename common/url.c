@@ -788,22 +788,23 @@ char *url_host_key(const char *url)
   return strbuf_detach(&b);
 }
 
-/* Keep in step with the list in url.h. */
+/* The list of url.h, in strcmp order for bsearch; lower case, at most
+ * 7 bytes. */
 static const char *const nonpage_ext[] = {
-  "jpg", "jpeg", "png", "gif", "bmp", "webp", "svg", "svgz", "ico", "tif",
-  "tiff", "avif", "heic",
-  "mp3", "wav", "ogg", "oga", "flac", "aac", "m4a", "opus", "mid", "midi",
-  "wma",
-  "mp4", "m4v", "webm", "avi", "mov", "mkv", "flv", "wmv", "mpg", "mpeg",
-  "ogv", "3gp",
-  "zip", "gz", "tgz", "tar", "bz2", "tbz2", "xz", "txz", "7z", "rar", "zst",
-  "iso", "dmg",
-  "exe", "msi", "deb", "rpm", "apk", "jar", "bin",
-  "pdf", "ps", "eps", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt",
-  "ods", "odp", "rtf", "epub",
-  "css", "js", "mjs", "map",
-  "woff", "woff2", "ttf", "otf", "eot",
+  "3gp", "7z", "aac", "apk", "avi", "avif", "bin", "bmp", "bz2", "css", "deb",
+  "dmg", "doc", "docx", "eot", "eps", "epub", "exe", "flac", "flv", "gif",
+  "gz", "heic", "ico", "iso", "jar", "jpeg", "jpg", "js", "m4a", "m4v", "map",
+  "mid", "midi", "mjs", "mkv", "mov", "mp3", "mp4", "mpeg", "mpg", "msi",
+  "odp", "ods", "odt", "oga", "ogg", "ogv", "opus", "otf", "pdf", "png", "ppt",
+  "pptx", "ps", "rar", "rpm", "rtf", "svg", "svgz", "tar", "tbz2", "tgz",
+  "tif", "tiff", "ttf", "txz", "wav", "webm", "webp", "wma", "wmv", "woff",
+  "woff2", "xls", "xlsx", "xz", "zip", "zst",
 };
+
+static int ext_cmp(const void *key, const void *elem)
+{
+  return strcmp(key, *(const char *const *)elem);
+}
 
 bool url_is_nonpage(const char *url)
 {
@@ -818,21 +819,23 @@ bool url_is_nonpage(const char *url)
   }
   size_t end = strcspn(p, "?#");
   /* Last segment, without ";params" ("a.pdf;jsessionid=1"). */
-  const char *seg = p;
-  for (size_t i = 0; i < end; i++)
-    if (p[i] == '/')
-      seg = p + i + 1;
+  const char *seg = p + end;   /* found backwards: this runs per link */
+  while (seg > p && seg[-1] != '/')
+    seg--;
   size_t segn = strcspn(seg, ";?#");
-  const char *dot = NULL;
-  for (size_t i = 0; i < segn; i++)
-    if (seg[i] == '.')
-      dot = seg + i;
-  if (dot == NULL)
-    return false;
-  const char *ext = dot + 1;
+  const char *ext = seg + segn;
+  while (ext > seg && ext[-1] != '.')
+    ext--;
+  if (ext == seg)
+    return false;   /* no dot */
   size_t extn = segn - (size_t)(ext - seg);
-  for (size_t i = 0; i < sizeof(nonpage_ext) / sizeof(nonpage_ext[0]); i++)
-    if (strlen(nonpage_ext[i]) == extn && ascii_ieq(ext, nonpage_ext[i], extn))
-      return true;
-  return false;
+  /* Lower-cased once for bsearch: this runs for every link. */
+  char e[8];
+  if (extn >= sizeof(e))
+    return false;   /* longer than any listed extension */
+  for (size_t i = 0; i < extn; i++)
+    e[i] = lower(ext[i]);
+  e[extn] = '\0';
+  return bsearch(e, nonpage_ext, sizeof(nonpage_ext) / sizeof(nonpage_ext[0]),
+                 sizeof(nonpage_ext[0]), ext_cmp) != NULL;
 }

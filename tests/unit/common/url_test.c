@@ -374,6 +374,34 @@ static void test_nonpage(void)
   CHECK(!url_is_nonpage("http://h.jpg"));
   CHECK(!url_is_nonpage("http://h.pdf/x"));
   CHECK(!url_is_nonpage(NULL));
+  /* Every extension of url.h's list, in any case (the list in url.c is
+   * sorted for bsearch: a misplaced entry would be missed here). */
+  static const char *const ext[] = {
+    "jpg", "jpeg", "png", "gif", "bmp", "webp", "svg", "svgz", "ico", "tif",
+    "tiff", "avif", "heic", "mp3", "wav", "ogg", "oga", "flac", "aac", "m4a",
+    "opus", "mid", "midi", "wma", "mp4", "m4v", "webm", "avi", "mov", "mkv",
+    "flv", "wmv", "mpg", "mpeg", "ogv", "3gp", "zip", "gz", "tgz", "tar",
+    "bz2", "tbz2", "xz", "txz", "7z", "rar", "zst", "iso", "dmg", "exe",
+    "msi", "deb", "rpm", "apk", "jar", "bin", "pdf", "ps", "eps", "doc",
+    "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods", "odp", "rtf", "epub",
+    "css", "js", "mjs", "map", "woff", "woff2", "ttf", "otf", "eot",
+  };
+  for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
+    char u[64], up[64];
+    snprintf(u, sizeof(u), "http://h/d/x.%s", ext[i]);
+    for (size_t j = 0; j <= strlen(u); j++)
+      up[j] = (char)(u[j] >= 'a' && u[j] <= 'z' ? u[j] - 32 : u[j]);
+    if (!url_is_nonpage(u) || !url_is_nonpage(up)) {
+      testhelp_failed++;
+      fprintf(stderr, "%s:%d: url_is_nonpage misses \"%s\"\n", __FILE__,
+              __LINE__, u);
+    }
+    snprintf(u, sizeof(u), "http://h/d/x.%sq", ext[i]);
+    CHECK(!url_is_nonpage(u));
+  }
+  CHECK(!url_is_nonpage("http://h/x.abcdefgh"));
+  CHECK(!url_is_nonpage("http://h/x."));
+  CHECK(!url_is_nonpage("http://h/.x/y"));
 }
 
 static void test_idn(void)
