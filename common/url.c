@@ -839,3 +839,49 @@ bool url_is_nonpage(const char *url)
   return bsearch(e, nonpage_ext, sizeof(nonpage_ext) / sizeof(nonpage_ext[0]),
                  sizeof(nonpage_ext[0]), ext_cmp) != NULL;
 }
+
+char *url_host_key_normal(const char *url)
+{
+  const char *a = url ? strstr(url, "://") : NULL;
+  if (a == NULL)
+    return NULL;
+  size_t sl = (size_t)(a - url);
+  a += 3;
+  const char *end = a + strcspn(a, "/");
+  if (*end != '/')
+    return NULL;
+  /* Userinfo may hold '@' and ':', a host neither (but an IPv6 host
+   * ':'), so the host starts after the last '@'. */
+  const char *h = a;
+  for (const char *p = a; p < end; p++)
+    if (*p == '@')
+      h = p + 1;
+  const char *hend = h;
+  if (*h == '[') {
+    hend = memchr(h, ']', (size_t)(end - h));
+    if (hend == NULL)
+      return NULL;
+    hend++;
+  } else {
+    while (hend < end && *hend != ':')
+      hend++;
+  }
+  const char *port = sl == 5 ? "443" : "80";
+  size_t pn = strlen(port);
+  if (hend < end) {
+    if (*hend != ':')
+      return NULL;
+    port = hend + 1;
+    pn = (size_t)(end - port);
+  }
+  size_t hn = (size_t)(hend - h);
+  char *k = malloc(sl + 3 + hn + 1 + pn + 1);
+  if (k != NULL) {
+    memcpy(k, url, sl + 3);
+    memcpy(k + sl + 3, h, hn);
+    k[sl + 3 + hn] = ':';
+    memcpy(k + sl + 3 + hn + 1, port, pn);
+    k[sl + 3 + hn + 1 + pn] = '\0';
+  }
+  return k;
+}

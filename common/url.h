@@ -98,6 +98,17 @@ char *url_normalize(const char *url);
  * Thread-safety: any thread. */
 char *url_resolve_normalized(const char *base, const char *href);
 
+/* url_host_key_normal: url_host_key(url) for a url already in normal
+ *   form, cut from the string instead of parsed again: "scheme://host:port"
+ *   with the scheme's default port when url has none.
+ * Caller provides: url, borrowed, as returned by url_normalize or
+ *   url_resolve_normalized (for anything else the result is unspecified,
+ *   but never an overrun); NULL gives NULL.
+ * Returns: returned owned (free()); NULL if url has no "scheme://" and
+ *   '/' after the authority, or on OOM.
+ * Thread-safety: any thread. */
+char *url_host_key_normal(const char *url);
+
 /* url_is_http: true when url has the scheme http or https (any case),
  *   after the leading whitespace that href cleaning ignores; the only
  *   schemes the crawler follows. Does not check the rest of url.

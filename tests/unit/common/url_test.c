@@ -352,6 +352,32 @@ static void test_host_key(void)
     char *k = url_host_key(cases[i].url);
     CHECK_STR(k, cases[i].want);
     free(k);
+    char *n = url_normalize(cases[i].url);
+    k = url_host_key_normal(n);
+    CHECK_STR(k, cases[i].want);
+    free(k);
+    free(n);
+  }
+
+  /* The same cut from normal forms, without parsing. */
+  static const struct {
+    const char *url, *want;
+  } keys[] = {
+    { "http://h/", "http://h:80" },
+    { "https://h/x?y", "https://h:443" },
+    { "http://h:8080/", "http://h:8080" },
+    { "http://u:p@h:81/", "http://h:81" },
+    { "http://a@b:c@h/", "http://h:80" },
+    { "http://[::1]/", "http://[::1]:80" },
+    { "https://[fe80::1%25eth0]:8443/", "https://[fe80::1%25eth0]:8443" },
+    { "http://h", NULL },
+    { "h/x", NULL },
+    { NULL, NULL },
+  };
+  for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+    char *k = url_host_key_normal(keys[i].url);
+    CHECK_STR(k, keys[i].want);
+    free(k);
   }
 }
 
