@@ -41,13 +41,45 @@
  * url_normalize is idempotent: normalising a normal-form URL returns it
  * unchanged.
  *
+ * Per-page fast path (url_base_init, url_base_resolve, url_host_key_normal):
+ * the crawler resolves hundreds of links per page against one base, and
+ * most hrefs are plain. url_base_resolve gives exactly what
+ * url_resolve_normalized gives, but answers the plain cases below by
+ * string splicing, without libcurl; everything else goes to
+ * url_resolve_normalized, the reference. An href is plain when it is
+ * printable ASCII (0x21-0x7e: nothing to clean) and one of
+ *   - "" or "#frag": the base itself;
+ *   - "path[?query][#frag]" or "/path[?query][#frag]" with a plain path
+ *     after any leading "." and ".." segments, which pop directory levels
+ *     of the base (never above its root) as RFC 3986 5.2.4 does; unless
+ *     '/' or '?' follows them, because libcurl 7.88 resolves "./?q"
+ *     against "http://a/b/c" to "http://a/b?q", not "http://a/b/?q";
+ *   - "http://host[:port][/path[?query]][#frag]" or the same with https,
+ *     in normal form already: host of dot-separated labels of [a-z0-9-],
+ *     the last one starting with a letter (so it is no IPv4 number that
+ *     libcurl would rewrite), port 1-65535 without leading zeros and not
+ *     the scheme's default, a plain path;
+ *   - "scheme:..." with any scheme but http(s): NULL, as from the slow
+ *     path, which follows no other scheme.
+ * A plain path is unreserved characters, sub-delims, '@', '/' and, after
+ * a leading '/', ':', with no "." or ".." segment (so no '%' to recase or
+ * decode); a query is kept as is when it holds no byte that needs
+ * encoding ("?" alone is dropped); the fragment may be anything printable.
+ * Relative hrefs take the fast path only against a base that is its own
+ * normal form with a host of [a-z0-9.-] (no userinfo, no IPv6), so its
+ * path has no dot segments or escapes for libcurl or normalisation to
+ * rewrite; url_base_init checks that once per page, with url_normalize.
+ * tests/unit/common/url_base_test.c and bench/links_bench -c compare the
+ * two paths byte for byte.
+ *
  * Memory: every returned string is malloc'd and owned by the caller, who
  * frees it with free() (not curl_free). NULL means invalid, not followable,
  * or out of memory; callers treat all three as "skip this link".
  *
  * Threads: no function keeps state between calls (each call uses its own
- * CURLU handle), so all are callable from any thread concurrently, provided
- * curl_global_init() was called by main before threads started.
+ * CURLU handle; a url_base_t is the caller's), so all are callable from
+ * any thread concurrently, provided curl_global_init() was called by main
+ * before threads started.
  */
 #ifndef COMMON_URL_H
 #define COMMON_URL_H
@@ -97,6 +129,49 @@ char *url_normalize(const char *url);
  *   itself. "javascript:", "mailto:" etc. give NULL.
  * Thread-safety: any thread. */
 char *url_resolve_normalized(const char *base, const char *href);
+
+/* url_base_t: a page's base URL, prepared once for url_base_resolve.
+ * A value, not a handle: it borrows the base string and owns no memory,
+ * so it needs no delete and can sit in a caller's struct or on the stack
+ * (the crawler's link callbacks have no end-of-page hook that could free
+ * one). Its fields are private to url.c; set them with url_base_init. */
+typedef struct url_base {
+  const char *url;   /* the base as given, borrowed; NULL for none */
+  size_t origin;     /* relative fast path: length of "scheme://host[:port]"
+                      * in url; 0: relative hrefs take the slow path */
+  size_t dir;        /* length of url up to the last '/' of its path */
+  bool usable;       /* absolute fast path allowed (url not over-long) */
+} url_base_t;
+
+/* url_base_init: prepare b for resolving hrefs against base.
+ * Caller provides: b, non-NULL; base, the same string url_resolve_normalized
+ *   would get (page URL or resolved <base href>; NULL: only absolute hrefs
+ *   resolve), borrowed: it must outlive every url_base_resolve with b.
+ * Never fails: when base does not qualify for the fast path (see above),
+ *   or memory runs out checking it, b sends hrefs to the slow path.
+ * Cost: one url_normalize of base.
+ * Thread-safety: any thread; b is not shared (read-only once set). */
+void url_base_init(url_base_t *b, const char *base);
+
+/* url_base_resolve: url_resolve_normalized(base, href) for the base b was
+ *   set up with, byte for byte, but without libcurl for plain hrefs (see
+ *   "Per-page fast path" above).
+ * Caller provides: b from url_base_init, borrowed; href, borrowed,
+ *   non-NULL.
+ * Returns: as url_resolve_normalized, returned owned (free()).
+ * Thread-safety: any thread; b only read, so threads may share one. */
+char *url_base_resolve(const url_base_t *b, const char *href);
+
+/* url_host_key_normal: url_host_key(url) for a url already in normal
+ *   form, cut from the string instead of parsed again: "scheme://host:port"
+ *   with the scheme's default port when url has none.
+ * Caller provides: url, borrowed, as returned by url_normalize,
+ *   url_resolve_normalized or url_base_resolve (for anything else the
+ *   result is unspecified, but never an overrun); NULL gives NULL.
+ * Returns: returned owned (free()); NULL if url has no "scheme://" and
+ *   '/' after the authority, or on OOM.
+ * Thread-safety: any thread. */
+char *url_host_key_normal(const char *url);
 
 /* url_is_http: true when url has the scheme http or https (any case),
  *   after the leading whitespace that href cleaning ignores; the only

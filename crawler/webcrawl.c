@@ -618,6 +618,29 @@ static int on_base(void *arg, const char *href)
   return 0;
 }
 
+/* link_base: base prepared for url_base_resolve, once per page instead of
+ * once per link. Kept per parse thread and prepared again whenever base's
+ * text changes (a new page, a <base href>), so it is keyed by content, not
+ * by pointer: the next page's URL may reuse a freed one's address. The
+ * copy is what the url_base_t borrows. NULL if base is too long to copy.
+ * NEEDSWORK: this belongs in struct scan, but wc_parse initialises that
+ * by position, where a new member trips -Wmissing-field-initializers. */
+static const url_base_t *link_base(const char *base)
+{
+  static _Thread_local char url[URL_MAX_LEN + 1];
+  static _Thread_local url_base_t b;
+  static _Thread_local bool ready;
+  if (!ready || strcmp(url, base) != 0) {
+    size_t n = strlen(base);
+    if (n > URL_MAX_LEN)
+      return NULL;
+    memcpy(url, base, n + 1);
+    url_base_init(&b, url);
+    ready = true;
+  }
+  return &b;
+}
+
 static int on_link(void *arg, const char *href, int flags)
 {
   struct scan *s = arg;
@@ -635,7 +658,9 @@ static int on_link(void *arg, const char *href, int flags)
     p->cap = cap;
   }
   struct link *l = &p->links[p->nlinks];
-  l->url = url_resolve_normalized(p->base ? p->base : s->it->url, href);
+  const char *base = p->base ? p->base : s->it->url;
+  const url_base_t *b = link_base(base);
+  l->url = b ? url_base_resolve(b, href) : url_resolve_normalized(base, href);
   if (l->url != NULL && (flags & LINK_NOFOLLOW) &&
       s->w->o->respect_rel_nofollow) {
     l->cls = L_NOFOLLOW;
@@ -651,7 +676,7 @@ static int on_link(void *arg, const char *href, int flags)
   } else {
     l->cls = L_CANDIDATE;
   }
-  l->key = l->cls == L_CANDIDATE ? url_host_key(l->url) : NULL;
+  l->key = l->cls == L_CANDIDATE ? url_host_key_normal(l->url) : NULL;
   if (l->url == NULL || (l->cls == L_CANDIDATE && l->key == NULL)) {
     free(l->url);
     free(l->key);
