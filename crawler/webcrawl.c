@@ -608,37 +608,18 @@ struct scan {
   fitem_t *it;
   struct page *p;
   bool nomem;
+  url_base_t base;   /* the page's base, prepared for url_base_resolve */
+  bool base_ready;   /* base is set for the current base URL */
 };
 
 static int on_base(void *arg, const char *href)
 {
   struct scan *s = arg;
-  if (s->p->base == NULL)
+  if (s->p->base == NULL) {
     s->p->base = url_resolve(s->it->url, href);
-  return 0;
-}
-
-/* link_base: base prepared for url_base_resolve, once per page instead of
- * once per link. Kept per parse thread and prepared again whenever base's
- * text changes (a new page, a <base href>), so it is keyed by content, not
- * by pointer: the next page's URL may reuse a freed one's address. The
- * copy is what the url_base_t borrows. NULL if base is too long to copy.
- * NEEDSWORK: this belongs in struct scan, but wc_parse initialises that
- * by position, where a new member trips -Wmissing-field-initializers. */
-static const url_base_t *link_base(const char *base)
-{
-  static _Thread_local char url[URL_MAX_LEN + 1];
-  static _Thread_local url_base_t b;
-  static _Thread_local bool ready;
-  if (!ready || strcmp(url, base) != 0) {
-    size_t n = strlen(base);
-    if (n > URL_MAX_LEN)
-      return NULL;
-    memcpy(url, base, n + 1);
-    url_base_init(&b, url);
-    ready = true;
+    s->base_ready = false;
   }
-  return &b;
+  return 0;
 }
 
 static int on_link(void *arg, const char *href, int flags)
@@ -658,9 +639,12 @@ static int on_link(void *arg, const char *href, int flags)
     p->cap = cap;
   }
   struct link *l = &p->links[p->nlinks];
-  const char *base = p->base ? p->base : s->it->url;
-  const url_base_t *b = link_base(base);
-  l->url = b ? url_base_resolve(b, href) : url_resolve_normalized(base, href);
+  if (!s->base_ready) {
+    /* Once per page (and again after a <base href>), not per link. */
+    url_base_init(&s->base, p->base ? p->base : s->it->url);
+    s->base_ready = true;
+  }
+  l->url = url_base_resolve(&s->base, href);
   if (l->url != NULL && (flags & LINK_NOFOLLOW) &&
       s->w->o->respect_rel_nofollow) {
     l->cls = L_NOFOLLOW;
@@ -750,7 +734,7 @@ static void robots_meta_only(struct webcrawl *w, fitem_t *it,
   if (!mentions(r->body, r->len, "robots") &&
       !mentions(r->body, r->len, agent))
     return;
-  struct scan s = { w, it, p, false };
+  struct scan s = { .w = w, .it = it, .p = p };
   links_sink_t sink = { .meta_robots = on_meta, .meta_agent = agent,
                         .arg = &s };
   char cs[64];
@@ -775,7 +759,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     return;
   if (!p->scanned && it->depth < w->o->max_depth) {
     p->scanned = true;
-    struct scan s = { w, it, p, false };
+    struct scan s = { .w = w, .it = it, .p = p };
     links_sink_t sink = { .link = on_link, .base = on_base, .arg = &s };
     if (!w->o->ignore_robots) {
       sink.meta_robots = on_meta;
