@@ -87,7 +87,12 @@ mkdir "$TEST_DIR/k9"
 "$BIN/crawler" --quiet --rate 20 --warc "$TEST_DIR/k9.warc.gz" \
   "$BASE_URL/index.html" "$TEST_DIR/k9" 5 &
 pid=$!
-sleep 0.4
+# Kill it once a few records are out (not after a fixed time: under TSan
+# on a loaded machine 0.4 s was not always enough to write one).
+for _ in $(seq 100); do
+  [ "$(stat -c %s "$TEST_DIR/k9.warc.gz" 2>/dev/null || echo 0)" -gt 3000 ] && break
+  sleep 0.1
+done
 kill -KILL $pid
 wait $pid 2>/dev/null
 "$WARCIO" index "$TEST_DIR/k9.warc.gz" >"$TEST_DIR/k9.index"
