@@ -148,13 +148,24 @@ static const char *const charsets[] = {
 };
 #define NCHARSETS (sizeof charsets / sizeof charsets[0])
 
-/* A small page: every charset, never stopping and stopping early. */
+/* A small page: every charset, and sinks that stop after the first few
+ * items with some of them. */
 static void
 compare_all(tally_t *t, const char *name, const char *body, size_t len)
 {
   for (size_t c = 0; c < NCHARSETS; c++)
-    for (size_t stop = 0; stop < 4; stop++)
+    for (size_t stop = 0; stop < (c < 7 ? 4 : 1); stop++)
       compare(t, name, body, len, charsets[c], stop);
+}
+
+/* A prefix of a small page: fewer charsets (iconv is slow to set up). */
+static void
+compare_some(tally_t *t, const char *name, const char *body, size_t len)
+{
+  static const char *const some[] = { NULL, "utf-8", "Shift_JIS", "Big5" };
+  for (size_t c = 0; c < sizeof some / sizeof some[0]; c++)
+    for (size_t stop = 0; stop < 2; stop++)
+      compare(t, name, body, len, some[c], stop);
 }
 
 static char *
@@ -424,8 +435,9 @@ test_hostile(void)
     char name[32];
     snprintf(name, sizeof name, "hostile[%zu]", i);
     t.files++;
-    for (size_t k = 0; k <= len; k++)
-      compare_all(&t, name, p, k);
+    for (size_t k = 0; k < len; k++)
+      compare_some(&t, name, p, k);
+    compare_all(&t, name, p, len);
     /* Twice over, and after a page of dropped tags. */
     size_t n2 = 2 * len + 64;
     char *b = malloc(n2 + 1);
