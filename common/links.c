@@ -583,8 +583,8 @@ elision_safe(const char *body, size_t len, const page_enc_t *pe)
  * The model follows libxml2 2.9.14 (Debian 12's), checked at run time:
  * with any other version nothing is dropped. tests/unit/common/
  * links_diff_test.c compares S and S' over the bench's real pages and
- * hostile ones. Cost: one more pass over S, on documentation a sixth of
- * what it saves in libxml2. */
+ * hostile ones. Cost: one more pass over S, on documentation about a
+ * seventh of what it saves in libxml2. */
 
 /* Character classes of the bytes, as libxml2 2.9 reads them: C_BLANK is
  * IS_BLANK_CH (no \f, no \v), C_NAME and C_START the characters of and
