@@ -1,12 +1,16 @@
 /* links_bench.c: link extraction speed of links_scan_html(), and the cost
  * of resolving what it finds.
  *
- * usage: links_bench [-r ROOT=URL [-s | -c]] [MIN_SECONDS] < FILE_LIST
+ * usage: links_bench [-n] [-r ROOT=URL [-s | -c]] [MIN_SECONDS] < FILE_LIST
  * Reads the files named on stdin (one path a line) into memory, then scans
  * them all with links_scan_html() (one thread, no charset given, a sink
  * that counts links), pass after pass until MIN_SECONDS (default 2) have
- * gone by. Prints one line: files, MB, links per pass, passes, MB/s and
- * ms per page. Nothing is written to disk; file reading is not timed.
+ * gone by; MIN_SECONDS 0 makes one pass (for callgrind). Prints one line:
+ * files, MB, links per pass, passes, MB/s and ms per page. Nothing is
+ * written to disk; file reading is not timed.
+ *
+ * -n  scan without the markup elision of links.c (links_scan_html_test()
+ *     with tags 0), to see what it gains.
  *
  * -r ROOT=URL also resolves every link the way crawler/webcrawl.c's
  * on_base() and on_link() do, with each file's URL being URL followed by
@@ -307,7 +311,12 @@ int main(int argc, char **argv)
 {
   const char *root = NULL;
   int mode = 'f', opt;
-  while ((opt = getopt(argc, argv, "r:sc")) != -1) {
+  int tags = 1;
+  while ((opt = getopt(argc, argv, "nr:sc")) != -1) {
+    if (opt == 'n') {
+      tags = 0;
+      continue;
+    }
     if (opt == 'r')
       root = optarg;
     else if (opt == 's' || opt == 'c')
@@ -332,7 +341,8 @@ int main(int argc, char **argv)
   do {
     links = 0;
     for (size_t i = 0; i < n; i++)
-      if (links_scan_html(pages[i].body, pages[i].len, NULL, &sink) < 0) {
+      if (links_scan_html_test(pages[i].body, pages[i].len, NULL, &sink,
+                               tags, NULL) < 0) {
         fprintf(stderr, "links_bench: out of memory\n");
         return 1;
       }

@@ -122,6 +122,15 @@ typedef struct links_sink {
 int links_scan_html(const char *body, size_t len, const char *charset,
                     const links_sink_t *sink);
 
+/* links_scan_html_test: for tests and benchmarks only. links_scan_html()
+ * with tags = 1; with tags = 0, without the markup elision of links.c
+ * (libxml2 then sees every tag of the page, as it did before it existed),
+ * which must never change what is reported. *fed, if fed is not NULL, gets
+ * the number of bytes handed to libxml2 after all elision (the page's
+ * length when nothing was elided). Same contract otherwise. */
+int links_scan_html_test(const char *body, size_t len, const char *charset,
+                         const links_sink_t *sink, int tags, size_t *fed);
+
 /* links_scan_text: report the links of a page in the link format.
  * Format: the page is split into tokens at runs of ASCII whitespace
  *   (space, \t, \n, \v, \f, \r); a token that begins with "link:" (exactly,

@@ -522,6 +522,148 @@ test_threads(void)
   CHECK(ok[1]);
 }
 
+/* ---- markup elision ---- */
+
+/* Scan body with and without the markup elision of links.c (which drops
+ * the tags that cannot matter); both must report the same items and
+ * return the same. Returns the joined items; *elided tells whether tags
+ * were dropped. */
+static const char *
+both_n(const char *body, size_t len, const char *charset, int *elided)
+{
+  static char plain[8192];
+  rec_t r = { 0 };
+  links_sink_t s = sink_for(&r);
+  size_t fed[2];
+  int rc0 = links_scan_html_test(body, len, charset, &s, 0, &fed[0]);
+  snprintf(plain, sizeof plain, "%s", rec_join(&r));
+  rec_free(&r);
+  int rc1 = links_scan_html_test(body, len, charset, &s, 1, &fed[1]);
+  const char *out = rec_join(&r);
+  rec_free(&r);
+  CHECK_INT(rc1, rc0);
+  CHECK_STR(out, plain);
+  *elided = fed[1] < fed[0];
+  return out;
+}
+
+#define BOTH(lit, cs, el) both_n((lit), sizeof(lit) - 1, (cs), (el))
+
+static void
+test_elision_drops_markup(void)
+{
+  int el;
+  /* the documentation's shape: tags with class attributes around text */
+  CHECK_STR(BOTH("<div class=\"body\" role=\"main\"><p>See <span class="
+                 "\"pre\">os.path</span> and <a class=\"reference\" href="
+                 "\"os.html\" rel=\"nofollow\"><code class=\"x\">os</code>"
+                 "</a>.</p></div>", NULL, &el),
+            "L1 os.html");
+  CHECK(el);
+  CHECK_STR(BOTH("<DIV CLASS=X><Span><A HREF=/u>u</A></SPAN></DiV>", NULL,
+                 &el),
+            "L0 /u");
+  CHECK(el);
+  /* attributes without values, unquoted values, self-closing tags */
+  CHECK_STR(BOTH("<span hidden data-x><input checked value=a/b><br/>"
+                 "<img src=x.png /><a href=/v>", NULL, &el),
+            "L0 /v");
+  CHECK(el);
+  /* base and robots metas among dropped tags */
+  CHECK_STR(BOTH("<div><span class=a><base href=/b/><meta name=robots "
+                 "content=nofollow><p class=c><a href=x></p></div>", NULL,
+                 &el),
+            "B /b/|M robots=nofollow|L0 x");
+  CHECK(el);
+}
+
+static void
+test_elision_hostile(void)
+{
+  int el;
+  /* quotes holding '>' and '<', in dropped and kept tags */
+  CHECK_STR(BOTH("<span title='a>b'><a href=1></span><a href=2>", NULL,
+                 &el),
+            "L0 1|L0 2");
+  CHECK_STR(BOTH("<p title=\"<a href=3>\"><a href=4></p>", NULL, &el),
+            "L0 4");
+  CHECK_STR(BOTH("<span title=\"a<b\"><a href=5></span>", NULL, &el),
+            "L0 5");
+  /* unterminated tags */
+  CHECK_STR(BOTH("<div class=\"x\"><a href=6", NULL, &el), "L0 6");
+  CHECK_STR(BOTH("<div class=\"x\"><span class=\"y", NULL, &el), "");
+  /* <a> inside script, comments, title and textarea (libxml2 2.9 reads
+   * the last two as markup) */
+  CHECK_STR(BOTH("<div><script>x='<span><a href=/s>'</script><span><a "
+                 "href=/ok1></span><!-- <span><a href=/c> --><p><a "
+                 "href=/ok2><title><a href=/t></title><textarea><span><a "
+                 "href=/ta></textarea>", NULL, &el),
+            "L0 /ok1|L0 /ok2|L0 /t|L0 /ta");
+  CHECK(el);
+  /* '<' kept as text right before a tag: dropping <em> would make
+   * "<a href=/x1>" out of "<" and "a href=/x1>" */
+  CHECK_STR(BOTH("<svg><g><<em>a href=/x1></em><a href=/x2>", NULL, &el),
+            "L0 /x2");
+  /* nested svg */
+  CHECK_STR(BOTH("<svg><g><svg><a href=/n1><text>x</text></svg></g></svg>"
+                 "<a href=/n2>", NULL, &el),
+            "L0 /n1|L0 /n2");
+  /* what a stray end tag or a self-closed <html> does to the document
+   * depends on the open elements: the model must not drop them then */
+  CHECK_STR(BOTH("<html/></x><a href=/r1>", NULL, &el), "");
+  CHECK_STR(BOTH("<span><html/></x><a href=/r2>", NULL, &el), "L0 /r2");
+  CHECK_STR(BOTH("<div><span class=x></tse-links.root><a href=/r3>", NULL,
+                 &el),
+            "L0 /r3");
+  CHECK_STR(BOTH("<div><scripts></div><script>x</scripts><a href=/p1>",
+                 NULL, &el),
+            "");
+  CHECK_STR(BOTH("<scripts><div></div><script>x</scripts><a href=/p2>",
+                 NULL, &el),
+            "L0 /p2");
+}
+
+static void
+test_elision_charsets(void)
+{
+  int el;
+  /* <meta charset> after dropped tags */
+  CHECK_STR(BOTH("<div class=x><meta charset=iso-8859-1><span class=y><a "
+                 "href=\"/\xc3\xa9\"></span>", NULL, &el),
+            "L0 /\xc3\x83\xc2\xa9");
+  CHECK(el);
+  /* with no charset, libxml2 2.9 guesses one at the first non-ASCII
+   * character from "http-equiv", "content" and "charset=" ahead, in a tag
+   * that could be dropped */
+  CHECK_STR(BOTH("<a href=\"/\xc3\xa9\"><span title=\"http-equiv content "
+                 "charset=koi8-r\"></span>", NULL, &el),
+            "L0 /\xd1\x86\xe2\x95\x98");
+  CHECK(!el);
+  /* Big5 cannot decode the href, so it is read again as ISO-8859-1; the
+   * <meta> switch would re-decode it as Shift_JIS had the first pass not
+   * stopped at <span class=x> already */
+  CHECK_STR(BOTH("<div><span class=x><div><meta charset=shift_jis><span>"
+                 "<a href=\"/\x82\xa0\"></span>", "Big5", &el),
+            "L0 /\xc2\x82\xc2\xa0");
+  /* invalid UTF-8 with no charset: no markup elision */
+  CHECK_STR(BOTH("<b>caf\xe9</b><span class=x><a href=\"/caf\xc3\xa9\">"
+                 "</span>", NULL, &el),
+            "L0 /caf\xc3\x83\xc2\xa9");
+  CHECK(!el);
+  /* UTF-16 and ISO-2022 pages are fed as they are */
+  CHECK_STR(BOTH("<\0s\0p\0a\0n\0>\0<\0a\0 \0h\0r\0e\0f\0=\0/\0w\0>\0",
+                 "utf-16le", &el),
+            "L0 /w");
+  CHECK(!el);
+  CHECK_STR(BOTH("<span><a href=/j1>\x1b$B<a>\x1b(B<span><a href=/j2>",
+                 "iso-2022-jp", &el),
+            "L0 /j1|L0 /j2");
+  CHECK(!el);
+  /* a charset the model does not cover */
+  CHECK_STR(BOTH("<span class=x><a href=/g>", "gb18030", &el), "L0 /g");
+  CHECK(!el);
+}
+
 /* ---- link format ---- */
 
 static void
@@ -623,6 +765,9 @@ main(void)
   RUN(test_deep_nesting);
   RUN(test_empty);
   RUN(test_threads);
+  RUN(test_elision_drops_markup);
+  RUN(test_elision_hostile);
+  RUN(test_elision_charsets);
   RUN(test_text_basic);
   RUN(test_text_not_links);
   RUN(test_text_empty);
