@@ -95,9 +95,13 @@ typedef struct links_sink {
  *   charset: the charset from the HTTP Content-Type header, or NULL when
  *   unknown. A charset libxml2 knows (directly or through iconv) is used
  *   for the whole page and wins over <meta charset>, as in browsers; an
- *   unknown one is ignored. Without one, libxml2 detects the encoding (a
- *   BOM or <meta charset>, else UTF-8, falling back to ISO-8859-1 at the
- *   first invalid UTF-8 sequence); sink: non-NULL, see links_sink_t.
+ *   unknown one is ignored. Without one, libxml2 takes the encoding from
+ *   a BOM or a <meta charset> (looked for ahead at the first non-ASCII
+ *   byte), and with neither reads the page as ISO-8859-1, as a browser
+ *   with a windows-1252 default does: on such a page the UTF-8 bytes of
+ *   href="/caf\xc3\xa9" come out as "/caf\xc3\x83\xc2\xa9" (tested in
+ *   2.9.14). NEEDSWORK: current browsers sniff valid UTF-8 there;
+ *   sink: non-NULL, see links_sink_t.
  *   All borrowed, for the duration of the call.
  * Behaviour: markup is parsed the way libxml2's HTML parser does in recovery
  *   mode: tag and attribute names in any case, quoted, single-quoted and
