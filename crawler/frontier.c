@@ -617,11 +617,16 @@ static void unqueue(frontier_t *f, fitem_t *it)
   f->nspec--;
 }
 
+static bool queued_spec(const fitem_t *it)
+{
+  return (it->flags & (FITEM_QUEUED | FITEM_SPEC)) ==
+         (FITEM_QUEUED | FITEM_SPEC);
+}
+
 bool frontier_withdraw(frontier_t *f, fitem_t *it)
 {
   pthread_mutex_lock(&f->lock);
-  bool queued = (it->flags & (FITEM_QUEUED | FITEM_SPEC)) ==
-                (FITEM_QUEUED | FITEM_SPEC);
+  bool queued = queued_spec(it);
   if (queued)
     unqueue(f, it);
   pthread_mutex_unlock(&f->lock);
@@ -631,26 +636,16 @@ bool frontier_withdraw(frontier_t *f, fitem_t *it)
 bool frontier_promote(frontier_t *f, fitem_t *it, uint64_t seq, int depth)
 {
   pthread_mutex_lock(&f->lock);
-  bool queued = (it->flags & (FITEM_QUEUED | FITEM_SPEC)) ==
-                (FITEM_QUEUED | FITEM_SPEC);
+  bool queued = queued_spec(it);
   if (queued) {
-    bool delayed = it->flags & FITEM_DELAYED;
     unqueue(f, it);
     it->seq = seq;
     it->depth = depth;
     it->spec = NULL;
     it->flags &= ~FITEM_SPEC;
-    it->flags |= FITEM_QUEUED;
-    if (delayed) {
-      it->flags |= FITEM_DELAYED;
-      heap_push(&f->delayed, it);  /* cannot fail: it was just removed */
-    } else {
-      struct host *h = f->host[it->host];
-      enqueue(h, it);
-      host_schedule(f, h, frontier_now());
-    }
-    f->count++;
-    pthread_cond_signal(&f->work);
+    /* Back in as an ordinary item. Cannot fail: its host exists and the
+     * delayed heap has the slot it just left. */
+    add(f, it, f->host[it->host]->key, it->not_before);
   }
   pthread_mutex_unlock(&f->lock);
   return queued;
