@@ -708,21 +708,18 @@ fitem_t *engine_leftovers(engine_t *e)
 {
   /* Three sources, each made sorted, then merged: the frontier (sorted),
    * the reorder heap, and items a parser set aside after the stop.
-   * Speculative items in the frontier were never added: drop them. */
-  fitem_t *list = frontier_take_all(e->frontier), **pp = &list, *spec = NULL;
+   * Speculative items in the frontier were never added: they sort last
+   * (frontier.h); cut them off and drop them. */
+  fitem_t *list = frontier_take_all(e->frontier), **pp = &list;
+  while (*pp != NULL && !((*pp)->flags & FITEM_SPEC))
+    pp = &(*pp)->next;
+  fitem_t *spec = *pp;
+  *pp = NULL;
   pthread_mutex_lock(&e->lock);
-  while (*pp != NULL) {
-    fitem_t *it = *pp;
-    if (!(it->flags & FITEM_SPEC)) {
-      pp = &it->next;
-      continue;
-    }
-    *pp = it->next;
+  for (fitem_t *it = spec; it; it = it->next) {
     struct spec *s = it->spec;
     smap_remove(e, smap_find(e, s->fp));
     free(s);
-    it->next = spec;
-    spec = it;
   }
   fitem_t *heap = NULL, *tail = NULL;
   while (e->norder > 0) {
