@@ -327,9 +327,9 @@ static void host_count_saved(struct webcrawl *w, uint32_t id)
 
 /* robots_directives: apply a meta robots content or an X-Robots-Tag value
  * to P: comma-separated directives, optionally after "agent:" (applied
- * only when the agent is ours or absent). */
+ * only when the agent is AGENT, our product token, or absent). */
 static void robots_directives(struct page *p, const char *v,
-                              const char *token)
+                              const char *agent)
 {
   const char *colon = strchr(v, ':');
   if (colon != NULL) {
@@ -339,8 +339,7 @@ static void robots_directives(struct page *p, const char *v,
     size_t n = (size_t)(colon - a);
     while (n > 0 && isspace((unsigned char)a[n - 1]))
       n--;
-    size_t tn = strcspn(token, "/ \t");
-    if (n != tn || strncasecmp(a, token, n) != 0)
+    if (n != strlen(agent) || strncasecmp(a, agent, n) != 0)
       return;
     v = colon + 1;
   }
@@ -675,7 +674,7 @@ static int on_meta(void *arg, const char *name, const char *content)
 {
   struct scan *s = arg;
   (void)name;
-  robots_directives(s->p, content, s->w->o->user_agent);
+  robots_directives(s->p, content, s->w->agent);
   return 0;
 }
 
@@ -705,20 +704,23 @@ static void sniff(struct webcrawl *w, struct page *p)
     return;
   }
   if (!w->o->ignore_robots && r->x_robots_tag != NULL)
-    robots_directives(p, r->x_robots_tag, w->o->user_agent);
+    robots_directives(p, r->x_robots_tag, w->agent);
   p->text = w->o->format == FORMAT_LINK ||
             (w->o->format == FORMAT_AUTO &&
              fetch_is_text_plain(r->content_type));
 }
 
-/* mentions: whether BODY (LEN bytes, any bytes) contains WORD, ignoring
- * ASCII case. */
+/* mentions: whether BODY (LEN bytes, any bytes) contains WORD (non-empty),
+ * ignoring ASCII case. Runs on every page at maxDepth, so the first byte
+ * is tested before a comparison is started; a NUL in BODY never matches,
+ * since strncasecmp stops there unequal. */
 static bool mentions(const char *body, size_t len, const char *word)
 {
   size_t n = strlen(word);
+  int c = tolower((unsigned char)word[0]);
   for (size_t i = 0; i + n <= len; i++)
-    if (strncasecmp(body + i, word, n) == 0 && memchr(body + i, '\0', n) ==
-        NULL)
+    if (tolower((unsigned char)body[i]) == c &&
+        strncasecmp(body + i, word, n) == 0)
       return true;
   return false;
 }
@@ -732,7 +734,7 @@ static void robots_meta_only(struct webcrawl *w, fitem_t *it,
   fetch_result_t *r = &p->res;
   const char *agent = w->agent;
   if (!mentions(r->body, r->len, "robots") &&
-      !mentions(r->body, r->len, agent))
+      (agent[0] == '\0' || !mentions(r->body, r->len, agent)))
     return;
   struct scan s = { .w = w, .it = it, .p = p };
   links_sink_t sink = { .meta_robots = on_meta, .meta_agent = agent,
