@@ -435,22 +435,25 @@ if [ -s "$RES" ]; then
       md "| $s | $m | $t | $(col "$s" "$m" "$t" '$10' | median) | $(col "$s" "$m" "$t" '$11' | median) | $(col "$s" "$m" "$t" '$13' | median) | $(col "$s" "$m" "$t" '$14' | median) | $ex/$n | $(col "$s" "$m" "$t" '$5' | median) | $(col "$s" "$m" "$t" '($5 > 0 ? $10 / $5 : 0)' | median | awk '{ printf "%.0f", $1 }') | $(col "$s" "$m" "$t" '$9' | median) | $(col "$s" "$m" "$t" '($9 > 0 ? ($6 + $7) * 1000 / $9 : 0)' | median | awk '{ printf "%.3f", $1 }') | $(col "$s" "$m" "$t" '$8 / 1024' | median | awk '{ printf "%.1f", $1 }') |"
     done
   done
-  md ""
-  md "Per-round ratios (ours / peer, computed within each round, then the median):"
-  md ""
-  md "| site | output | files/s vs wget | files/s vs wget2 | peak RSS vs wget2 | CPU/request vs wget2 |"
-  md "| --- | --- | ---: | ---: | ---: | ---: |"
-  for sm in $(awk '{ print $1 ":" $2 }' "$RES" | awk '!seen[$0]++'); do
-    s=${sm%%:*}
-    m=${sm##*:}
-    [ "$s" = pol ] && continue
-    ratio() { # ratio PEER EXPR
-      awk -v s="$s" -v m="$m" -v p="$1" '$1 == s && $2 == m && $3 > 0 && $5 > 0 && $9 > 0 && $17 < 124 {
-          v = '"$2"'; if ($4 == "tse") a[$3] = v; if ($4 == p) b[$3] = v }
-        END { for (r in a) if ((r in b) && b[r] > 0) print a[r] / b[r] }' "$RES" | median | awk '{ printf "%.2f", $1 }'
-    }
-    md "| $s | $m | $(ratio wget '$10 / $5') | $(ratio wget2 '$10 / $5') | $(ratio wget2 '$8') | $(ratio wget2 '($6 + $7) / $9') |"
-  done
+  # The ratios need all three crawlers in every round (BENCH_TOOLS).
+  if [ "$NTOOLS" -eq 3 ]; then
+    md ""
+    md "Per-round ratios (ours / peer, computed within each round, then the median):"
+    md ""
+    md "| site | output | files/s vs wget | files/s vs wget2 | peak RSS vs wget2 | CPU/request vs wget2 |"
+    md "| --- | --- | ---: | ---: | ---: | ---: |"
+    for sm in $(awk '{ print $1 ":" $2 }' "$RES" | awk '!seen[$0]++'); do
+      s=${sm%%:*}
+      m=${sm##*:}
+      [ "$s" = pol ] && continue
+      ratio() { # ratio PEER EXPR
+        awk -v s="$s" -v m="$m" -v p="$1" '$1 == s && $2 == m && $3 > 0 && $5 > 0 && $9 > 0 && $17 < 124 {
+            v = '"$2"'; if ($4 == "tse") a[$3] = v; if ($4 == p) b[$3] = v }
+          END { for (r in a) if ((r in b) && b[r] > 0) print a[r] / b[r] }' "$RES" | median | awk '{ printf "%.2f", $1 }'
+      }
+      md "| $s | $m | $(ratio wget '$10 / $5') | $(ratio wget2 '$10 / $5') | $(ratio wget2 '$8') | $(ratio wget2 '($6 + $7) / $9') |"
+    done
+  fi
   md ""
 fi
 if [ -s "$POL" ]; then
@@ -460,7 +463,7 @@ if [ -s "$POL" ]; then
   md ""
   md "| tool | command | requests | seconds | req/s overall | worst 1 s window, one host |"
   md "| --- | --- | ---: | ---: | ---: | ---: |"
-  for t in tse wget wget2; do
+  for t in $TOOLS; do
     case $t in
       tse) c='crawler --rate 10 --burst 1' ;;
       wget) c='wget --wait 0.1' ;;
