@@ -16,9 +16,11 @@
  * the page queue is empty and downloaders are still running; signalled by
  * each push of a fetched page, broadcast when the last downloader exits.
  * Condition variable `space` (on lock): with a fetched_limit, downloaders
- * wait on it while the page queue is full, nobody is pushing into the
- * frontier and the engine is not stopping; signalled by each pop of a
- * fetched page, broadcast when an add starts pushing and on stop.
+ * wait on it while the page queue is full, nobody is pushing into a
+ * bounded frontier (`pushing`) and the engine is not stopping; signalled
+ * by each pop of a fetched page, broadcast when such a push starts and on
+ * stop. Parked speculative items are not in the page queue and do not
+ * count against the limit (their own bound is the frontier's spec_out).
  *
  * Speculation: each speculative item has a struct spec (it->spec), found
  * by URL fingerprint in smap (open addressing, linear probing) until it is
