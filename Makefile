@@ -13,7 +13,7 @@
 #   make deps       install the Debian packages the build and tests need
 #   make clean
 
-SUBDIRS := libcs50 common crawler tests
+SUBDIRS := libcs50 common crawler/engine crawler tests
 PREFIX ?= /usr/local
 DESTDIR ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -59,10 +59,10 @@ check-deps: all
 	@echo 'int main(void) { return 0; }' > $(B)/stub.c
 	$(CC) -o $(B)/stub-cs50 $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcs50.a -Wl,--no-whole-archive -pthread
 	$(CC) -o $(B)/stub-common $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcommon.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib libcrypto)
-	@for h in libcs50/*.h common/*.h crawler/*.h; do \
+	@for h in libcs50/*.h common/*.h crawler/engine/*.h crawler/*.h; do \
 	  printf '#include "$(CURDIR)/%s"\n' "$$h" > $(B)/hdr.c; \
 	  $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic \
-	    -Ilibcs50 -Icommon -Icrawler $$(pkg-config --cflags libcurl libxml-2.0 zlib libcrypto) \
+	    -Ilibcs50 -Icommon -Icrawler/engine -Icrawler $$(pkg-config --cflags libcurl libxml-2.0 zlib libcrypto) \
 	    -fsyntax-only $(B)/hdr.c || { echo "header $$h does not compile alone"; exit 1; }; \
 	done; echo "check-deps: layering and headers ok"
 
@@ -72,7 +72,7 @@ install: all
 	install -m 755 $(B)/lib/libcrawler.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libcrawler.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/libcrawler.so.1
 	ln -sf libcrawler.so.1 $(DESTDIR)$(PREFIX)/lib/libcrawler.so
-	install -m 644 crawler/crawl.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 crawler/engine/crawl.h $(DESTDIR)$(PREFIX)/include/
 
 clean:
 	rm -rf $(B)

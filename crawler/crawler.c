@@ -501,7 +501,7 @@ int main(int argc, char *argv[])
   if (o.warc != NULL && warc_close(o.warc) != 0 && rc == CRAWL_OK) {
     fprintf(stderr, "%s: cannot finish '%s': %s\n", prog, warc_path,
             strerror(errno));
-    rc = CRAWL_EIO;
+    rc = WEBCRAWL_EIO;
   }
   pagedir_unlock(dir, lock);
   if (o.log)
@@ -549,7 +549,7 @@ int main(int argc, char *argv[])
   switch (rc) {
   case CRAWL_OK:
     return 0;
-  case CRAWL_ESTOPPED:
+  case WEBCRAWL_ESTOPPED:
     fprintf(stderr, "%s: interrupted: the %ld pages saved are complete; "
             "to finish the crawl run:\n ", prog, st.saved);
     if (!resume)
@@ -558,7 +558,7 @@ int main(int argc, char *argv[])
       fprintf(stderr, " '%s'", argv[i]);
     fputc('\n', stderr);
     return EXIT_INTERRUPTED;
-  case CRAWL_EIO:
+  case WEBCRAWL_EIO:
     return EXIT_IO;
   default:
     fprintf(stderr, "%s: %s\n", prog, crawl_strerror(rc));

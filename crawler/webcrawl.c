@@ -108,6 +108,9 @@ struct webcrawl {
   double start, last_progress;
 };
 
+/* engine_run's status is returned as it is. */
+_Static_assert((int)WEBCRAWL_ESTOPPED == (int)ENGINE_ESTOPPED, "statuses");
+
 static _Atomic(engine_t *) running;
 
 /* archive: write the exchange in R to the WARC file, if there is one, and
@@ -1109,6 +1112,6 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   if (w.oom)
     return CRAWL_ENOMEM;
   if (w.io_failed || atomic_load(&w.warc_failed))
-    return CRAWL_EIO;
+    return WEBCRAWL_EIO;
   return status;
 }

@@ -55,9 +55,16 @@ typedef struct webcrawl_stats {
   double elapsed;
 } webcrawl_stats_t;
 
+/* webcrawl_run's statuses beyond crawl.h's CRAWL_OK, CRAWL_ENOMEM and
+ * CRAWL_ETHREAD. */
+enum {
+  WEBCRAWL_ESTOPPED = -4, /* webcrawl_interrupt was called */
+  WEBCRAWL_EIO = -5       /* an output file failed */
+};
+
 /* webcrawl_run: crawl per O (borrowed) and fill *ST.
- * Returns: CRAWL_OK; CRAWL_ESTOPPED if webcrawl_interrupt was called;
- * CRAWL_EIO if a page could not be written (the crawl stops; every page
+ * Returns: CRAWL_OK; WEBCRAWL_ESTOPPED if webcrawl_interrupt was called;
+ * WEBCRAWL_EIO if a page could not be written (the crawl stops; every page
  * saved before is complete and the IDs have no gap); CRAWL_ENOMEM or
  * CRAWL_ETHREAD. Needs curl_global_init and xmlInitParser done.
  * Thread-safety: one call at a time per process (it installs nothing

@@ -34,13 +34,18 @@ OPT ?= -O2
 CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
           -pedantic -Wstrict-prototypes -Wshadow -g $(OPT) -fPIC \
           -fvisibility=hidden -pthread $(SANFLAGS) \
-          -I$(TOP)/libcs50 -I$(TOP)/common -I$(TOP)/crawler $(PKG_CFLAGS) \
+          -I$(TOP)/libcs50 -I$(TOP)/common -I$(TOP)/crawler/engine \
+          -I$(TOP)/crawler $(PKG_CFLAGS) \
           $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS := $(PKG_LIBS)
 
 # Static archives, in link order (dependencies point down: crawler ->
-# common -> libcs50).
+# crawler/engine -> common -> libcs50).
 LIB_CS50 := $(B)/lib/libcs50.a
 LIB_COMMON := $(B)/lib/libcommon.a
 LIB_ENGINE := $(B)/lib/libengine.a
+LIB_WEBCRAWL := $(B)/lib/libwebcrawl.a
+
+# What the engine (and so libcrawler.so) links besides libc and pthreads.
+ENGINE_LIBS := $(PKG_LIBS)

@@ -46,9 +46,9 @@ run_one() {  # run_one NAME CMD...
   fi
 }
 
-for t in "$B"/tests/unit/*/*_test; do
+for t in "$B"/tests/unit/*/*_test "$B"/tests/unit/*/*/*_test; do
   [ -x "$t" ] || continue
-  name=unit/$(basename "$(dirname "$t")")/$(basename "$t")
+  name=${t#"$B"/tests/}
   case "$name" in *"$FILTER"*) ;; *) continue ;; esac
   run_one "$name" "$t"
 done

@@ -264,7 +264,7 @@ static void test_stop_leaves_nothing_behind(void)
   random_links(g);
   g->slow = 3;
   g->stop_after = 40;
-  CHECK_INT(run(g, 8, 2, 256, 16), CRAWL_ESTOPPED);
+  CHECK_INT(run(g, 8, 2, 256, 16), ENGINE_ESTOPPED);
   CHECK(g->ncommitted >= 40);
   free(g->links);
   free(g);

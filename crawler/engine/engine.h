@@ -54,6 +54,14 @@
 
 typedef struct engine engine_t;
 
+/* The most threads of each pool (engine_config_t). */
+enum { ENGINE_MAX_WORKERS = 4096 };
+
+/* engine_run's statuses: crawl.h's CRAWL_OK, CRAWL_ENOMEM, CRAWL_ETHREAD,
+ * whatever a front end passed to engine_fail, and this one (not a crawl()
+ * status: crawl() never stops its engine but through engine_fail). */
+enum { ENGINE_ESTOPPED = -4 };  /* engine_stop was called */
+
 /* What hooks.fetch did with its item. */
 typedef enum {
   ENGINE_PARSE,    /* pass the item (with its data) to a parse thread */
@@ -87,8 +95,8 @@ typedef struct engine_hooks {
 } engine_hooks_t;
 
 typedef struct engine_config {
-  int download_workers;   /* >= 1 */
-  int parse_workers;      /* >= 1 */
+  int download_workers;   /* 1 to ENGINE_MAX_WORKERS */
+  int parse_workers;      /* 1 to ENGINE_MAX_WORKERS */
   size_t queue_size;      /* frontier capacity; 0 = unbounded */
   size_t fetched_limit;   /* downloaders wait while this many fetched
                              pages wait for a parser; 0 = unbounded. Never
@@ -154,28 +162,27 @@ frontier_t *engine_frontier(engine_t *e);
 
 /* engine_run: start the pools, wait until the crawl is complete or
  * stopped, join every thread. Call once, from one thread.
- * Returns: CRAWL_OK; CRAWL_ESTOPPED after engine_stop; CRAWL_ETHREAD or
- * CRAWL_ENOMEM if the pools could not start (threads already started are
- * stopped and joined). */
+ * Returns: CRAWL_OK; the status of the first engine_fail; ENGINE_ESTOPPED
+ * after engine_stop; CRAWL_ETHREAD or CRAWL_ENOMEM if the pools could not
+ * start (threads already started are stopped and joined); CRAWL_EINVAL if
+ * called twice. The engine itself fails with CRAWL_ENOMEM when, in
+ * ordered mode, an item it holds could not be kept (the commit could not
+ * go past it). */
 int engine_run(engine_t *e);
 
 /* engine_stop: stop handing out work: downloads in flight finish, nothing
- * new starts, engine_run returns CRAWL_ESTOPPED. Any thread; async-signal
+ * new starts, engine_run returns ENGINE_ESTOPPED. Any thread; async-signal
  * safety is NOT given (call it from a thread, not a signal handler). */
 void engine_stop(engine_t *e);
 
-/* engine_stopped: true once engine_stop was called. Any thread. */
+/* engine_fail: stop as engine_stop, and make engine_run return STATUS
+ * (negative) instead; the first failure wins. For a front end whose crawl
+ * cannot be completed (a link lost to out of memory). Any thread. */
+void engine_fail(engine_t *e, int status);
+
+/* engine_stopped: true once engine_stop or engine_fail was called. Any
+ * thread. */
 bool engine_stopped(engine_t *e);
-
-/* engine_seen_count: distinct URLs added or marked seen. Any thread. */
-size_t engine_seen_count(engine_t *e);
-
-/* engine_leftovers: after engine_run returned CRAWL_ESTOPPED, the items not
- * committed (queued, or parsed but waiting for an earlier one), sorted by
- * seq, linked by ->next, owned by the caller (release their data with the
- * release hook, free them with fitem_delete). NULL if none. Call from the
- * thread that ran engine_run. */
-fitem_t *engine_leftovers(engine_t *e);
 
 /* engine_delete: free E and anything left in it. NULL is fine. */
 void engine_delete(engine_t *e);

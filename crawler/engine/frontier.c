@@ -727,14 +727,6 @@ void frontier_refund(frontier_t *f, uint32_t host)
   pthread_mutex_unlock(&f->lock);
 }
 
-const char *frontier_host_key(frontier_t *f, uint32_t host)
-{
-  pthread_mutex_lock(&f->lock);
-  const char *key = f->host[host]->key;
-  pthread_mutex_unlock(&f->lock);
-  return key;
-}
-
 size_t frontier_count(frontier_t *f)
 {
   pthread_mutex_lock(&f->lock);

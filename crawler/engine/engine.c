@@ -4,12 +4,12 @@
  *   seen_lock  guards seen, next_seq. Taken by engine_add/mark_seen.
  *   lock       guards the fetched-page queue (phead/ptail, nfetched),
  *              downloaders, pushing, the reorder heap, committing,
- *              next_commit, leftovers, and the speculation records (smap,
+ *              next_commit, and the speculation records (smap,
  *              nspec, next_spec, every struct spec).
  * Only speculation nests them, always in this order: lock, then
  * seen_lock or the frontier's lock. Nothing takes lock while holding
  * either of those.
- * Atomics: pending (items added and not finished), stopped.
+ * Atomics: pending (items added and not finished), stopped, failure.
  * The frontier has its own lock (frontier.h).
  *
  * Condition variable `fetched` (on lock): parse threads wait on it while
@@ -48,8 +48,6 @@
 #include "crawl.h"
 #include "fpset.h"
 
-enum { MAX_WORKERS = 4096 };
-
 /* A speculative item's record (guarded by engine.lock). */
 struct spec {
   uint64_t fp[2];   /* fingerprint of the URL it was speculated as */
@@ -80,7 +78,6 @@ struct engine {
   size_t norder, cap_order;
   bool committing;
   uint64_t next_commit;
-  fitem_t *leftovers;
   struct spec **smap;      /* speculative items by fingerprint; NULL slot =
                               empty; NULL map = no speculation */
   size_t smap_cap, nspec;
@@ -88,6 +85,7 @@ struct engine {
 
   atomic_size_t pending;
   atomic_bool stopped;
+  atomic_int failure;      /* engine_fail's status; 0 = none */
   bool ran;
 };
 
@@ -96,8 +94,8 @@ engine_t *engine_new(const engine_config_t *cfg)
   const engine_hooks_t *h = cfg->hooks;
   if (h == NULL || h->fetch == NULL || h->parse == NULL ||
       (cfg->ordered && h->commit == NULL) || cfg->download_workers < 1 ||
-      cfg->parse_workers < 1 || cfg->download_workers > MAX_WORKERS ||
-      cfg->parse_workers > MAX_WORKERS)
+      cfg->parse_workers < 1 || cfg->download_workers > ENGINE_MAX_WORKERS ||
+      cfg->parse_workers > ENGINE_MAX_WORKERS)
     return NULL;
   engine_t *e = calloc(1, sizeof(*e));
   if (e == NULL)
@@ -129,6 +127,7 @@ engine_t *engine_new(const engine_config_t *cfg)
   pthread_cond_init(&e->space, NULL);
   atomic_init(&e->pending, 0);
   atomic_init(&e->stopped, false);
+  atomic_init(&e->failure, 0);
   return e;
 }
 
@@ -140,14 +139,6 @@ frontier_t *engine_frontier(engine_t *e)
 bool engine_stopped(engine_t *e)
 {
   return atomic_load(&e->stopped);
-}
-
-size_t engine_seen_count(engine_t *e)
-{
-  pthread_mutex_lock(&e->seen_lock);
-  size_t n = fpset_count(e->seen);
-  pthread_mutex_unlock(&e->seen_lock);
-  return n;
 }
 
 /* drop: free IT and its data. No lock held. */
@@ -418,7 +409,7 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
       frontier_close(e->frontier);
     /* In ordered mode the lost seq would hold the commit point forever. */
     if (rc == -2 && e->cfg.ordered)
-      engine_stop(e);
+      engine_fail(e, CRAWL_ENOMEM);
     return rc;
   }
   return 1;
@@ -572,7 +563,7 @@ static void commit_in_order(engine_t *e, fitem_t *it)
   if (!order_push(e, it)) {
     /* Out of memory: nothing can be committed after IT, so stop. */
     pthread_mutex_unlock(&e->lock);
-    engine_stop(e);
+    engine_fail(e, CRAWL_ENOMEM);
     if (e->hooks.release)
       e->hooks.release(e->cfg.ctx, it);
     fitem_delete(it);
@@ -629,17 +620,22 @@ static void *parse_main(void *arg)
         continue;
     }
     if (atomic_load(&e->stopped)) {
-      /* Keep it, unparsed, for the resume path. */
-      pthread_mutex_lock(&e->lock);
-      it->next = e->leftovers;
-      e->leftovers = it;
-      pthread_mutex_unlock(&e->lock);
+      /* Nothing is committed after a stop: a resumed crawl derives it
+       * all again from the saved pages. */
+      drop(e, it);
     } else {
       e->hooks.parse(e->cfg.ctx, e, it);
       commit_in_order(e, it);
     }
   }
   return NULL;
+}
+
+void engine_fail(engine_t *e, int status)
+{
+  int none = 0;
+  atomic_compare_exchange_strong(&e->failure, &none, status);
+  engine_stop(e);
 }
 
 void engine_stop(engine_t *e)
@@ -689,78 +685,26 @@ int engine_run(engine_t *e)
     pthread_join(tid[i], NULL);
   free(tid);
   if (status == CRAWL_OK && atomic_load(&e->stopped))
-    status = CRAWL_ESTOPPED;
+    status = atomic_load(&e->failure) ? atomic_load(&e->failure)
+                                      : ENGINE_ESTOPPED;
   return status;
-}
-
-static fitem_t *merge_sorted(fitem_t *a, fitem_t *b)
-{
-  fitem_t head = { 0 }, *t = &head;
-  while (a && b) {
-    fitem_t **m = a->seq <= b->seq ? &a : &b;
-    t->next = *m;
-    t = *m;
-    *m = (*m)->next;
-  }
-  t->next = a ? a : b;
-  return head.next;
-}
-
-fitem_t *engine_leftovers(engine_t *e)
-{
-  /* Three sources, each made sorted, then merged: the frontier (sorted),
-   * the reorder heap, and items a parser set aside after the stop.
-   * Speculative items in the frontier were never added: they sort last
-   * (frontier.h); cut them off and drop them. */
-  fitem_t *list = frontier_take_all(e->frontier), **pp = &list;
-  while (*pp != NULL && !((*pp)->flags & FITEM_SPEC))
-    pp = &(*pp)->next;
-  fitem_t *spec = *pp;
-  *pp = NULL;
-  pthread_mutex_lock(&e->lock);
-  for (fitem_t *it = spec; it; it = it->next) {
-    struct spec *s = it->spec;
-    smap_remove(e, smap_find(e, s->fp));
-    free(s);
-  }
-  fitem_t *heap = NULL, *tail = NULL;
-  while (e->norder > 0) {
-    fitem_t *it = order_pop(e);
-    it->next = NULL;
-    if (tail)
-      tail->next = it;
-    else
-      heap = it;
-    tail = it;
-  }
-  list = merge_sorted(list, heap);
-  fitem_t *aside = e->leftovers;
-  e->leftovers = NULL;
-  pthread_mutex_unlock(&e->lock);
-  while (aside) {
-    fitem_t *next = aside->next;
-    aside->next = NULL;
-    list = merge_sorted(list, aside);
-    aside = next;
-  }
-  while (spec) {
-    fitem_t *next = spec->next;
-    drop(e, spec);
-    spec = next;
-  }
-  return list;
 }
 
 void engine_delete(engine_t *e)
 {
   if (e == NULL)
     return;
-  fitem_t *it = engine_leftovers(e);
+  /* No thread runs now. Whatever was not committed goes: what the frontier
+   * still queues (a speculative item among it keeps its record in smap,
+   * freed below), and the reorder heap. */
+  fitem_t *it = frontier_take_all(e->frontier);
   while (it) {
     fitem_t *next = it->next;
     drop(e, it);
     it = next;
   }
+  for (size_t i = 0; i < e->norder; i++)
+    drop(e, e->order[i]);
   /* What speculation still holds: parked items (no thread runs now). */
   for (size_t i = 0; i < e->smap_cap; i++) {
     struct spec *s = e->smap[i];

@@ -35,6 +35,9 @@ static engine_fetched_t lib_fetch(void *ctx, void *ws, engine_t *e,
   return ENGINE_PARSE;
 }
 
+/* lib_link: one link of the page. Out of memory ends the crawl with
+ * CRAWL_ENOMEM: a link that cannot be queued would make the result
+ * silently incomplete. */
 static int lib_link(void *arg, const char *href, int flags)
 {
   struct scan *s = arg;
@@ -44,14 +47,19 @@ static int lib_link(void *arg, const char *href, int flags)
    * it despite the contract cannot corrupt the link we queue. */
   if (len + 1 > s->cap) {
     char *b = realloc(s->buf, len + 1);
-    if (b == NULL)
+    if (b == NULL) {
+      engine_fail(s->e, CRAWL_ENOMEM);
       return 1;
+    }
     s->buf = b;
     s->cap = len + 1;
   }
   memcpy(s->buf, href, len + 1);
   s->lib->edge_fn(s->page->url, s->buf);
-  engine_add(s->e, href, s->page->depth + 1, "");
+  if (engine_add(s->e, href, s->page->depth + 1, "") == -2) {
+    engine_fail(s->e, CRAWL_ENOMEM);
+    return 1;
+  }
   return 0;
 }
 
@@ -83,8 +91,10 @@ int crawl(char *start_url, int download_workers, int parse_workers,
           void (*edge_fn)(char *from, char *to))
 {
   if (start_url == NULL || fetch_fn == NULL || edge_fn == NULL ||
-      download_workers < 1 || parse_workers < 1 || queue_size < 1)
-    return -1;
+      download_workers < 1 || parse_workers < 1 || queue_size < 1 ||
+      download_workers > ENGINE_MAX_WORKERS ||
+      parse_workers > ENGINE_MAX_WORKERS)
+    return CRAWL_EINVAL;
   struct lib lib = { fetch_fn, edge_fn };
   engine_config_t cfg = {
     .download_workers = download_workers,
@@ -95,11 +105,11 @@ int crawl(char *start_url, int download_workers, int parse_workers,
   };
   engine_t *e = engine_new(&cfg);
   if (e == NULL)
-    return -1;
+    return CRAWL_ENOMEM;  /* the arguments engine_new checks are valid */
   int rc = engine_add(e, start_url, 0, "") == 1 ? engine_run(e)
                                                  : CRAWL_ENOMEM;
   engine_delete(e);
-  return rc == CRAWL_OK ? 0 : -1;
+  return rc;
 }
 
 const char *crawl_strerror(int status)
@@ -109,8 +119,6 @@ const char *crawl_strerror(int status)
   case CRAWL_EINVAL: return "invalid argument";
   case CRAWL_ENOMEM: return "out of memory";
   case CRAWL_ETHREAD: return "cannot start a thread";
-  case CRAWL_ESTOPPED: return "stopped before the crawl was complete";
-  case CRAWL_EIO: return "cannot write output";
   }
   return "unknown error";
 }

@@ -25,14 +25,12 @@ extern "C" {
 
 #define CRAWL_VERSION "0.1.0"
 
-/* Status codes: 0 is success, errors are negative. */
+/* What crawl() returns: 0 is success, errors are negative. */
 enum {
   CRAWL_OK = 0,
   CRAWL_EINVAL = -1,   /* invalid argument */
   CRAWL_ENOMEM = -2,   /* out of memory */
-  CRAWL_ETHREAD = -3,  /* a thread could not be started */
-  CRAWL_ESTOPPED = -4, /* stopped before the crawl was complete */
-  CRAWL_EIO = -5       /* an output file could not be written */
+  CRAWL_ETHREAD = -3   /* a thread could not be started */
 };
 
 /* crawl_strerror: a static English description of STATUS (never NULL).
@@ -50,12 +48,18 @@ CRAWL_EXTERN const char *crawl_strerror(int status);
  *                     waits. The queue of fetched pages is unbounded.
  *   fetch_fn, edge_fn see below; neither may be NULL.
  *
- * Returns 0 once every reachable page was fetched and parsed and every
- * worker thread has been joined. Returns -1 at once, starting no thread, if
- * an argument is invalid (NULL start_url or callback, a count below 1) or if
- * memory or threads run out at the start (any threads already started are
- * stopped and joined first). Waiting is on condition variables: a crawl
- * whose callbacks block uses no CPU.
+ * Returns CRAWL_OK (0) once every reachable page was fetched and parsed
+ * and every worker thread has been joined. Otherwise a negative status,
+ * always after every thread crawl() started has been joined:
+ *   CRAWL_EINVAL   an argument is invalid (NULL start_url or callback, a
+ *                  count below 1, more than 4096 workers of a kind);
+ *                  no thread was started.
+ *   CRAWL_ENOMEM   memory ran out, at the start or during the crawl (a
+ *                  link could not be queued): the crawl stopped there, so
+ *                  some reachable pages may not have been fetched.
+ *   CRAWL_ETHREAD  a worker thread could not be started.
+ * crawl_strerror() describes each. Waiting is on condition variables: a
+ * crawl whose callbacks block uses no CPU.
  *
  * fetch_fn(link): fetch one page.
  *   Called from: a download thread only, never from the thread that called

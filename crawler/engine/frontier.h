@@ -150,10 +150,6 @@ void frontier_host_interval(frontier_t *f, uint32_t host, double seconds);
  * was dropped without a request). */
 void frontier_refund(frontier_t *f, uint32_t host);
 
-/* frontier_host_key: the key of HOST. Returns: borrowed, valid until
- * frontier_delete. */
-const char *frontier_host_key(frontier_t *f, uint32_t host);
-
 /* frontier_set_horizon: from now on hand out only items whose seq is
  * below HORIZON (initially unlimited); a lower value than the current one
  * is ignored. Bounds how far downloads run ahead of an ordered commit.
