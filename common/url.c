@@ -36,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "strbuf.h"
 
 /* ---- building strings: libcs50's strbuf (OOM sticky, checked once) */
@@ -47,40 +48,13 @@ static void buf_addpct(strbuf_t *b, unsigned char c)
   strbuf_add(b, e, 3);
 }
 
-
-/* ---- character classes; ASCII only, never <ctype.h>, whose answers
+/* ---- character classes: ascii.h's, never <ctype.h>, whose answers
  * for bytes >= 0x80 depend on the process locale. */
-
-static bool is_alpha(int c)
-{
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_digit(int c)
-{
-  return c >= '0' && c <= '9';
-}
-
-static int hex_val(int c)
-{
-  if (is_digit(c))
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-static char lower(char c)
-{
-  return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
 
 static bool is_unreserved(int c)
 {
-  return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' ||
-         c == '~';
+  return ascii_isalpha(c) || ascii_isdigit(c) || c == '-' || c == '.' ||
+         c == '_' || c == '~';
 }
 
 /* must_encode: bytes that may never appear raw in a URL we hand out
@@ -91,31 +65,24 @@ static bool must_encode(unsigned char c)
   return c <= 0x20 || c >= 0x7f || strchr("\"<>\\^`{|}", c) != NULL;
 }
 
-static bool ascii_ieq(const char *a, const char *b, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (lower(a[i]) != lower(b[i]))
-      return false;
-  return true;
-}
-
 /* scheme_len: length of the RFC 3986 scheme that s starts with
  * (ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) followed by ':'), else 0. */
 static size_t scheme_len(const char *s)
 {
-  if (!is_alpha((unsigned char)s[0]))
+  if (!ascii_isalpha((unsigned char)s[0]))
     return 0;
   size_t i = 1;
-  while (is_alpha((unsigned char)s[i]) || is_digit((unsigned char)s[i]) ||
-         s[i] == '+' || s[i] == '-' || s[i] == '.')
+  while (ascii_isalpha((unsigned char)s[i]) ||
+         ascii_isdigit((unsigned char)s[i]) || s[i] == '+' || s[i] == '-' ||
+         s[i] == '.')
     i++;
   return s[i] == ':' ? i : 0;
 }
 
 static bool is_http_scheme(const char *s, size_t len)
 {
-  return (len == 4 && ascii_ieq(s, "http", 4)) ||
-         (len == 5 && ascii_ieq(s, "https", 5));
+  return (len == 4 && ascii_strnieq(s, "http", 4)) ||
+         (len == 5 && ascii_strnieq(s, "https", 5));
 }
 
 /* has_empty_path: s has an authority ("//...") followed directly by
@@ -258,10 +225,10 @@ static void pct_normalize(const char *s, strbuf_t *out)
   for (; *s != '\0'; s++) {
     unsigned char c = (unsigned char)*s;
     int h1, h2;
-    if (c == '%' && (h1 = hex_val((unsigned char)s[1])) >= 0 &&
-        (h2 = hex_val((unsigned char)s[2])) >= 0) {
+    if (c == '%' && (h1 = ascii_hexval((unsigned char)s[1])) >= 0 &&
+        (h2 = ascii_hexval((unsigned char)s[2])) >= 0) {
       unsigned char v = (unsigned char)(h1 * 16 + h2);
-      if (is_unreserved(v) && !(stray >= 0 && hex_val(v) >= 0)) {
+      if (is_unreserved(v) && !(stray >= 0 && ascii_hexval(v) >= 0)) {
         strbuf_addc(out, (char)v);   /* not a hex digit after a stray '%' */
         stray = -1;
       } else {
@@ -277,7 +244,7 @@ static void pct_normalize(const char *s, strbuf_t *out)
       if (c == '%')
         stray = 0;
       else
-        stray = stray == 0 && hex_val(c) >= 0 ? 1 : -1;
+        stray = stray == 0 && ascii_hexval(c) >= 0 ? 1 : -1;
     }
   }
 }
@@ -325,7 +292,7 @@ static char *resolve_opaque(const char *h, size_t sl)
 {
   strbuf_t b = { 0 };
   for (size_t i = 0; i < sl; i++)
-    strbuf_addc(&b, lower(h[i]));
+    strbuf_addc(&b, (char)ascii_tolower(h[i]));
   strbuf_addc(&b, ':');
   const char *path = h + sl + 1;
   size_t pn = strcspn(path, "?#");
@@ -350,7 +317,7 @@ static char *resolve(const char *base, const char *href, bool compat)
   size_t sl = scheme_len(h);
   bool slashes = sl > 0 && h[sl + 1] == '/' && h[sl + 2] == '/';
   if (sl > 0 && !slashes && compat && b != NULL && is_http_scheme(h, sl) &&
-      scheme_len(b) == sl && ascii_ieq(h, b, sl)) {
+      scheme_len(b) == sl && ascii_strnieq(h, b, sl)) {
     memmove(h, h + sl + 1, strlen(h + sl + 1) + 1);
     sl = 0;
   }
@@ -536,7 +503,7 @@ static bool norm_host(CURLU *u, struct norm *n, bool *oom)
   for (char *p = host; *p != '\0'; p++) {
     if (must_encode((unsigned char)*p) || *p == '%' || *p == '/')
       ok = false;
-    *p = lower(*p);
+    *p = (char)ascii_tolower(*p);
   }
   if (!ok) {
     free(host);
@@ -837,7 +804,7 @@ bool url_is_nonpage(const char *url)
   if (extn >= sizeof(e))
     return false;   /* longer than any listed extension */
   for (size_t i = 0; i < extn; i++)
-    e[i] = lower(ext[i]);
+    e[i] = (char)ascii_tolower(ext[i]);
   e[extn] = '\0';
   return bsearch(e, nonpage_ext, sizeof(nonpage_ext) / sizeof(nonpage_ext[0]),
                  sizeof(nonpage_ext[0]), ext_cmp) != NULL;
@@ -861,7 +828,7 @@ bool url_is_nonpage(const char *url)
 
 static bool is_lower_alnum(int c)
 {
-  return (c >= 'a' && c <= 'z') || is_digit(c);
+  return (c >= 'a' && c <= 'z') || ascii_isdigit(c);
 }
 
 /* ends_ref: c ends a path in an href. */
@@ -950,7 +917,7 @@ static size_t plain_authority(const char *a, const char *defport)
       i++;
     if (i == label)
       return 0;
-    letter = is_alpha((unsigned char)a[label]);
+    letter = ascii_isalpha((unsigned char)a[label]);
     if (a[i] != '.')
       break;
     i++;
@@ -959,7 +926,7 @@ static size_t plain_authority(const char *a, const char *defport)
     return 0;
   if (a[i] == ':') {
     size_t p = ++i;
-    while (is_digit((unsigned char)a[i]))
+    while (ascii_isdigit((unsigned char)a[i]))
       i++;
     size_t n = i - p;
     if (n == 0 || n > 5 || a[p] == '0' ||
