@@ -134,7 +134,8 @@ char *url_resolve_normalized(const char *base, const char *href);
  * A value, not a handle: it borrows the base string and owns no memory,
  * so it needs no delete and can sit in a caller's struct or on the stack
  * (the crawler's link callbacks have no end-of-page hook that could free
- * one). Its fields are private to url.c; set them with url_base_init. */
+ * one). Its fields are private to url_base.c; set them with
+ * url_base_init. */
 typedef struct url_base {
   const char *url;   /* the base as given, borrowed; NULL for none */
   size_t origin;     /* relative fast path: length of "scheme://host[:port]"
