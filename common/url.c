@@ -725,6 +725,15 @@ char *url_host_key(const char *url)
   return strbuf_detach(&b);
 }
 
+const char *url_path_query(const char *url)
+{
+  /* "://" before the first '/' means its '/' is that first one. */
+  size_t k = strcspn(url, "/?#");
+  if (k > 0 && url[k - 1] == ':' && url[k] == '/' && url[k + 1] == '/')
+    return url + k + 2 + strcspn(url + k + 2, "/?#");
+  return url;
+}
+
 /* The list of url.h, in strcmp order for bsearch; lower case, at most
  * 7 bytes. */
 static const char *const nonpage_ext[] = {

@@ -207,6 +207,20 @@ char *url_scope_default(const char *seed);
  * Thread-safety: any thread. */
 char *url_host_key(const char *url);
 
+/* url_path_query: the path and query of url, what an HTTP request names
+ *   and robots.txt rules match: the rest of url after "scheme://authority"
+ *   when "://" comes before url's first '/', '?' or '#'; otherwise url
+ *   itself, taken as a bare path. Not a copy, and nothing is parsed,
+ *   checked or decoded: it runs to url's NUL, so a fragment, if url has
+ *   one, is still there ("http://h/a?b#c" gives "/a?b#c"), and it need not
+ *   start with '/' ("http://h?q" gives "?q", "http://h" gives ""). A
+ *   normal form has no fragment and always a path starting with '/'.
+ * Caller provides: url, borrowed, non-NULL.
+ * Returns: a pointer into url (borrowed from the caller, valid as long as
+ *   url is).
+ * Thread-safety: any thread. */
+const char *url_path_query(const char *url);
+
 /* url_is_nonpage: true when the last path segment of url ends in an
  *   extension that is obviously not an HTML page, so the crawler need not
  *   fetch it. Compared case-insensitively; the query, the fragment and any
