@@ -9,8 +9,8 @@
  * files, MB, links per pass, passes, MB/s and ms per page. Nothing is
  * written to disk; file reading is not timed.
  *
- * -n  scan without the markup elision of links.c (links_scan_html_test()
- *     with tags 0), to see what it gains.
+ * -n  scan without the markup elision of links_elide.c
+ *     (links_scan_html_test() with tags false), to see what it gains.
  *
  * -r ROOT=URL also resolves every link the way crawler/webcrawl.c's
  * on_base() and on_link() do, with each file's URL being URL followed by

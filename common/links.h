@@ -6,6 +6,8 @@
  *                libxml2's HTML parser in SAX push mode (no tree is built).
  *   link format  links_scan_text(): the project's plain-text test format,
  *                where a link is a whitespace-separated token "link:URL".
+ *                It needs no libxml2 and is an object of its own in
+ *                libcommon.a, so a program that calls only it links none.
  *
  * Both scanners report what they find, in document order, to a caller's
  * sink (a struct of callbacks) and keep nothing: hrefs come out exactly as
@@ -29,6 +31,7 @@
 #ifndef COMMON_LINKS_H
 #define COMMON_LINKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Flags passed with each link. */
@@ -117,8 +120,8 @@ typedef struct links_sink {
  *   <noscript> are reported (libxml2 parses them as markup); a NUL byte
  *   inside an attribute value cuts the value there; a quoted value holding
  *   a raw '>' and later '<' may lose the text between them (see
- *   feed_elided() in links.c); one tag with N attributes costs O(N^2)
- *   (20,000 attributes: 0.4 s).
+ *   feed_elided() in links_elide.c); one tag with N attributes costs
+ *   O(N^2) (20,000 attributes: 0.4 s).
  * Returns: LINKS_OK, LINKS_STOPPED (a callback returned nonzero) or
  *   LINKS_ENOMEM. Malformed input is never an error.
  * Thread-safety: any thread, once xmlInitParser() has run (see top);
@@ -127,13 +130,13 @@ int links_scan_html(const char *body, size_t len, const char *charset,
                     const links_sink_t *sink);
 
 /* links_scan_html_test: for tests and benchmarks only. links_scan_html()
- * with tags = 1; with tags = 0, without the markup elision of links.c
- * (libxml2 then sees every tag of the page, as it did before it existed),
- * which must never change what is reported. *fed, if fed is not NULL, gets
- * the number of bytes handed to libxml2 after all elision (the page's
- * length when nothing was elided). Same contract otherwise. */
+ * with tags true; with tags false, without the markup elision of
+ * links_elide.c (libxml2 then sees every tag of the page, as it did before
+ * it existed), which must never change what is reported. *fed, if fed is
+ * not NULL, gets the number of bytes handed to libxml2 after all elision
+ * (the page's length when nothing was elided). Same contract otherwise. */
 int links_scan_html_test(const char *body, size_t len, const char *charset,
-                         const links_sink_t *sink, int tags, size_t *fed);
+                         const links_sink_t *sink, bool tags, size_t *fed);
 
 /* links_scan_text: report the links of a page in the link format.
  * Format: the page is split into tokens at runs of ASCII whitespace

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
+
 /* One allow or disallow line. Invariant: pat is canonical (see canon()),
  * NUL-terminated, holds no '$' (a final '$' became anchored = true). */
 typedef struct rule {
@@ -42,40 +44,17 @@ static bool is_blank(unsigned char c)
   return c == ' ' || c == '\t' || c == '\v' || c == '\f';
 }
 
-static int hex_val(unsigned char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 /* RFC 3986 unreserved: the only octets whose %XX form is decoded. */
 static bool is_unreserved(unsigned char c)
 {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-         (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
-         c == '~';
+  return ascii_isalpha(c) || ascii_isdigit(c) || c == '-' || c == '.' ||
+         c == '_' || c == '~';
 }
 
-/* ASCII-only tolower: the C library's depends on the locale. */
-static unsigned char lower(unsigned char c)
-{
-  return (c >= 'A' && c <= 'Z') ? (unsigned char)(c - 'A' + 'a') : c;
-}
-
+/* ieq: a[0..alen) is b, ignoring ASCII case (never the locale's). */
 static bool ieq(const char *a, size_t alen, const char *b)
 {
-  size_t blen = strlen(b);
-  if (alen != blen)
-    return false;
-  for (size_t i = 0; i < alen; i++)
-    if (lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
-      return false;
-  return true;
+  return alen == strlen(b) && ascii_strnieq(a, b, alen);
 }
 
 /* canon: write the canonical form of src[0..n) to out (room for 3*n + 1
@@ -89,8 +68,8 @@ static size_t canon(const char *src, size_t n, bool pattern, char *out)
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)src[i];
     if (c == '%') {
-      int hi = i + 2 < n ? hex_val((unsigned char)src[i + 1]) : -1;
-      int lo = i + 2 < n ? hex_val((unsigned char)src[i + 2]) : -1;
+      int hi = i + 2 < n ? ascii_hexval((unsigned char)src[i + 1]) : -1;
+      int lo = i + 2 < n ? ascii_hexval((unsigned char)src[i + 2]) : -1;
       if (hi >= 0 && lo >= 0) {
         unsigned char d = (unsigned char)(hi * 16 + lo);
         if (is_unreserved(d)) {
@@ -193,7 +172,7 @@ static double parse_delay(const char *v, size_t n)
   bool digits = false, dot = false;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)v[i];
-    if (c >= '0' && c <= '9') {
+    if (ascii_isdigit(c)) {
       digits = true;
       if (dot) {
         scale /= 10;
@@ -289,12 +268,9 @@ static bool parse_line(pstate_t *st, const char *line, size_t n)
     size_t tl = token_len(v, vlen);
     if (tl == 1 && v[0] == '*') {
       st->cur_glob = true;
-    } else if (st->toklen > 0 && tl == st->toklen) {
-      bool eq = true;
-      for (size_t i = 0; i < tl && eq; i++)
-        eq = lower((unsigned char)v[i]) == lower((unsigned char)st->tok[i]);
-      if (eq)
-        st->cur_spec = st->seen_spec = true;
+    } else if (st->toklen > 0 && tl == st->toklen &&
+               ascii_strnieq(v, st->tok, tl)) {
+      st->cur_spec = st->seen_spec = true;
     }
     return true;
   }

@@ -87,8 +87,9 @@ robots_t *robots_disallow_all(void);
 /* robots_allowed: may the crawler fetch path_and_query on this host?
  * Caller provides: r borrowed, or NULL meaning "no rules" (everything is
  *   allowed); path_and_query borrowed, NUL-terminated, the URL's path and
- *   query without scheme, host or fragment ("/a/b?c=d"). NULL or "" means
- *   "/"; a path not starting with '/' gets one prepended.
+ *   query without scheme, host or fragment ("/a/b?c=d"; for a URL in
+ *   normal form, url_path_query() of url.h). NULL or "" means "/"; a path
+ *   not starting with '/' gets one prepended.
  * Returns: true if allowed. Also false when a path too long for the stack
  *   buffer cannot get heap memory: when in doubt, do not fetch.
  * Thread-safety: any thread, concurrently on the same r (r is immutable). */

@@ -18,9 +18,10 @@
  * Normalisation then rebuilds the URL from curl's parts, because curl
  * leaves host case, percent-escape case, "%2e%2e" segments and default
  * ports alone. All that costs microseconds a link, so url_base_resolve
- * (last section) answers the plain hrefs that make up nearly all of real
+ * (url_base.c) answers the plain hrefs that make up nearly all of real
  * pages by splicing strings, where the result is the same (argued there,
- * and tested against this path), and hands everything else to it.
+ * and tested against this path), and hands everything else to it. The
+ * helpers both files need are in url_int.h.
  *
  * No static mutable state: every call owns its CURLU handles and buffers,
  * which is what makes the whole module safe to call from any thread. The
@@ -36,7 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ascii.h"
 #include "strbuf.h"
+#include "url_int.h"
 
 /* ---- building strings: libcs50's strbuf (OOM sticky, checked once) */
 
@@ -47,82 +50,13 @@ static void buf_addpct(strbuf_t *b, unsigned char c)
   strbuf_add(b, e, 3);
 }
 
-
-/* ---- character classes; ASCII only, never <ctype.h>, whose answers
- * for bytes >= 0x80 depend on the process locale. */
-
-static bool is_alpha(int c)
-{
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-static bool is_digit(int c)
-{
-  return c >= '0' && c <= '9';
-}
-
-static int hex_val(int c)
-{
-  if (is_digit(c))
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-static char lower(char c)
-{
-  return (c >= 'A' && c <= 'Z') ? (char)(c - 'A' + 'a') : c;
-}
-
-static bool is_unreserved(int c)
-{
-  return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' ||
-         c == '~';
-}
-
-/* must_encode: bytes that may never appear raw in a URL we hand out
- * (RFC 3986 allows none of them; whitespace and controls would also
- * break the one-URL-per-line files the crawler writes). */
-static bool must_encode(unsigned char c)
-{
-  return c <= 0x20 || c >= 0x7f || strchr("\"<>\\^`{|}", c) != NULL;
-}
-
-static bool ascii_ieq(const char *a, const char *b, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (lower(a[i]) != lower(b[i]))
-      return false;
-  return true;
-}
-
-/* scheme_len: length of the RFC 3986 scheme that s starts with
- * (ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) followed by ':'), else 0. */
-static size_t scheme_len(const char *s)
-{
-  if (!is_alpha((unsigned char)s[0]))
-    return 0;
-  size_t i = 1;
-  while (is_alpha((unsigned char)s[i]) || is_digit((unsigned char)s[i]) ||
-         s[i] == '+' || s[i] == '-' || s[i] == '.')
-    i++;
-  return s[i] == ':' ? i : 0;
-}
-
-static bool is_http_scheme(const char *s, size_t len)
-{
-  return (len == 4 && ascii_ieq(s, "http", 4)) ||
-         (len == 5 && ascii_ieq(s, "https", 5));
-}
+/* ---- syntax */
 
 /* has_empty_path: s has an authority ("//...") followed directly by
  * '?', '#' or the end, i.e. its RFC 3986 path is empty. */
 static bool has_empty_path(const char *s)
 {
-  size_t sl = scheme_len(s);
+  size_t sl = url_scheme_len(s);
   const char *p = s + (sl ? sl + 1 : 0);
   if (p[0] != '/' || p[1] != '/')
     return false;
@@ -160,7 +94,7 @@ static char *clean(const char *s)
       t[tn++] = (char)a[i];
   t[tn] = '\0';
 
-  size_t sl = scheme_len(t);
+  size_t sl = url_scheme_len(t);
   size_t p = sl ? sl + 1 : 0;
   size_t as = 0, ae = 0;  /* authority [as, ae); empty if none */
   if (t[p] == '/' && t[p + 1] == '/') {
@@ -173,7 +107,7 @@ static char *clean(const char *s)
     unsigned char c = (unsigned char)t[i];
     if (c >= 0x80 && i >= as && i < ae)
       strbuf_addc(&b, (char)c);
-    else if (must_encode(c))
+    else if (url_must_encode(c))
       buf_addpct(&b, c);
     else
       strbuf_addc(&b, (char)c);
@@ -258,10 +192,10 @@ static void pct_normalize(const char *s, strbuf_t *out)
   for (; *s != '\0'; s++) {
     unsigned char c = (unsigned char)*s;
     int h1, h2;
-    if (c == '%' && (h1 = hex_val((unsigned char)s[1])) >= 0 &&
-        (h2 = hex_val((unsigned char)s[2])) >= 0) {
+    if (c == '%' && (h1 = ascii_hexval((unsigned char)s[1])) >= 0 &&
+        (h2 = ascii_hexval((unsigned char)s[2])) >= 0) {
       unsigned char v = (unsigned char)(h1 * 16 + h2);
-      if (is_unreserved(v) && !(stray >= 0 && hex_val(v) >= 0)) {
+      if (url_is_unreserved(v) && !(stray >= 0 && ascii_hexval(v) >= 0)) {
         strbuf_addc(out, (char)v);   /* not a hex digit after a stray '%' */
         stray = -1;
       } else {
@@ -269,7 +203,7 @@ static void pct_normalize(const char *s, strbuf_t *out)
         stray = -1;
       }
       s += 2;
-    } else if (must_encode(c)) {
+    } else if (url_must_encode(c)) {
       buf_addpct(out, c);
       stray = -1;
     } else {
@@ -277,7 +211,7 @@ static void pct_normalize(const char *s, strbuf_t *out)
       if (c == '%')
         stray = 0;
       else
-        stray = stray == 0 && hex_val(c) >= 0 ? 1 : -1;
+        stray = stray == 0 && ascii_hexval(c) >= 0 ? 1 : -1;
     }
   }
 }
@@ -288,7 +222,7 @@ static void encode_raw(const char *s, strbuf_t *out)
 {
   for (; *s != '\0'; s++) {
     unsigned char c = (unsigned char)*s;
-    if (must_encode(c))
+    if (url_must_encode(c))
       buf_addpct(out, c);
     else
       strbuf_addc(out, (char)c);
@@ -325,7 +259,7 @@ static char *resolve_opaque(const char *h, size_t sl)
 {
   strbuf_t b = { 0 };
   for (size_t i = 0; i < sl; i++)
-    strbuf_addc(&b, lower(h[i]));
+    strbuf_addc(&b, (char)ascii_tolower(h[i]));
   strbuf_addc(&b, ':');
   const char *path = h + sl + 1;
   size_t pn = strcspn(path, "?#");
@@ -347,10 +281,10 @@ static char *resolve(const char *base, const char *href, bool compat)
   if (base != NULL && (b = clean(base)) == NULL)
     goto out;
 
-  size_t sl = scheme_len(h);
+  size_t sl = url_scheme_len(h);
   bool slashes = sl > 0 && h[sl + 1] == '/' && h[sl + 2] == '/';
-  if (sl > 0 && !slashes && compat && b != NULL && is_http_scheme(h, sl) &&
-      scheme_len(b) == sl && ascii_ieq(h, b, sl)) {
+  if (sl > 0 && !slashes && compat && b != NULL && url_is_http_scheme(h, sl) &&
+      url_scheme_len(b) == sl && ascii_strnieq(h, b, sl)) {
     memmove(h, h + sl + 1, strlen(h + sl + 1) + 1);
     sl = 0;
   }
@@ -534,9 +468,9 @@ static bool norm_host(CURLU *u, struct norm *n, bool *oom)
    * that could smuggle in, and anything that is no host at all. */
   bool ok = host[0] != '\0';
   for (char *p = host; *p != '\0'; p++) {
-    if (must_encode((unsigned char)*p) || *p == '%' || *p == '/')
+    if (url_must_encode((unsigned char)*p) || *p == '%' || *p == '/')
       ok = false;
-    *p = lower(*p);
+    *p = (char)ascii_tolower(*p);
   }
   if (!ok) {
     free(host);
@@ -597,8 +531,8 @@ static bool norm_parse1(const char *url, struct norm *n)
   /* The fragment is dropped anyway; cutting it first spares curl's
    * fragment checks. A '#' cannot occur earlier in a valid URL. */
   c[strcspn(c, "#")] = '\0';
-  size_t sl = scheme_len(c);
-  if (!is_http_scheme(c, sl))
+  size_t sl = url_scheme_len(c);
+  if (!url_is_http_scheme(c, sl))
     goto out;
   memcpy(n->scheme, "https", 6);
   if (sl == 4)
@@ -741,7 +675,7 @@ bool url_is_http(const char *url)
   if (url == NULL)
     return false;
   char *c = clean(url);
-  bool yes = c != NULL && is_http_scheme(c, scheme_len(c));
+  bool yes = c != NULL && url_is_http_scheme(c, url_scheme_len(c));
   free(c);
   return yes;
 }
@@ -791,6 +725,15 @@ char *url_host_key(const char *url)
   return strbuf_detach(&b);
 }
 
+const char *url_path_query(const char *url)
+{
+  /* "://" before the first '/' means its '/' is that first one. */
+  size_t k = strcspn(url, "/?#");
+  if (k > 0 && url[k - 1] == ':' && url[k] == '/' && url[k + 1] == '/')
+    return url + k + 2 + strcspn(url + k + 2, "/?#");
+  return url;
+}
+
 /* The list of url.h, in strcmp order for bsearch; lower case, at most
  * 7 bytes. */
 static const char *const nonpage_ext[] = {
@@ -837,310 +780,8 @@ bool url_is_nonpage(const char *url)
   if (extn >= sizeof(e))
     return false;   /* longer than any listed extension */
   for (size_t i = 0; i < extn; i++)
-    e[i] = lower(ext[i]);
+    e[i] = (char)ascii_tolower(ext[i]);
   e[extn] = '\0';
   return bsearch(e, nonpage_ext, sizeof(nonpage_ext) / sizeof(nonpage_ext[0]),
                  sizeof(nonpage_ext[0]), ext_cmp) != NULL;
-}
-
-/* ---- per-page fast path (see url.h) ----
- *
- * Why the fast path gives the slow path's bytes, for the hrefs it takes:
- *   - clean() changes nothing: the href is printable ASCII, and the bytes
- *     clean() would encode may only sit in the fragment, which is dropped;
- *   - the base is its own normal form, so libcurl's copy of its path has
- *     no dot segments to remove, and its authority stays as it is;
- *   - merging a plain relative path with the base's directory is a
- *     splice; leading "." and ".." segments pop levels as RFC 3986 5.2.4
- *     does (any later one sends the href to the slow path);
- *   - normalisation leaves a plain path alone (no '%' to recase or decode,
- *     no dot segments), keeps a query that needs no encoding, drops a bare
- *     "?" and the fragment.
- * Anything else, and any result over URL_MAX_LEN, takes the slow path.
- * tests/unit/common/url_base_test.c checks the claim on many inputs. */
-
-static bool is_lower_alnum(int c)
-{
-  return (c >= 'a' && c <= 'z') || is_digit(c);
-}
-
-/* ends_ref: c ends a path in an href. */
-static bool ends_ref(int c)
-{
-  return c == '\0' || c == '?' || c == '#';
-}
-
-/* plain_byte: c may appear in a plain path (see url.h). */
-static bool plain_byte(unsigned char c, bool colon)
-{
-  return is_unreserved(c) || (c != '\0' && strchr("!$&'()*+,;=@", c)) ||
-         (colon && c == ':');
-}
-
-/* dot_segment: s[0..n) is "." or "..". */
-static bool dot_segment(const char *s, size_t n)
-{
-  return (n == 1 && s[0] == '.') || (n == 2 && s[0] == '.' && s[1] == '.');
-}
-
-/* plain_path: true when s starts with a plain path (see url.h; colon
- * admits ':') that runs to '?', '#' or the end; its length in *len. */
-static bool plain_path(const char *s, bool colon, size_t *len)
-{
-  size_t i = 0;
-  for (;;) {
-    size_t seg = i;
-    for (; !ends_ref(s[i]) && s[i] != '/'; i++)
-      if (!plain_byte((unsigned char)s[i], colon))
-        return false;
-    if (dot_segment(s + seg, i - seg))
-      return false;
-    if (s[i] != '/')
-      break;
-    i++;
-  }
-  *len = i;
-  return true;
-}
-
-/* plain_tail: true when t is "[?query][#fragment]" with a query that needs
- * no encoding and a printable fragment; *keep is the length of the
- * "?query" the normal form keeps (0 for none or a bare "?"). */
-static bool plain_tail(const char *t, size_t *keep)
-{
-  size_t q = 0;
-  if (t[0] == '?')
-    for (q = 1; t[q] != '#' && t[q] != '\0'; q++)
-      if (must_encode((unsigned char)t[q]))
-        return false;
-  for (const char *f = t + q; *f != '\0'; f++)
-    if ((unsigned char)*f <= 0x20 || (unsigned char)*f >= 0x7f)
-      return false;
-  *keep = q > 1 ? q : 0;
-  return true;
-}
-
-/* splice: a[0..an) b[0..bn) c[0..cn) as one string in *out (NULL on
- * OOM); false, with nothing done, if that is over URL_MAX_LEN. */
-static bool splice(const char *a, size_t an, const char *b, size_t bn,
-                   const char *c, size_t cn, char **out)
-{
-  if (an + bn + cn > URL_MAX_LEN)
-    return false;
-  char *r = malloc(an + bn + cn + 1);
-  if (r != NULL) {
-    memcpy(r, a, an);
-    memcpy(r + an, b, bn);
-    memcpy(r + an + bn, c, cn);
-    r[an + bn + cn] = '\0';
-  }
-  *out = r;
-  return true;
-}
-
-/* plain_authority: length of the "host[:port]" at a when it is in normal
- * form and plain (see url.h) and followed by '/', '#' or the end; else 0. */
-static size_t plain_authority(const char *a, const char *defport)
-{
-  size_t i = 0;
-  bool letter = false;   /* the label just read starts with a letter */
-  for (;;) {
-    size_t label = i;
-    while (is_lower_alnum((unsigned char)a[i]) || a[i] == '-')
-      i++;
-    if (i == label)
-      return 0;
-    letter = is_alpha((unsigned char)a[label]);
-    if (a[i] != '.')
-      break;
-    i++;
-  }
-  if (!letter)
-    return 0;
-  if (a[i] == ':') {
-    size_t p = ++i;
-    while (is_digit((unsigned char)a[i]))
-      i++;
-    size_t n = i - p;
-    if (n == 0 || n > 5 || a[p] == '0' ||
-        (n == 5 && strncmp(a + p, "65535", 5) > 0) ||
-        (n == strlen(defport) && strncmp(a + p, defport, n) == 0))
-      return 0;
-  }
-  return (a[i] == '/' || a[i] == '#' || a[i] == '\0') ? i : 0;
-}
-
-/* fast_absolute: h starts "http://" or "https://"; see url.h. */
-static bool fast_absolute(const char *h, char **out)
-{
-  bool https = h[4] == 's';
-  const char *a = h + (https ? 8 : 7);
-  size_t an = plain_authority(a, https ? "443" : "80");
-  if (an == 0)
-    return false;
-  const char *p = a + an;
-  size_t pn = 0, keep;
-  if (*p == '/' && !plain_path(p, true, &pn))
-    return false;
-  if (!plain_tail(p + pn, &keep))
-    return false;
-  /* An empty path is "/" in the normal form. */
-  return splice(h, (size_t)(p - h), pn ? p : "/", pn ? pn : 1, p + pn, keep,
-                out);
-}
-
-/* parent_dir: the end of the directory above the one url[0..dir) ends
- * in; the root ("/" at origin) is its own parent. */
-static size_t parent_dir(const char *url, size_t origin, size_t dir)
-{
-  if (dir <= origin + 1)
-    return dir;
-  size_t j = dir - 2;
-  while (url[j] != '/')
-    j--;
-  return j + 1;
-}
-
-/* fast_relative: h is a path reference ("g", "../g", "/g"); see url.h. */
-static bool fast_relative(const url_base_t *b, const char *h, char **out)
-{
-  size_t dir = b->dir;
-  const char *r = h;
-  if (r[0] == '/') {
-    dir = b->origin;
-  } else {
-    for (;;) {
-      if (r[0] == '.' && (r[1] == '/' || ends_ref(r[1]))) {
-        r += r[1] == '/' ? 2 : 1;
-      } else if (r[0] == '.' && r[1] == '.' &&
-                 (r[2] == '/' || ends_ref(r[2]))) {
-        r += r[2] == '/' ? 3 : 2;
-        dir = parent_dir(b->url, b->origin, dir);
-      } else {
-        break;
-      }
-    }
-    /* ".//g" (an empty segment after them) and "./?q" (libcurl 7.88
-     * drops the directory's last '/' there) are the slow path's. */
-    if (r != h && (r[0] == '/' || r[0] == '?'))
-      return false;
-  }
-  size_t pn, keep;
-  if (!plain_path(r, r[0] == '/', &pn) || !plain_tail(r + pn, &keep))
-    return false;
-  return splice(b->url, dir, r, pn, r + pn, keep, out);
-}
-
-/* fast_resolve: true with the answer in *out when href is plain for b;
- * false when the slow path must decide. */
-static bool fast_resolve(const url_base_t *b, const char *h, char **out)
-{
-  if (!b->usable || strlen(h) > URL_MAX_LEN)
-    return false;
-  size_t sl = scheme_len(h);
-  if (sl > 0 && !is_http_scheme(h, sl)) {
-    *out = NULL;   /* clean() keeps the scheme; normal form refuses it */
-    return true;
-  }
-  if (sl > 0)
-    return (strncmp(h, "http://", 7) == 0 || strncmp(h, "https://", 8) == 0) &&
-           fast_absolute(h, out);
-  if (b->origin == 0 || h[0] == '?' || (h[0] == '/' && h[1] == '/'))
-    return false;
-  if (h[0] == '\0' || h[0] == '#') {
-    size_t keep;
-    if (!plain_tail(h, &keep))
-      return false;
-    *out = strdup(b->url);   /* the base, a normal form */
-    return true;
-  }
-  return fast_relative(b, h, out);
-}
-
-void url_base_init(url_base_t *b, const char *base)
-{
-  memset(b, 0, sizeof(*b));
-  b->url = base;
-  /* resolve() refuses every href when clean(base) does. */
-  b->usable = base == NULL || strlen(base) <= URL_INPUT_MAX;
-  if (base == NULL || !b->usable)
-    return;
-  size_t sl = scheme_len(base);
-  if (!(sl == 4 && strncmp(base, "http://", 7) == 0) &&
-      !(sl == 5 && strncmp(base, "https://", 8) == 0))
-    return;
-  const char *a = base + sl + 3;
-  size_t an = strcspn(a, "/");
-  for (size_t i = 0; i < an; i++)
-    if (!is_lower_alnum((unsigned char)a[i]) && strchr("-.:", a[i]) == NULL)
-      return;   /* userinfo, IPv6, upper case...: leave them to libcurl */
-  if (a[an] != '/')
-    return;
-  char *n = url_normalize(base);
-  bool fixed = n != NULL && strcmp(n, base) == 0;
-  free(n);
-  if (!fixed)
-    return;
-  b->origin = sl + 3 + an;
-  size_t pn = strcspn(base + b->origin, "?");
-  b->dir = b->origin;
-  for (size_t i = b->origin; i < b->origin + pn; i++)
-    if (base[i] == '/')
-      b->dir = i + 1;
-}
-
-char *url_base_resolve(const url_base_t *b, const char *href)
-{
-  if (href == NULL)
-    return NULL;
-  char *r;
-  if (fast_resolve(b, href, &r))
-    return r;
-  return url_resolve_normalized(b->url, href);
-}
-
-char *url_host_key_normal(const char *url)
-{
-  const char *a = url ? strstr(url, "://") : NULL;
-  if (a == NULL)
-    return NULL;
-  size_t sl = (size_t)(a - url);
-  a += 3;
-  const char *end = a + strcspn(a, "/");
-  if (*end != '/')
-    return NULL;
-  /* Userinfo may hold '@' and ':', a host neither (but an IPv6 host
-   * ':'), so the host starts after the last '@'. */
-  const char *h = a;
-  for (const char *p = a; p < end; p++)
-    if (*p == '@')
-      h = p + 1;
-  const char *hend = h;
-  if (*h == '[') {
-    hend = memchr(h, ']', (size_t)(end - h));
-    if (hend == NULL)
-      return NULL;
-    hend++;
-  } else {
-    while (hend < end && *hend != ':')
-      hend++;
-  }
-  const char *port = sl == 5 ? "443" : "80";
-  size_t pn = strlen(port);
-  if (hend < end) {
-    if (*hend != ':')
-      return NULL;
-    port = hend + 1;
-    pn = (size_t)(end - port);
-  }
-  size_t hn = (size_t)(hend - h);
-  char *k = malloc(sl + 3 + hn + 1 + pn + 1);
-  if (k != NULL) {
-    memcpy(k, url, sl + 3);
-    memcpy(k + sl + 3, h, hn);
-    k[sl + 3 + hn] = ':';
-    memcpy(k + sl + 3 + hn + 1, port, pn);
-    k[sl + 3 + hn + 1 + pn] = '\0';
-  }
-  return k;
 }

@@ -134,7 +134,8 @@ char *url_resolve_normalized(const char *base, const char *href);
  * A value, not a handle: it borrows the base string and owns no memory,
  * so it needs no delete and can sit in a caller's struct or on the stack
  * (the crawler's link callbacks have no end-of-page hook that could free
- * one). Its fields are private to url.c; set them with url_base_init. */
+ * one). Its fields are private to url_base.c; set them with
+ * url_base_init. */
 typedef struct url_base {
   const char *url;   /* the base as given, borrowed; NULL for none */
   size_t origin;     /* relative fast path: length of "scheme://host[:port]"
@@ -205,6 +206,20 @@ char *url_scope_default(const char *seed);
  * Returns: returned owned (free()); NULL if url is invalid or on OOM.
  * Thread-safety: any thread. */
 char *url_host_key(const char *url);
+
+/* url_path_query: the path and query of url, what an HTTP request names
+ *   and robots.txt rules match: the rest of url after "scheme://authority"
+ *   when "://" comes before url's first '/', '?' or '#'; otherwise url
+ *   itself, taken as a bare path. Not a copy, and nothing is parsed,
+ *   checked or decoded: it runs to url's NUL, so a fragment, if url has
+ *   one, is still there ("http://h/a?b#c" gives "/a?b#c"), and it need not
+ *   start with '/' ("http://h?q" gives "?q", "http://h" gives ""). A
+ *   normal form has no fragment and always a path starting with '/'.
+ * Caller provides: url, borrowed, non-NULL.
+ * Returns: a pointer into url (borrowed from the caller, valid as long as
+ *   url is).
+ * Thread-safety: any thread. */
+const char *url_path_query(const char *url);
 
 /* url_is_nonpage: true when the last path segment of url ends in an
  *   extension that is obviously not an HTML page, so the crawler need not

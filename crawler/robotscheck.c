@@ -8,15 +8,16 @@
  * used) or a bare path.
  * Exit: 0 done; 1 ROBOTS_FILE unreadable or stdout failed; 2 usage error.
  *
- * Path extraction is deliberately naive (no common/url): skip
- * "scheme://host", stop at '#'. Good enough for a diagnostic tool whose
- * input is typed by a person. */
+ * The path is url_path_query()'s, cut at '#': no normalisation, which is
+ * good enough for a diagnostic tool whose input is typed by a person. */
 #include "robots.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "url.h"
 
 static const char usage[] =
     "usage: robotscheck ROBOTS_FILE USER_AGENT URL...\n";
@@ -62,26 +63,6 @@ static int read_file(const char *name, char **out, size_t *len)
   return 0;
 }
 
-/* path_of: copy of url's path and query (malloc'd), or NULL if out of
- * memory. "http://h/a?b#c" gives "/a?b"; "http://h" gives "/". */
-static char *path_of(const char *url)
-{
-  const char *p = url;
-  const char *sep = strstr(url, "://");
-  if (sep != NULL && sep < url + strcspn(url, "/?#"))
-    p = sep + 3 + strcspn(sep + 3, "/?#");
-  size_t n = strcspn(p, "#");
-  char *out = malloc(n + 2);
-  if (out == NULL)
-    return NULL;
-  size_t o = 0;
-  if (n == 0 || p[0] != '/')
-    out[o++] = '/';
-  memcpy(out + o, p, n);
-  out[o + n] = '\0';
-  return out;
-}
-
 int main(int argc, char *argv[])
 {
   if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
@@ -111,7 +92,9 @@ int main(int argc, char *argv[])
 
   int status = 0;
   for (int i = 3; i < argc; i++) {
-    char *path = path_of(argv[i]);
+    /* robots_allowed() puts a missing leading '/' back itself. */
+    const char *pq = url_path_query(argv[i]);
+    char *path = strndup(pq, strcspn(pq, "#"));
     if (path == NULL) {
       fprintf(stderr, "robotscheck: %s\n", strerror(ENOMEM));
       status = 1;

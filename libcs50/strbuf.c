@@ -93,6 +93,14 @@ char *strbuf_detach(strbuf_t *b)
   return p;
 }
 
+void strbuf_reset(strbuf_t *b)
+{
+  b->len = 0;
+  b->oom = false;
+  if (b->p != NULL)
+    b->p[0] = '\0';
+}
+
 void strbuf_release(strbuf_t *b)
 {
   free(b->p);

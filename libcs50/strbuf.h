@@ -47,6 +47,11 @@ void strbuf_addf(strbuf_t *b, const char *fmt, ...)
  * added; NULL if out of memory. B is empty again afterwards. */
 char *strbuf_detach(strbuf_t *b);
 
+/* strbuf_reset: make B empty (len 0, not oom) but keep its memory, so
+ * that a buffer reused for one short string after another allocates only
+ * when a longer one comes. */
+void strbuf_reset(strbuf_t *b);
+
 /* strbuf_release: free the content; B is empty again. */
 void strbuf_release(strbuf_t *b);
 

@@ -1,8 +1,9 @@
 /* links_diff_test.c: differential test of the markup elision in
- * common/links.c. Every page below is scanned twice, with the elision
- * (links_scan_html_test(..., 1, ...), which is links_scan_html()) and
- * without it (tags = 0); the return codes and the whole sequence of
- * callbacks (links with flags, base, metas, in order) must be identical.
+ * common/links_elide.c. Every page below is scanned twice, with the
+ * elision (links_scan_html_test(..., true, ...), which is
+ * links_scan_html()) and without it (tags false); the return codes and
+ * the whole sequence of callbacks (links with flags, base, metas, in
+ * order) must be identical.
  *
  * Pages: every HTML file of the Python and PostgreSQL documentation
  * trees (Debian's python3.11-doc and postgresql-doc-15, when installed:
@@ -288,8 +289,8 @@ fuzz_page(tally_t *t, const char *path, const char *body, size_t len)
   compare_all(t, path, body, len);
 }
 
-/* Hostile pages: everything the model of links.c must follow exactly or
- * give up on. Each also goes in with every prefix of itself. */
+/* Hostile pages: everything the model of links_elide.c must follow
+ * exactly or give up on. Each also goes in with every prefix of itself. */
 static const char *const hostile[] = {
   /* quotes holding '>' and '<', in dropped and kept tags */
   "<span title='a>b'><a href=1></span><a href=2>",

@@ -524,8 +524,8 @@ test_threads(void)
 
 /* ---- markup elision ---- */
 
-/* Scan body with and without the markup elision of links.c (which drops
- * the tags that cannot matter); both must report the same items and
+/* Scan body with and without the markup elision of links_elide.c (which
+ * drops the tags that cannot matter); both must report the same items and
  * return the same. Returns the joined items; *elided tells whether tags
  * were dropped. */
 static const char *

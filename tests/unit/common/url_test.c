@@ -493,6 +493,31 @@ static void test_base(void)
   BASE("not a url", "https://o/", "https://o/");
 }
 
+static void test_path_query(void)
+{
+  const char *u = "http://h:8/a/b?c=d";
+  CHECK(url_path_query(u) == u + 10);   /* a pointer into url */
+  CHECK_STR(url_path_query("https://u@h/"), "/");
+  CHECK_STR(url_path_query("http://h/a?b#c"), "/a?b#c");
+  CHECK_STR(url_path_query("http://h?q"), "?q");
+  CHECK_STR(url_path_query("http://h#f"), "#f");
+  CHECK_STR(url_path_query("http://h"), "");
+  /* No authority: url is a bare path, whatever "://" comes later. */
+  CHECK_STR(url_path_query("/a?u=http://h/x"), "/a?u=http://h/x");
+  CHECK_STR(url_path_query("a/b://c"), "a/b://c");
+  CHECK_STR(url_path_query("?x=://y"), "?x=://y");
+  CHECK_STR(url_path_query(""), "");
+  CHECK_STR(url_path_query("mailto:a@b"), "mailto:a@b");
+  /* Any scheme, even one RFC 3986 would not call one, as typed. */
+  CHECK_STR(url_path_query("x y://h/p"), "/p");
+  CHECK_STR(url_path_query("://h/p"), "/p");
+  /* On every normal form: the first '/' after "://". */
+  char *n = url_normalize("HTTP://Ex.COM:80/%7ea/./b?q#f");
+  CHECK_STR(n, "http://ex.com/~a/b?q");
+  CHECK_STR(url_path_query(n), "/~a/b?q");
+  free(n);
+}
+
 static void test_nonpage(void)
 {
   CHECK(url_is_nonpage("http://h/a.jpg"));
@@ -645,6 +670,7 @@ int main(void)
   RUN(test_scope);
   RUN(test_host_key);
   RUN(test_base);
+  RUN(test_path_query);
   RUN(test_nonpage);
   RUN(test_idn);
   RUN(test_threads);

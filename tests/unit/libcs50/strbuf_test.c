@@ -80,6 +80,29 @@ static void test_reserve_is_exact(void)
   free(s);
 }
 
+static void test_reset_keeps_memory(void)
+{
+  strbuf_t b = STRBUF_INIT;
+  strbuf_reset(&b);   /* on a buffer that never grew */
+  CHECK(b.p == NULL && b.len == 0 && !b.oom);
+  strbuf_adds(&b, "a longer first string");
+  char *first = b.p;
+  size_t cap = b.cap;
+  strbuf_reset(&b);
+  CHECK(b.p == first && b.cap == cap && b.len == 0);
+  CHECK_STR(b.p, "");
+  strbuf_adds(&b, "short");
+  CHECK(b.p == first);
+  CHECK_STR(b.p, "short");
+  strbuf_add(&b, "x", (size_t)-1 / 2);
+  CHECK(b.oom);
+  strbuf_reset(&b);   /* clears oom: the buffer is usable again */
+  CHECK(!b.oom);
+  strbuf_adds(&b, "again");
+  CHECK_STR(b.p, "again");
+  strbuf_release(&b);
+}
+
 int main(void)
 {
   RUN(test_empty_detach);
@@ -87,5 +110,6 @@ int main(void)
   RUN(test_addf);
   RUN(test_oom_is_sticky);
   RUN(test_reserve_is_exact);
+  RUN(test_reset_keeps_memory);
   return TEST_EXIT();
 }
