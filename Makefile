@@ -54,11 +54,16 @@ fuzz: deps
 	@$(MAKE) --no-print-directory -C tests/fuzz run
 
 # Layering: each archive, linked whole with only the archives below it, must
-# have no undefined symbols; each header must compile by itself.
+# have no undefined symbols; the engine (libcrawler.so) links no libcurl,
+# libxml2 or libcrypto, neither in its archive nor in the shared library's
+# DT_NEEDED; each header must compile by itself.
 check-deps: all
 	@echo 'int main(void) { return 0; }' > $(B)/stub.c
 	$(CC) -o $(B)/stub-cs50 $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcs50.a -Wl,--no-whole-archive -pthread
 	$(CC) -o $(B)/stub-common $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcommon.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib libcrypto)
+	$(CC) -o $(B)/stub-engine $(B)/stub.c -Wl,--whole-archive $(B)/lib/libengine.a -Wl,--no-whole-archive $(B)/lib/libcommon.a $(B)/lib/libcs50.a -pthread
+	@if readelf -d $(B)/lib/libcrawler.so | grep NEEDED | grep -E 'libcurl|libxml2|libcrypto|libssl'; then \
+	  echo "libcrawler.so must need none of these"; exit 1; fi
 	@for h in libcs50/*.h common/*.h crawler/engine/*.h crawler/*.h; do \
 	  printf '#include "$(CURDIR)/%s"\n' "$$h" > $(B)/hdr.c; \
 	  $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic \
