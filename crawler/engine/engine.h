@@ -4,7 +4,9 @@
  * fetched pages and termination detection. Front ends plug in hooks:
  * crawl() (crawl.c) plugs in the caller's fetch_fn/edge_fn and the link
  * format; the crawler program plugs in libcurl, HTML parsing, politeness,
- * robots.txt, the depth limit and the page saver.
+ * robots.txt, the depth limit and the page saver. Why it is built this way
+ * (exact breadth-first order, speculation, termination) is in DESIGN.md;
+ * this header says what each call promises.
  *
  * Flow of one item (a URL):
  *   engine_add (dedup, seq) -> frontier -> download thread: hooks.fetch
@@ -12,37 +14,21 @@
  *   -> [ordered mode: reorder buffer -> hooks.commit, in seq order]
  *   -> hooks.release, item freed.
  *
- * Ordered mode gives a deterministic, exact breadth-first result whatever
- * the concurrency: items are committed one at a time in the order they were
- * added (seq), and only commit adds new items, so the sequence of adds, and
- * with it every seq, depth and ID a commit hands out, is the one a
- * single-threaded FIFO crawl produces. Fetching and parsing still run in
- * parallel, ahead of the commit point, over everything already queued.
+ * Ordered mode: items are committed one at a time in the order they were
+ * added (seq), and only commit adds items, so every seq, depth and ID a
+ * commit hands out is the one a single-threaded FIFO crawl gives.
  *
- * Speculation (ordered mode): since only commit adds links, a host whose
- * next pages are linked from pages parsed but not yet committed would sit
- * idle, its URLs known but not queued, while the commit waits for some
- * slow page or another host's token. The parse hook may name such links
- * early with engine_speculate: each is queued as a speculative item,
- * behind every ordinary item (frontier.h), and fetched only by a worker
- * and a host token that would otherwise go unused. When a commit then
- * adds the URL (engine_add), the item is adopted: it takes the seq and
- * depth of that add, exactly as a fresh item would, and its fetch result
- * is used instead of a new request (or, not fetched yet, it is promoted in
- * the frontier). Before adoption a speculative item is fetched and given a
- * speculative parse (see hooks.parse), which may speculate its own links
- * in turn, at its provisional depth + 1: a page's provisional depth (its
- * parent's + 1) can only be above its final one, so a link followed at the
- * provisional depth is followed at the final one too. Nothing that
- * depends on seq or depth is done before adoption; a wrong guess costs
- * only a request. A URL the commit never adds (the crawl stopped, or
- * a redirect claimed it: engine_mark_seen) is dropped, unfetched if still
- * queued.
+ * Speculation (ordered mode): hooks.parse may name the links its commit
+ * will add, early, with engine_speculate. Each becomes a speculative item
+ * (FITEM_SPEC), fetched only with a worker and a host token that would
+ * otherwise go unused (frontier.h), and given a speculative parse (see
+ * hooks.parse). When a commit adds the URL, the item is adopted: it takes
+ * that add's seq and depth, and its fetch result is used instead of a new
+ * request. A URL the commit never adds (the crawl stopped, or
+ * engine_mark_seen claimed it) is dropped, unfetched if still queued.
  *
- * Termination: `pending` counts items added and not yet finished; children
- * are added before their parent finishes, so it reaches zero exactly when
- * the crawl is complete. The engine then closes the frontier, downloaders
- * exit, and parsers exit once the fetched-page queue is drained. */
+ * Termination: engine_run returns once every item added was finished
+ * (committed, or parsed in unordered mode), or after engine_stop. */
 #ifndef CRAWLER_ENGINE_H
 #define CRAWLER_ENGINE_H
 
