@@ -142,31 +142,21 @@ static bool parse_double(const char *s, double min, double max, double *out)
   return true;
 }
 
-/* check_resumable: DIR holds a crawl whose marker records exactly the
- * PARAMS ("key: value" lines) this command line gives; else refuse,
- * naming the first parameter that differs. */
-static void check_resumable(const char *dir, const char *params)
+/* check_resumable: DIR holds a crawl whose marker records exactly
+ * PARAMS; else refuse, naming the first parameter that differs. */
+static void check_resumable(const char *dir, const pagedir_params_t *params)
 {
   if (pagedir_count(dir) < 0)
     refuse(EXIT_PAGEDIR, "pageDirectory '%s' holds no crawl to resume",
            dir);
-  char path[4096], had[8192];
-  snprintf(path, sizeof(path), "%s/%s", dir, PAGEDIR_MARKER);
-  FILE *fp = fopen(path, "r");
-  size_t n = fp ? fread(had, 1, sizeof(had) - 1, fp) : 0;
-  if (fp)
-    fclose(fp);
-  had[n] = '\0';
-  const char *a = strchr(had, '\n'), *b = params;
-  a = a ? a + 1 : had;
-  while (*a || *b) {
-    size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
-    if (la != lb || strncmp(a, b, la) != 0)
-      refuse(EXIT_PAGEDIR, "cannot resume: '%s' was crawled with '%.*s', "
-             "this command asks for '%.*s'", dir, (int)la, a, (int)lb, b);
-    a += la + (a[la] == '\n');
-    b += lb + (b[lb] == '\n');
-  }
+  char *had, *want;
+  int rc = pagedir_marker_compare(dir, params, &had, &want);
+  if (rc < 0)
+    refuse(EXIT_PAGEDIR, "pageDirectory: cannot read '%s/%s': %s", dir,
+           PAGEDIR_MARKER, strerror(errno));
+  if (rc > 0)
+    refuse(EXIT_PAGEDIR, "cannot resume: '%s' was crawled with '%s', "
+           "this command asks for '%s'", dir, had, want);
 }
 
 /* lock_or_refuse: the lock on DIR (see pagedir_lock), or refuse. */
@@ -405,32 +395,21 @@ int main(int argc, char *argv[])
            depth_arg, MAX_DEPTH);
   o.max_depth = (int)v;
 
-  /* The marker records what defines the crawl's result, and nothing that
-   * varies between identical crawls (no dates, no worker counts). */
-  size_t plen = 512 + strlen(seed);
-  for (size_t i = 0; i < nscope; i++)
-    plen += strlen(scope[i]) + 16;
-  char *params = malloc(plen);
-  if (params == NULL)
-    return EXIT_FATAL;
-  int pl = snprintf(params, plen, "seed: %s\nmaxDepth: %d\n", seed,
-                    o.max_depth);
-  for (size_t i = 0; i < nscope; i++)
-    pl += snprintf(params + pl, plen - (size_t)pl, "scope: %s\n", scope[i]);
-  snprintf(params + pl, plen - (size_t)pl,
-           "format: %s\nmaxPages: %ld\nmaxPagesPerHost: %ld\n"
-           "maxPageSize: %zu\ncompress: %s\n",
-           o.format == FORMAT_AUTO ? "auto"
-           : o.format == FORMAT_HTML ? "html" : "link",
-           o.max_pages, o.max_pages_per_host, o.max_page_size,
-           o.compress ? "yes" : "no");
+  pagedir_params_t params = {
+    .seed = seed, .max_depth = o.max_depth,
+    .scope = o.scope, .nscope = o.nscope,
+    .format = o.format == FORMAT_AUTO ? "auto"
+              : o.format == FORMAT_HTML ? "html" : "link",
+    .max_pages = o.max_pages, .max_pages_per_host = o.max_pages_per_host,
+    .max_page_size = o.max_page_size, .compress = o.compress,
+  };
   char err[512];
   store_t *store = NULL;
   if (replay_dir != NULL && resume)
     refuse(EXIT_USAGE, "--replay and --resume cannot be used together");
   int lock = -1;
   if (resume) {
-    check_resumable(dir, params);
+    check_resumable(dir, &params);
     /* Lock first: the cleanup below must never touch the temporary
      * pages of a crawl still running in DIR. */
     lock = lock_or_refuse(dir);
@@ -450,11 +429,10 @@ int main(int argc, char *argv[])
       o.replay = store;
       o.rate = 0;
     }
-    if (pagedir_init(dir, params, err, sizeof(err)) != 0)
+    if (pagedir_init(dir, &params, err, sizeof(err)) != 0)
       refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
     lock = lock_or_refuse(dir);
   }
-  free(params);
   o.pagedir = dir;
   if (o.ignore_robots)
     fprintf(stderr, "%s: WARNING: --ignore-robots: robots.txt and robots "

@@ -92,4 +92,26 @@ check_eq "a second crawl into the same directory is refused" "$?" 3
 fresh
 "$C" --quiet --retries 0 "$SEED" "$D" 1000
 check_eq "maxDepth 1000 is accepted" "$?" 0
+
+# 64 long --scope values: a marker of over 10 KiB, past the 8 KiB the
+# resume check once read, resumes; a change in its last line is seen.
+fresh
+long=$SEED$(printf '%0150d' 0)
+scopes=(--scope "$SEED")
+for i in $(seq 63); do
+  scopes+=(--scope "$long/$i/")
+done
+"$C" --quiet --retries 0 "${scopes[@]}" "$SEED" "$D" 0
+check_eq "64 scopes are accepted" "$?" 0
+check "their marker is over 10 KiB" \
+  test "$(wc -c <"$D/.crawler")" -gt 10240
+"$C" --quiet --retries 0 --resume "${scopes[@]}" "$SEED" "$D" 0 \
+  2>"$TEST_DIR/err"
+check_eq "a marker over 8 KiB resumes" "$?" 0
+scopes[127]=${SEED}other/
+expect "resume with another last scope" 3 --resume "${scopes[@]}" \
+  "$SEED" "$D" 0
+check "the refusal names the last scope" grep -qF \
+  "with 'scope: $long/63/', this command asks for 'scope: ${SEED}other/'" \
+  "$TEST_DIR/err"
 finish
