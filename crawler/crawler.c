@@ -402,8 +402,9 @@ static int init_libraries(void)
 }
 
 /* check_arguments: normalise and check, in this order, seedURL and the
- * scope (C->seed, C->scope), maxDepth, and options that exclude each
- * other, into C->o; or refuse. */
+ * scope (C->seed, C->scope), maxDepth, options that exclude each other
+ * and the --warc file's name, into C->o; or refuse. Before the marker is
+ * written, so that a refused command line leaves no trace. */
 static void check_arguments(struct cmd *c)
 {
   webcrawl_opts_t *o = &c->o;
@@ -439,6 +440,11 @@ static void check_arguments(struct cmd *c)
 
   if (c->replay_dir != NULL && c->resume)
     refuse(EXIT_USAGE, "--replay and --resume cannot be used together");
+  if (c->warc_path != NULL && c->replay_dir != NULL)
+    refuse(EXIT_USAGE, "--warc: a replay fetches nothing to record");
+  if (c->warc_path != NULL && !c->resume && access(c->warc_path, F_OK) == 0)
+    refuse(EXIT_USAGE, "--warc: '%s' exists; choose a new file",
+           c->warc_path);
 }
 
 /* open_pagedir: make pageDirectory ready to write (C->lock, C->store,
@@ -488,7 +494,7 @@ static void open_pagedir(struct cmd *c)
 
 /* prepare_run: the last choices before the crawl (C->o's progress and
  * warc): warn about --ignore-robots, show a status line only on a
- * terminal, open the --warc file; refuse a WARC file that cannot be. */
+ * terminal, open the --warc file; refuse if it cannot be written. */
 static void prepare_run(struct cmd *c)
 {
   webcrawl_opts_t *o = &c->o;
@@ -498,11 +504,6 @@ static void prepare_run(struct cmd *c)
   o->progress = !o->log && !c->quiet && isatty(STDERR_FILENO);
   if (c->warc_path == NULL)
     return;
-  if (c->replay_dir != NULL)
-    refuse(EXIT_USAGE, "--warc: a replay fetches nothing to record");
-  if (!c->resume && access(c->warc_path, F_OK) == 0)
-    refuse(EXIT_USAGE, "--warc: '%s' exists; choose a new file",
-           c->warc_path);
   o->warc = warc_open(c->warc_path, "tse-crawler/" CRAWL_VERSION,
                       o->user_agent);
   if (o->warc == NULL)

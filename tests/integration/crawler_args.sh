@@ -71,6 +71,16 @@ for bad in 2x -1 "" " 3" "3 " +3 0x3 1.5 1001 99999999999999999999; do
 done
 check "a refused maxDepth writes no marker" test ! -e "$D/.crawler"
 
+fresh
+touch "$TEST_DIR/old.warc.gz"
+expect "--warc names an existing file" 1 --warc "$TEST_DIR/old.warc.gz" \
+  "$SEED" "$D" 0
+expect "--warc with --replay" 1 --warc "$TEST_DIR/new.warc.gz" \
+  --replay "$D" "$SEED" "$D" 0
+check "a refused --warc writes no marker" test ! -e "$D/.crawler"
+check "a refused --warc leaves the directory empty" \
+  test -z "$(ls -A "$D")"
+
 "$C" --help >"$TEST_DIR/help" 2>&1
 check_eq "--help exits 0" "$?" 0
 check "--help shows usage and exit codes" \
