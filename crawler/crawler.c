@@ -9,6 +9,7 @@
 #include <getopt.h>
 #include <libxml/parser.h>
 #include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -389,10 +390,29 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
   c->depth_arg = argv[optind + 2];
 }
 
-/* init_libraries: the process-wide setup, before any thread starts.
- * Returns 0, or EXIT_FATAL after saying why. */
+/* set_ctype_locale: LC_CTYPE is C.UTF-8 where it exists, else C. */
+static void set_ctype_locale(void)
+{
+  /* IDN hosts are converted only under a UTF-8 codeset (url.h), and the
+   * bytes to convert are UTF-8 whatever the user's locale: libxml2 hands
+   * over attribute values in UTF-8 (a seed typed in another codeset is
+   * read as UTF-8 too: usually invalid, so refused). Hence C.UTF-8, not
+   * the user's locale (setlocale(LC_CTYPE, "")): the crawl's result does
+   * not depend on $LANG, and webcrawl.c and fetch.c, which classify
+   * bytes with <ctype.h> and strcasecmp, keep the C locale's answers for
+   * every byte, which other locales change (tr_TR.UTF-8: tolower('I') is
+   * 'I', so "NOINDEX" is not "noindex"; ISO-8859-1: isspace(0xA0)
+   * holds). With no C.UTF-8, the C locale, where IDN is refused. urlnorm
+   * does the same. */
+  if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+    setlocale(LC_CTYPE, "C");
+}
+
+/* init_libraries: the process-wide setup, before any thread starts: the
+ * locale, libcurl, libxml2. Returns 0, or EXIT_FATAL after saying why. */
 static int init_libraries(void)
 {
+  set_ctype_locale();
   if (curl_global_init(CURL_GLOBAL_ALL) != 0) {
     fprintf(stderr, "%s: cannot initialise libcurl\n", prog);
     return EXIT_FATAL;
