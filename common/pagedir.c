@@ -530,7 +530,8 @@ int pagedir_journal_add(const char *dir, const char *kind, int id,
 }
 
 /* journal_lines: split BUF (LEN bytes) into complete lines and call FN for
- * each well-formed one with its parts; LINE_END points past its '\n'.
+ * each well-formed one with its parts, cut out of the line in place, and
+ * the line itself: LINE, N bytes with its '\n' (NULs where it was cut).
  * Returns the number of bytes up to the last complete line. */
 static size_t journal_lines(char *buf, size_t len,
                             void (*fn)(void *arg, const char *kind, int id,

@@ -23,10 +23,10 @@
  *                   newline is a torn write, ignored; lines of an ID not
  *                   published yet are dropped on resume): "redirect ID FROM
  *                   TO" for each redirect a saved page went through,
- *                   "ctype ID URL VALUE" for its Content-Type unless that
- *                   was plain text/html, "xrobots ID URL VALUE" for its
- *                   X-Robots-Tag (VALUE is the rest of the line). Replay
- *                   and resume use it.
+ *                   "ctype ID URL VALUE" for its Content-Type if it had
+ *                   one other than exactly "text/html", "xrobots ID URL
+ *                   VALUE" for its X-Robots-Tag if it had one (VALUE is
+ *                   the rest of the line). Replay and resume use it.
  *   DIR/.tmp-*      pages being written; never a finished page.
  *   DIR/.lock       locked by the crawler writing DIR (empty file).
  * Readers ignore every name that starts with '.'. A page file appears
