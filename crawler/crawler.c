@@ -242,8 +242,9 @@ static const struct option opts[] = {
 };
 
 /* parse_option: apply option OPT (getopt_long's return; its value in
- * optarg, NAME as typed) to C, or refuse; --help and --version print
- * and exit 0. */
+ * optarg; NAME the last word it read, for the refusals of a missing
+ * value or an unknown option) to C, or refuse; --help and --version
+ * print and exit 0. */
 static void parse_option(struct cmd *c, int opt, const char *name)
 {
   webcrawl_opts_t *o = &c->o;
@@ -254,7 +255,8 @@ static void parse_option(struct cmd *c, int opt, const char *name)
   case O_PW:
     if (!parse_long(optarg, 1, 4096, &v))
       refuse(EXIT_USAGE, "%s: '%s' is not a worker count (1 to 4096)",
-             name, optarg);
+             opt == O_DW ? "--download-workers" : "--parse-workers",
+             optarg);
     *(opt == O_DW ? &o->download_workers : &o->parse_workers) = (int)v;
     break;
   case O_QS:
@@ -379,7 +381,8 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
   };
   int opt;
   opterr = 0;
-  while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1)
+  /* The leading ':' makes a missing value ':' rather than '?'. */
+  while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1)
     parse_option(c, opt,
                  optind > 0 && optind <= argc ? argv[optind - 1] : "");
   if (argc - optind != 3)

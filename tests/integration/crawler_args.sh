@@ -39,8 +39,17 @@ expect "two arguments" 1 "$SEED" "$D"
 expect "four arguments" 1 "$SEED" "$D" 1 extra
 expect "unknown option" 1 --bogus "$SEED" "$D" 1
 expect "option without value" 1 "$SEED" "$D" 1 --rate
+check "which is named as lacking its value" \
+  grep -qx "crawler: --rate needs a value" "$TEST_DIR/err"
 expect "zero download workers" 1 --download-workers 0 "$SEED" "$D" 1
+check "the option is named, then its value" grep -qx \
+  "crawler: --download-workers: '0' is not a worker count (1 to 4096)" \
+  "$TEST_DIR/err"
 expect "non-numeric parse workers" 1 --parse-workers two "$SEED" "$D" 1
+expect "bad parse workers given with =" 1 --parse-workers=0 "$SEED" "$D" 1
+check "the option is named without its value" grep -qx \
+  "crawler: --parse-workers: '0' is not a worker count (1 to 4096)" \
+  "$TEST_DIR/err"
 expect "negative rate" 1 --rate -1 "$SEED" "$D" 1
 expect "burst below 1" 1 --burst 0.5 "$SEED" "$D" 1
 expect "bad format" 1 --format xml "$SEED" "$D" 1
