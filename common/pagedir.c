@@ -13,6 +13,9 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "file.h"
+#include "strbuf.h"
+
 #define TMP_PREFIX ".tmp-"
 
 static char *path_join(const char *dir, const char *name)
@@ -41,7 +44,26 @@ static int write_all(int fd, const void *buf, size_t len)
   return 0;
 }
 
-int pagedir_init(const char *dir, const char *params, char *err, size_t n)
+/* params_text: PARAMS as the marker's "key: value" lines, in the order
+ * pagedir.h gives ("" for NULL). Returns owned, or NULL (out of memory).
+ * The one place that spells the marker's keys. */
+static char *params_text(const pagedir_params_t *p)
+{
+  strbuf_t b = STRBUF_INIT;
+  if (p != NULL) {
+    strbuf_addf(&b, "seed: %s\nmaxDepth: %d\n", p->seed, p->max_depth);
+    for (size_t i = 0; i < p->nscope; i++)
+      strbuf_addf(&b, "scope: %s\n", p->scope[i]);
+    strbuf_addf(&b, "format: %s\nmaxPages: %ld\nmaxPagesPerHost: %ld\n"
+                "maxPageSize: %zu\ncompress: %s\n", p->format, p->max_pages,
+                p->max_pages_per_host, p->max_page_size,
+                p->compress ? "yes" : "no");
+  }
+  return strbuf_detach(&b);
+}
+
+int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
+                 size_t n)
 {
   struct stat st;
   if (stat(dir, &st) != 0) {
@@ -58,13 +80,12 @@ int pagedir_init(const char *dir, const char *params, char *err, size_t n)
   }
   char *marker = path_join(dir, PAGEDIR_MARKER);
   char *first = path_join(dir, "1");
-  if (marker == NULL || first == NULL) {
-    free(marker);
-    free(first);
-    snprintf(err, n, "out of memory");
-    return -1;
-  }
+  char *text = params_text(params);
   int rc = -1;
+  if (marker == NULL || first == NULL || text == NULL) {
+    snprintf(err, n, "out of memory");
+    goto out;
+  }
   if (access(marker, F_OK) == 0 || access(first, F_OK) == 0) {
     snprintf(err, n, "'%s' already holds a crawl; use an empty directory",
              dir);
@@ -77,14 +98,14 @@ int pagedir_init(const char *dir, const char *params, char *err, size_t n)
     goto out;
   }
   if (write_all(fd, PAGEDIR_MAGIC "\n", sizeof(PAGEDIR_MAGIC)) != 0 ||
-      (params && write_all(fd, params, strlen(params)) != 0) ||
-      close(fd) != 0) {
+      write_all(fd, text, strlen(text)) != 0 || close(fd) != 0) {
     snprintf(err, n, "cannot write '%s': %s", marker, strerror(errno));
     unlink(marker);
     goto out;
   }
   rc = 0;
 out:
+  free(text);
   free(marker);
   free(first);
   return rc;
@@ -333,56 +354,100 @@ void pagedir_page_free(pagedir_page_t *page)
   memset(page, 0, sizeof(*page));
 }
 
-char *pagedir_param(const char *dir, const char *key)
+char *pagedir_marker_read(const char *dir)
 {
-  char *marker = path_join(dir, PAGEDIR_MARKER);
-  if (marker == NULL)
+  char *path = path_join(dir, PAGEDIR_MARKER);
+  if (path == NULL) {
+    errno = ENOMEM;
     return NULL;
-  FILE *fp = fopen(marker, "r");
-  free(marker);
+  }
+  FILE *fp = fopen(path, "r");
+  free(path);
   if (fp == NULL)
     return NULL;
-  char line[8192];
-  char *value = NULL;
-  size_t klen = strlen(key);
-  bool first = true;
-  while (value == NULL && fgets(line, sizeof(line), fp) != NULL) {
-    line[strcspn(line, "\n")] = '\0';
-    if (first) {
-      first = false;
-      if (strcmp(line, PAGEDIR_MAGIC) != 0)
-        break;
-      continue;
-    }
-    if (strncmp(line, key, klen) == 0 && line[klen] == ':' &&
-        line[klen + 1] == ' ')
-      value = strdup(line + klen + 2);
-  }
+  size_t len;
+  char *text = file_readAll(fp, &len);
+  int e = ferror(fp) ? (errno ? errno : EIO) : ENOMEM;
   fclose(fp);
-  return value;
+  if (text == NULL) {
+    errno = e;
+    return NULL;
+  }
+  const size_t magic = sizeof(PAGEDIR_MAGIC);   /* the line and its '\n' */
+  if (len < magic || memcmp(text, PAGEDIR_MAGIC "\n", magic) != 0) {
+    free(text);
+    errno = EINVAL;
+    return NULL;
+  }
+  memmove(text, text + magic, len - magic + 1);   /* with the NUL */
+  return text;
 }
 
-/* has_magic: DIR's marker exists and starts with the magic line. */
-static bool has_magic(const char *dir)
+int pagedir_marker_compare(const char *dir, const pagedir_params_t *params,
+                           char **had, char **want)
 {
-  char *marker = path_join(dir, PAGEDIR_MARKER);
-  if (marker == NULL)
-    return false;
-  FILE *fp = fopen(marker, "r");
-  free(marker);
-  if (fp == NULL)
-    return false;
-  char line[64];
-  bool ok = fgets(line, sizeof(line), fp) != NULL &&
-            strcmp(line, PAGEDIR_MAGIC "\n") == 0;
-  fclose(fp);
-  return ok;
+  *had = *want = NULL;
+  char *rec = pagedir_marker_read(dir);
+  if (rec == NULL)
+    return -1;
+  char *cur = params_text(params);
+  int rc = -1;
+  if (cur == NULL) {
+    errno = ENOMEM;
+    goto out;
+  }
+  /* Line for line; a missing last newline or trailing empty lines do not
+   * count as a difference. */
+  const char *a = rec, *b = cur;
+  rc = 0;
+  while (*a != '\0' || *b != '\0') {
+    size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+    if (la != lb || strncmp(a, b, la) != 0) {
+      *had = strndup(a, la);
+      *want = strndup(b, lb);
+      rc = 1;
+      if (*had == NULL || *want == NULL) {
+        free(*had);
+        free(*want);
+        *had = *want = NULL;
+        errno = ENOMEM;
+        rc = -1;
+      }
+      break;
+    }
+    a += la + (a[la] == '\n');
+    b += lb + (b[lb] == '\n');
+  }
+out:
+  free(cur);
+  free(rec);
+  return rc;
+}
+
+char *pagedir_param(const char *dir, const char *key)
+{
+  char *text = pagedir_marker_read(dir);
+  if (text == NULL)
+    return NULL;
+  char *value = NULL;
+  size_t klen = strlen(key);
+  for (const char *line = text; *line != '\0' && value == NULL;) {
+    size_t len = strcspn(line, "\n");
+    if (len > klen + 1 && strncmp(line, key, klen) == 0 &&
+        line[klen] == ':' && line[klen + 1] == ' ')
+      value = strndup(line + klen + 2, len - klen - 2);
+    line += len + (line[len] == '\n');
+  }
+  free(text);
+  return value;
 }
 
 int pagedir_count(const char *dir)
 {
-  if (!has_magic(dir))
+  char *marker = pagedir_marker_read(dir);
+  if (marker == NULL)
     return -1;
+  free(marker);
   int n = 0;
   for (;;) {
     char *p = page_path(dir, n + 1);
@@ -465,7 +530,8 @@ int pagedir_journal_add(const char *dir, const char *kind, int id,
 }
 
 /* journal_lines: split BUF (LEN bytes) into complete lines and call FN for
- * each well-formed one with its parts; LINE_END points past its '\n'.
+ * each well-formed one with its parts, cut out of the line in place, and
+ * the line itself: LINE, N bytes with its '\n' (NULs where it was cut).
  * Returns the number of bytes up to the last complete line. */
 static size_t journal_lines(char *buf, size_t len,
                             void (*fn)(void *arg, const char *kind, int id,

@@ -3,8 +3,14 @@
  *
  * Layout (a public contract):
  *   DIR/.crawler    marker: "tse-crawler pagedir 1" on line 1, then the
- *                   crawl's parameters as "key: value" lines (seed,
- *                   maxDepth, scope, format, ...). An indexer checks it.
+ *                   crawl's parameters (pagedir_params_t), one "key:
+ *                   value" line each, in this order: seed, maxDepth,
+ *                   scope (a line per prefix), format, maxPages,
+ *                   maxPagesPerHost, maxPageSize, compress ("yes" or
+ *                   "no"); numbers in decimal. Only this module reads or
+ *                   writes it (pagedir_init, pagedir_marker_read,
+ *                   pagedir_marker_compare, pagedir_param); an indexer
+ *                   checks it through them.
  *   DIR/1, DIR/2, ... one file per saved page, IDs from 1 with no gap:
  *                   line 1 the URL, line 2 the depth (decimal), then the
  *                   page body exactly as served (after content decoding).
@@ -17,10 +23,10 @@
  *                   newline is a torn write, ignored; lines of an ID not
  *                   published yet are dropped on resume): "redirect ID FROM
  *                   TO" for each redirect a saved page went through,
- *                   "ctype ID URL VALUE" for its Content-Type unless that
- *                   was plain text/html, "xrobots ID URL VALUE" for its
- *                   X-Robots-Tag (VALUE is the rest of the line). Replay
- *                   and resume use it.
+ *                   "ctype ID URL VALUE" for its Content-Type if it had
+ *                   one other than exactly "text/html", "xrobots ID URL
+ *                   VALUE" for its X-Robots-Tag if it had one (VALUE is
+ *                   the rest of the line). Replay and resume use it.
  *   DIR/.tmp-*      pages being written; never a finished page.
  *   DIR/.lock       locked by the crawler writing DIR (empty file).
  * Readers ignore every name that starts with '.'. A page file appears
@@ -40,13 +46,49 @@
 #define PAGEDIR_LOCK ".lock"
 #define PAGEDIR_MAGIC "tse-crawler pagedir 1"
 
+/* pagedir_params_t: the crawl parameters the marker records: what
+ * defines the crawl's result, and nothing that varies between identical
+ * crawls (no dates, no worker counts), so that a resumed crawl can be
+ * held to the same ones. Filled by the caller; every pointer borrowed. */
+typedef struct pagedir_params {
+  const char *seed;            /* the normalised seed URL */
+  int max_depth;
+  const char *const *scope;    /* NSCOPE normalised URL prefixes */
+  size_t nscope;
+  const char *format;          /* "auto", "html" or "link" */
+  long max_pages;              /* 0 = no limit */
+  long max_pages_per_host;     /* 0 = no limit */
+  size_t max_page_size;        /* bytes */
+  bool compress;               /* page files gzip-compressed */
+} pagedir_params_t;
+
 /* pagedir_init: make DIR (borrowed; must exist and be writable) a page
  * directory: refuse one that already holds a crawl (a marker or a file
- * named 1), then write the marker with PARAMS (borrowed; "key: value\n"
- * lines, may be NULL).
+ * named 1), then write the marker recording PARAMS (borrowed; NULL for
+ * the magic line alone).
  * Returns: 0, or -1 with a one-line reason in ERR (size N), e.g.
- * "'out' is not a directory" or "'out' already holds a crawl". */
-int pagedir_init(const char *dir, const char *params, char *err, size_t n);
+ * "'out' is not a directory" or "'out' already holds a crawl".
+ * Thread-safety: any thread; O_EXCL lets one of two racing calls win. */
+int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
+                 size_t n);
+
+/* pagedir_marker_read: the parameter lines of DIR's marker (everything
+ * after the magic line), read whole, whatever its size.
+ * Returns: owned by caller (free()), "" for a marker of the magic line
+ * alone; NULL with errno ENOENT (no marker), EINVAL (line 1 is not the
+ * magic line), ENOMEM, or the error that stopped the read.
+ * Thread-safety: any thread. */
+char *pagedir_marker_read(const char *dir);
+
+/* pagedir_marker_compare: does DIR's marker record exactly PARAMS
+ * (borrowed), line for line, as pagedir_init would write it?
+ * Returns: 0 if so; 1 if not, with *HAD and *WANT the first line that
+ * differs, as recorded and as PARAMS gives it ("" past the last line),
+ * both owned by caller (free()); -1 with errno set if the marker cannot
+ * be read (see pagedir_marker_read). *HAD and *WANT are NULL unless 1.
+ * Thread-safety: any thread. */
+int pagedir_marker_compare(const char *dir, const pagedir_params_t *params,
+                           char **had, char **want);
 
 /* Flags of pagedir_write_tmp and pagedir_journal_add. */
 enum {
@@ -145,8 +187,9 @@ int pagedir_count(const char *dir);
 int pagedir_validate(const char *dir, char *err, size_t n);
 
 /* pagedir_param: the value of the first "KEY: value" line of DIR's
- * marker. Returns: owned by caller (free()), NULL if absent or unreadable.
- */
+ * marker, e.g. KEY "maxDepth" (the keys: see the layout above).
+ * Returns: owned by caller (free()), NULL if absent or unreadable.
+ * Thread-safety: any thread. */
 char *pagedir_param(const char *dir, const char *key);
 
 #endif /* COMMON_PAGEDIR_H */

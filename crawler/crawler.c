@@ -1,11 +1,15 @@
 /* crawler.c: the crawler program. Parses and checks the command line, sets
  * up the libraries, runs the crawl (webcrawl.c) and maps its status to an
- * exit code. See usage() for the interface and exit codes. */
+ * exit code. See usage() for the interface and exit codes.
+ *
+ * Threads: every function but signal_main runs on the main thread, which
+ * is alone until start_signal_thread and webcrawl_run start others. */
 #include <curl/curl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <libxml/parser.h>
 #include <limits.h>
+#include <locale.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -142,31 +146,21 @@ static bool parse_double(const char *s, double min, double max, double *out)
   return true;
 }
 
-/* check_resumable: DIR holds a crawl whose marker records exactly the
- * PARAMS ("key: value" lines) this command line gives; else refuse,
- * naming the first parameter that differs. */
-static void check_resumable(const char *dir, const char *params)
+/* check_resumable: DIR holds a crawl whose marker records exactly
+ * PARAMS; else refuse, naming the first parameter that differs. */
+static void check_resumable(const char *dir, const pagedir_params_t *params)
 {
   if (pagedir_count(dir) < 0)
     refuse(EXIT_PAGEDIR, "pageDirectory '%s' holds no crawl to resume",
            dir);
-  char path[4096], had[8192];
-  snprintf(path, sizeof(path), "%s/%s", dir, PAGEDIR_MARKER);
-  FILE *fp = fopen(path, "r");
-  size_t n = fp ? fread(had, 1, sizeof(had) - 1, fp) : 0;
-  if (fp)
-    fclose(fp);
-  had[n] = '\0';
-  const char *a = strchr(had, '\n'), *b = params;
-  a = a ? a + 1 : had;
-  while (*a || *b) {
-    size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
-    if (la != lb || strncmp(a, b, la) != 0)
-      refuse(EXIT_PAGEDIR, "cannot resume: '%s' was crawled with '%.*s', "
-             "this command asks for '%.*s'", dir, (int)la, a, (int)lb, b);
-    a += la + (a[la] == '\n');
-    b += lb + (b[lb] == '\n');
-  }
+  char *had, *want;
+  int rc = pagedir_marker_compare(dir, params, &had, &want);
+  if (rc < 0)
+    refuse(EXIT_PAGEDIR, "pageDirectory: cannot read '%s/%s': %s", dir,
+           PAGEDIR_MARKER, strerror(errno));
+  if (rc > 0)
+    refuse(EXIT_PAGEDIR, "cannot resume: '%s' was crawled with '%s', "
+           "this command asks for '%s'", dir, had, want);
 }
 
 /* lock_or_refuse: the lock on DIR (see pagedir_lock), or refuse. */
@@ -199,280 +193,351 @@ static void *signal_main(void *arg)
   return NULL;
 }
 
-int main(int argc, char *argv[])
+/* struct cmd: the command line, checked, and what the program opened for
+ * it. main's steps fill it in order; each names the fields it sets. */
+struct cmd {
+  webcrawl_opts_t o;                  /* what webcrawl_run is given */
+  const char *seed_arg, *dir, *depth_arg;  /* the arguments (argv) */
+  const char *scope_arg[MAX_SCOPES];  /* --scope values (argv) */
+  size_t nscope;
+  const char *replay_dir, *warc_path; /* argv, or NULL */
+  bool quiet, resume;
+  char *seed;                         /* normalised; owned */
+  char *scope[MAX_SCOPES];            /* normalised, NSCOPE; owned */
+  store_t *store;                     /* --replay's or --resume's, or NULL */
+  int lock;                           /* from pagedir_lock, or -1 */
+};
+
+enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
+       O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
+       O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW, O_MAXPH, O_COMPRESS,
+       O_FSYNC, O_REPLAY, O_RESUME, O_WARC };
+
+static const struct option opts[] = {
+  { "download-workers", required_argument, NULL, O_DW },
+  { "parse-workers", required_argument, NULL, O_PW },
+  { "queue-size", required_argument, NULL, O_QS },
+  { "rate", required_argument, NULL, O_RATE },
+  { "burst", required_argument, NULL, O_BURST },
+  { "scope", required_argument, NULL, O_SCOPE },
+  { "user-agent", required_argument, NULL, O_UA },
+  { "max-pages", required_argument, NULL, O_MAXP },
+  { "max-pages-per-host", required_argument, NULL, O_MAXPH },
+  { "timeout", required_argument, NULL, O_TIMEOUT },
+  { "retries", required_argument, NULL, O_RETRIES },
+  { "max-page-size", required_argument, NULL, O_MAXSIZE },
+  { "format", required_argument, NULL, O_FORMAT },
+  { "ignore-robots", no_argument, NULL, O_IGNROBOTS },
+  { "respect-rel-nofollow", no_argument, NULL, O_RELNOFOLLOW },
+  { "compress", no_argument, NULL, O_COMPRESS },
+  { "fsync", no_argument, NULL, O_FSYNC },
+  { "replay", required_argument, NULL, O_REPLAY },
+  { "resume", no_argument, NULL, O_RESUME },
+  { "warc", required_argument, NULL, O_WARC },
+  { "log", no_argument, NULL, O_LOG },
+  { "quiet", no_argument, NULL, O_QUIET },
+  { "help", no_argument, NULL, O_HELP },
+  { "version", no_argument, NULL, O_VERSION },
+  { NULL, 0, NULL, 0 }
+};
+
+/* parse_option: apply option OPT (getopt_long's return; its value in
+ * optarg; NAME the last word it read, for the refusals of a missing
+ * value or an unknown option) to C, or refuse; --help and --version
+ * print and exit 0. */
+static void parse_option(struct cmd *c, int opt, const char *name)
 {
-  enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
-         O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
-         O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW, O_MAXPH, O_COMPRESS,
-         O_FSYNC, O_REPLAY, O_RESUME, O_WARC };
-  static const struct option opts[] = {
-    { "download-workers", required_argument, NULL, O_DW },
-    { "parse-workers", required_argument, NULL, O_PW },
-    { "queue-size", required_argument, NULL, O_QS },
-    { "rate", required_argument, NULL, O_RATE },
-    { "burst", required_argument, NULL, O_BURST },
-    { "scope", required_argument, NULL, O_SCOPE },
-    { "user-agent", required_argument, NULL, O_UA },
-    { "max-pages", required_argument, NULL, O_MAXP },
-    { "max-pages-per-host", required_argument, NULL, O_MAXPH },
-    { "timeout", required_argument, NULL, O_TIMEOUT },
-    { "retries", required_argument, NULL, O_RETRIES },
-    { "max-page-size", required_argument, NULL, O_MAXSIZE },
-    { "format", required_argument, NULL, O_FORMAT },
-    { "ignore-robots", no_argument, NULL, O_IGNROBOTS },
-    { "respect-rel-nofollow", no_argument, NULL, O_RELNOFOLLOW },
-    { "compress", no_argument, NULL, O_COMPRESS },
-    { "fsync", no_argument, NULL, O_FSYNC },
-    { "replay", required_argument, NULL, O_REPLAY },
-    { "resume", no_argument, NULL, O_RESUME },
-    { "warc", required_argument, NULL, O_WARC },
-    { "log", no_argument, NULL, O_LOG },
-    { "quiet", no_argument, NULL, O_QUIET },
-    { "help", no_argument, NULL, O_HELP },
-    { "version", no_argument, NULL, O_VERSION },
-    { NULL, 0, NULL, 0 }
-  };
-  webcrawl_opts_t o = {
-    .download_workers = 8, .parse_workers = 2, .queue_size = 0,
-    .rate = 1, .burst = 1, .user_agent = DEFAULT_UA, .timeout = 30,
-    .retries = 2, .max_page_size = 10 * 1024 * 1024, .format = FORMAT_AUTO,
-    .logfp = stdout,
-  };
-  const char *scope_arg[MAX_SCOPES];
-  size_t nscope = 0;
-  bool quiet = false, resume = false;
-  const char *replay_dir = NULL, *warc_path = NULL;
+  webcrawl_opts_t *o = &c->o;
   long v;
   double dv;
-  int c;
-
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-    const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-    switch (c) {
-    case O_DW:
-    case O_PW:
-      if (!parse_long(optarg, 1, 4096, &v))
-        refuse(EXIT_USAGE, "%s: '%s' is not a worker count (1 to 4096)",
-               name, optarg);
-      *(c == O_DW ? &o.download_workers : &o.parse_workers) = (int)v;
-      break;
-    case O_QS:
-      if (!parse_long(optarg, 0, LONG_MAX, &v))
-        refuse(EXIT_USAGE, "--queue-size: '%s' is not a count", optarg);
-      o.queue_size = (size_t)v;
-      break;
-    case O_RATE:
-      if (!parse_double(optarg, 0, 1e6, &o.rate))
-        refuse(EXIT_USAGE, "--rate: '%s' is not a rate (0 to 1000000)",
-               optarg);
-      break;
-    case O_BURST:
-      if (!parse_double(optarg, 1, 1e6, &o.burst))
-        refuse(EXIT_USAGE, "--burst: '%s' is not a burst (1 to 1000000)",
-               optarg);
-      break;
-    case O_SCOPE:
-      if (nscope == MAX_SCOPES)
-        refuse(EXIT_USAGE, "--scope: at most %d prefixes", MAX_SCOPES);
-      scope_arg[nscope++] = optarg;
-      break;
-    case O_UA:
-      if (optarg[0] == '\0' || strpbrk(optarg, "\r\n") != NULL)
-        refuse(EXIT_USAGE, "--user-agent: must be one non-empty line");
-      o.user_agent = optarg;
-      break;
-    case O_MAXP:
-      if (!parse_long(optarg, 0, INT_MAX, &o.max_pages))
-        refuse(EXIT_USAGE, "--max-pages: '%s' is not a count", optarg);
-      break;
-    case O_MAXPH:
-      if (!parse_long(optarg, 0, INT_MAX, &o.max_pages_per_host))
-        refuse(EXIT_USAGE, "--max-pages-per-host: '%s' is not a count",
-               optarg);
-      break;
-    case O_TIMEOUT:
-      if (!parse_long(optarg, 1, 86400, &o.timeout))
-        refuse(EXIT_USAGE, "--timeout: '%s' is not 1 to 86400 seconds",
-               optarg);
-      break;
-    case O_RETRIES:
-      if (!parse_long(optarg, 0, 100, &v))
-        refuse(EXIT_USAGE, "--retries: '%s' is not 0 to 100", optarg);
-      o.retries = (int)v;
-      break;
-    case O_MAXSIZE:
-      if (!parse_double(optarg, 1, 1e12, &dv) || dv != (double)(long)dv)
-        refuse(EXIT_USAGE, "--max-page-size: '%s' is not a byte count",
-               optarg);
-      o.max_page_size = (size_t)dv;
-      break;
-    case O_FORMAT:
-      if (strcmp(optarg, "auto") == 0)
-        o.format = FORMAT_AUTO;
-      else if (strcmp(optarg, "html") == 0)
-        o.format = FORMAT_HTML;
-      else if (strcmp(optarg, "link") == 0)
-        o.format = FORMAT_LINK;
-      else
-        refuse(EXIT_USAGE, "--format: '%s' is not html, link or auto",
-               optarg);
-      break;
-    case O_IGNROBOTS:
-      o.ignore_robots = true;
-      break;
-    case O_RELNOFOLLOW:
-      o.respect_rel_nofollow = true;
-      break;
-    case O_COMPRESS:
-      o.compress = true;
-      break;
-    case O_FSYNC:
-      o.fsync = true;
-      break;
-    case O_REPLAY:
-      replay_dir = optarg;
-      break;
-    case O_RESUME:
-      resume = true;
-      break;
-    case O_WARC:
-      warc_path = optarg;
-      break;
-    case O_LOG:
-      o.log = true;
-      break;
-    case O_QUIET:
-      quiet = true;
-      break;
-    case O_HELP:
-      usage();
-      return 0;
-    case O_VERSION:
-      printf("crawler %s (libcurl %s, libxml2 %s)\n", CRAWL_VERSION,
-             curl_version_info(CURLVERSION_NOW)->version,
-             LIBXML_DOTTED_VERSION);
-      return 0;
-    case ':':
-      refuse(EXIT_USAGE, "%s needs a value", name);
-    default:
-      /* "-1" where maxDepth goes looks like an option to getopt. */
-      if (name[0] == '-' && name[1] >= '0' && name[1] <= '9')
-        refuse(EXIT_DEPTH, "maxDepth '%s' is not an integer from 0 to %d",
-               name, MAX_DEPTH);
-      refuse(EXIT_USAGE, "unknown option '%s'", name);
-    }
+  switch (opt) {
+  case O_DW:
+  case O_PW:
+    if (!parse_long(optarg, 1, 4096, &v))
+      refuse(EXIT_USAGE, "%s: '%s' is not a worker count (1 to 4096)",
+             opt == O_DW ? "--download-workers" : "--parse-workers",
+             optarg);
+    *(opt == O_DW ? &o->download_workers : &o->parse_workers) = (int)v;
+    break;
+  case O_QS:
+    if (!parse_long(optarg, 0, LONG_MAX, &v))
+      refuse(EXIT_USAGE, "--queue-size: '%s' is not a count", optarg);
+    o->queue_size = (size_t)v;
+    break;
+  case O_RATE:
+    if (!parse_double(optarg, 0, 1e6, &o->rate))
+      refuse(EXIT_USAGE, "--rate: '%s' is not a rate (0 to 1000000)",
+             optarg);
+    break;
+  case O_BURST:
+    if (!parse_double(optarg, 1, 1e6, &o->burst))
+      refuse(EXIT_USAGE, "--burst: '%s' is not a burst (1 to 1000000)",
+             optarg);
+    break;
+  case O_SCOPE:
+    if (c->nscope == MAX_SCOPES)
+      refuse(EXIT_USAGE, "--scope: at most %d prefixes", MAX_SCOPES);
+    c->scope_arg[c->nscope++] = optarg;
+    break;
+  case O_UA:
+    if (optarg[0] == '\0' || strpbrk(optarg, "\r\n") != NULL)
+      refuse(EXIT_USAGE, "--user-agent: must be one non-empty line");
+    o->user_agent = optarg;
+    break;
+  case O_MAXP:
+    if (!parse_long(optarg, 0, INT_MAX, &o->max_pages))
+      refuse(EXIT_USAGE, "--max-pages: '%s' is not a count", optarg);
+    break;
+  case O_MAXPH:
+    if (!parse_long(optarg, 0, INT_MAX, &o->max_pages_per_host))
+      refuse(EXIT_USAGE, "--max-pages-per-host: '%s' is not a count",
+             optarg);
+    break;
+  case O_TIMEOUT:
+    if (!parse_long(optarg, 1, 86400, &o->timeout))
+      refuse(EXIT_USAGE, "--timeout: '%s' is not 1 to 86400 seconds",
+             optarg);
+    break;
+  case O_RETRIES:
+    if (!parse_long(optarg, 0, 100, &v))
+      refuse(EXIT_USAGE, "--retries: '%s' is not 0 to 100", optarg);
+    o->retries = (int)v;
+    break;
+  case O_MAXSIZE:
+    if (!parse_double(optarg, 1, 1e12, &dv) || dv != (double)(long)dv)
+      refuse(EXIT_USAGE, "--max-page-size: '%s' is not a byte count",
+             optarg);
+    o->max_page_size = (size_t)dv;
+    break;
+  case O_FORMAT:
+    if (strcmp(optarg, "auto") == 0)
+      o->format = FORMAT_AUTO;
+    else if (strcmp(optarg, "html") == 0)
+      o->format = FORMAT_HTML;
+    else if (strcmp(optarg, "link") == 0)
+      o->format = FORMAT_LINK;
+    else
+      refuse(EXIT_USAGE, "--format: '%s' is not html, link or auto",
+             optarg);
+    break;
+  case O_IGNROBOTS:
+    o->ignore_robots = true;
+    break;
+  case O_RELNOFOLLOW:
+    o->respect_rel_nofollow = true;
+    break;
+  case O_COMPRESS:
+    o->compress = true;
+    break;
+  case O_FSYNC:
+    o->fsync = true;
+    break;
+  case O_REPLAY:
+    c->replay_dir = optarg;
+    break;
+  case O_RESUME:
+    c->resume = true;
+    break;
+  case O_WARC:
+    c->warc_path = optarg;
+    break;
+  case O_LOG:
+    o->log = true;
+    break;
+  case O_QUIET:
+    c->quiet = true;
+    break;
+  case O_HELP:
+    usage();
+    exit(0);
+  case O_VERSION:
+    printf("crawler %s (libcurl %s, libxml2 %s)\n", CRAWL_VERSION,
+           curl_version_info(CURLVERSION_NOW)->version,
+           LIBXML_DOTTED_VERSION);
+    exit(0);
+  case ':':
+    refuse(EXIT_USAGE, "%s needs a value", name);
+  default:
+    /* "-1" where maxDepth goes looks like an option to getopt. */
+    if (name[0] == '-' && name[1] >= '0' && name[1] <= '9')
+      refuse(EXIT_DEPTH, "maxDepth '%s' is not an integer from 0 to %d",
+             name, MAX_DEPTH);
+    refuse(EXIT_USAGE, "unknown option '%s'", name);
   }
+}
+
+/* parse_command_line: fill C with the defaults, then with ARGV's options
+ * and its three arguments; refuse a bad option or argument count. */
+static void parse_command_line(int argc, char *argv[], struct cmd *c)
+{
+  *c = (struct cmd){
+    .o = {
+      .download_workers = 8, .parse_workers = 2, .queue_size = 0,
+      .rate = 1, .burst = 1, .user_agent = DEFAULT_UA, .timeout = 30,
+      .retries = 2, .max_page_size = 10 * 1024 * 1024,
+      .format = FORMAT_AUTO, .logfp = stdout,
+    },
+    .lock = -1,
+  };
+  int opt;
+  opterr = 0;
+  /* The leading ':' makes a missing value ':' rather than '?'. */
+  while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1)
+    parse_option(c, opt,
+                 optind > 0 && optind <= argc ? argv[optind - 1] : "");
   if (argc - optind != 3)
     refuse(EXIT_USAGE, "expected 3 arguments (seedURL pageDirectory "
            "maxDepth), got %d", argc - optind);
-  const char *seed_arg = argv[optind], *dir = argv[optind + 1],
-             *depth_arg = argv[optind + 2];
+  c->seed_arg = argv[optind];
+  c->dir = argv[optind + 1];
+  c->depth_arg = argv[optind + 2];
+}
 
+/* set_ctype_locale: LC_CTYPE is C.UTF-8 where it exists, else C. */
+static void set_ctype_locale(void)
+{
+  /* IDN hosts are converted only under a UTF-8 codeset (url.h), and the
+   * bytes to convert are UTF-8 whatever the user's locale: libxml2 hands
+   * over attribute values in UTF-8 (a seed typed in another codeset is
+   * read as UTF-8 too: usually invalid, so refused). Hence C.UTF-8, not
+   * the user's locale (setlocale(LC_CTYPE, "")): the crawl's result does
+   * not depend on $LANG, and webcrawl.c and fetch.c, which classify
+   * bytes with <ctype.h> and strcasecmp, keep the C locale's answers for
+   * every byte, which other locales change (tr_TR.UTF-8: tolower('I') is
+   * 'I', so "NOINDEX" is not "noindex"; ISO-8859-1: isspace(0xA0)
+   * holds). With no C.UTF-8, the C locale, where IDN is refused. urlnorm
+   * does the same. */
+  if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+    setlocale(LC_CTYPE, "C");
+}
+
+/* init_libraries: the process-wide setup, before any thread starts: the
+ * locale, libcurl, libxml2. Returns 0, or EXIT_FATAL after saying why. */
+static int init_libraries(void)
+{
+  set_ctype_locale();
   if (curl_global_init(CURL_GLOBAL_ALL) != 0) {
     fprintf(stderr, "%s: cannot initialise libcurl\n", prog);
     return EXIT_FATAL;
   }
   xmlInitParser();
+  return 0;
+}
 
-  char *seed = url_normalize(seed_arg);
-  if (seed == NULL || !url_is_http(seed))
+/* check_arguments: normalise and check, in this order, seedURL and the
+ * scope (C->seed, C->scope), maxDepth, options that exclude each other
+ * and the --warc file's name, into C->o; or refuse. Before the marker is
+ * written, so that a refused command line leaves no trace. */
+static void check_arguments(struct cmd *c)
+{
+  webcrawl_opts_t *o = &c->o;
+  c->seed = url_normalize(c->seed_arg);
+  if (c->seed == NULL || !url_is_http(c->seed))
     refuse(EXIT_SEED, "seedURL '%s' is not an absolute http(s) URL",
-           seed_arg);
-  char *scope[MAX_SCOPES];
-  if (nscope == 0) {
-    scope[0] = url_scope_default(seed);
-    nscope = 1;
-    if (scope[0] == NULL)
-      refuse(EXIT_SEED, "seedURL '%s': cannot derive a scope", seed_arg);
+           c->seed_arg);
+  if (c->nscope == 0) {
+    c->scope[0] = url_scope_default(c->seed);
+    c->nscope = 1;
+    if (c->scope[0] == NULL)
+      refuse(EXIT_SEED, "seedURL '%s': cannot derive a scope", c->seed_arg);
   } else {
-    for (size_t i = 0; i < nscope; i++) {
-      scope[i] = url_normalize(scope_arg[i]);
-      if (scope[i] == NULL)
+    for (size_t i = 0; i < c->nscope; i++) {
+      c->scope[i] = url_normalize(c->scope_arg[i]);
+      if (c->scope[i] == NULL)
         refuse(EXIT_USAGE, "--scope: '%s' is not an http(s) URL prefix",
-               scope_arg[i]);
+               c->scope_arg[i]);
     }
   }
-  o.scope = (const char *const *)scope;
-  o.nscope = nscope;
-  if (!url_in_scope(seed, o.scope, o.nscope))
-    refuse(EXIT_SEED, "seedURL '%s' is outside the scope (%s%s)", seed,
-           scope[0], nscope > 1 ? ", ..." : "");
-  o.seed = seed;
+  o->scope = (const char *const *)c->scope;
+  o->nscope = c->nscope;
+  if (!url_in_scope(c->seed, o->scope, o->nscope))
+    refuse(EXIT_SEED, "seedURL '%s' is outside the scope (%s%s)", c->seed,
+           c->scope[0], c->nscope > 1 ? ", ..." : "");
+  o->seed = c->seed;
 
-  if (!parse_long(depth_arg, 0, MAX_DEPTH, &v))
+  long v;
+  if (!parse_long(c->depth_arg, 0, MAX_DEPTH, &v))
     refuse(EXIT_DEPTH, "maxDepth '%s' is not an integer from 0 to %d",
-           depth_arg, MAX_DEPTH);
-  o.max_depth = (int)v;
+           c->depth_arg, MAX_DEPTH);
+  o->max_depth = (int)v;
 
-  /* The marker records what defines the crawl's result, and nothing that
-   * varies between identical crawls (no dates, no worker counts). */
-  size_t plen = 512 + strlen(seed);
-  for (size_t i = 0; i < nscope; i++)
-    plen += strlen(scope[i]) + 16;
-  char *params = malloc(plen);
-  if (params == NULL)
-    return EXIT_FATAL;
-  int pl = snprintf(params, plen, "seed: %s\nmaxDepth: %d\n", seed,
-                    o.max_depth);
-  for (size_t i = 0; i < nscope; i++)
-    pl += snprintf(params + pl, plen - (size_t)pl, "scope: %s\n", scope[i]);
-  snprintf(params + pl, plen - (size_t)pl,
-           "format: %s\nmaxPages: %ld\nmaxPagesPerHost: %ld\n"
-           "maxPageSize: %zu\ncompress: %s\n",
-           o.format == FORMAT_AUTO ? "auto"
-           : o.format == FORMAT_HTML ? "html" : "link",
-           o.max_pages, o.max_pages_per_host, o.max_page_size,
-           o.compress ? "yes" : "no");
-  char err[512];
-  store_t *store = NULL;
-  if (replay_dir != NULL && resume)
+  if (c->replay_dir != NULL && c->resume)
     refuse(EXIT_USAGE, "--replay and --resume cannot be used together");
-  int lock = -1;
-  if (resume) {
-    check_resumable(dir, params);
+  if (c->warc_path != NULL && c->replay_dir != NULL)
+    refuse(EXIT_USAGE, "--warc: a replay fetches nothing to record");
+  if (c->warc_path != NULL && !c->resume && access(c->warc_path, F_OK) == 0)
+    refuse(EXIT_USAGE, "--warc: '%s' exists; choose a new file",
+           c->warc_path);
+}
+
+/* open_pagedir: make pageDirectory ready to write (C->lock, C->store,
+ * C->o's pagedir, resume and replay): on --resume check its marker, lock
+ * it and clear what the interrupted crawl left; else open --replay's
+ * store, write the marker and lock. Refuse on any failure. */
+static void open_pagedir(struct cmd *c)
+{
+  webcrawl_opts_t *o = &c->o;
+  const char *dir = c->dir;
+  pagedir_params_t params = {
+    .seed = o->seed, .max_depth = o->max_depth,
+    .scope = o->scope, .nscope = o->nscope,
+    .format = o->format == FORMAT_AUTO ? "auto"
+              : o->format == FORMAT_HTML ? "html" : "link",
+    .max_pages = o->max_pages, .max_pages_per_host = o->max_pages_per_host,
+    .max_page_size = o->max_page_size, .compress = o->compress,
+  };
+  char err[512];
+  if (c->resume) {
+    check_resumable(dir, &params);
     /* Lock first: the cleanup below must never touch the temporary
      * pages of a crawl still running in DIR. */
-    lock = lock_or_refuse(dir);
+    c->lock = lock_or_refuse(dir);
     if (pagedir_remove_tmp(dir) != 0)
       refuse(EXIT_PAGEDIR, "pageDirectory: cannot remove the temporary "
              "pages in '%s': %s", dir, strerror(errno));
     if (pagedir_journal_repair(dir, pagedir_count(dir)) != 0)
       refuse(EXIT_PAGEDIR, "pageDirectory: cannot repair '%s/%s': %s", dir,
              PAGEDIR_JOURNAL, strerror(errno));
-    if ((store = store_open(dir, err, sizeof(err))) == NULL)
+    if ((c->store = store_open(dir, err, sizeof(err))) == NULL)
       refuse(EXIT_PAGEDIR, "pageDirectory: cannot resume: %s", err);
-    o.resume = store;
+    o->resume = c->store;
   } else {
-    if (replay_dir != NULL) {
-      if ((store = store_open(replay_dir, err, sizeof(err))) == NULL)
+    if (c->replay_dir != NULL) {
+      if ((c->store = store_open(c->replay_dir, err, sizeof(err))) == NULL)
         refuse(EXIT_USAGE, "--replay: %s", err);
-      o.replay = store;
-      o.rate = 0;
+      o->replay = c->store;
+      o->rate = 0;
     }
-    if (pagedir_init(dir, params, err, sizeof(err)) != 0)
+    if (pagedir_init(dir, &params, err, sizeof(err)) != 0)
       refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
-    lock = lock_or_refuse(dir);
+    c->lock = lock_or_refuse(dir);
   }
-  free(params);
-  o.pagedir = dir;
-  if (o.ignore_robots)
+  o->pagedir = dir;
+}
+
+/* prepare_run: the last choices before the crawl (C->o's progress and
+ * warc): warn about --ignore-robots, show a status line only on a
+ * terminal, open the --warc file; refuse if it cannot be written. */
+static void prepare_run(struct cmd *c)
+{
+  webcrawl_opts_t *o = &c->o;
+  if (o->ignore_robots)
     fprintf(stderr, "%s: WARNING: --ignore-robots: robots.txt and robots "
             "directives are ignored; crawl only sites you own\n", prog);
-  o.progress = !o.log && !quiet && isatty(STDERR_FILENO);
-  if (warc_path != NULL) {
-    if (replay_dir != NULL)
-      refuse(EXIT_USAGE, "--warc: a replay fetches nothing to record");
-    if (!resume && access(warc_path, F_OK) == 0)
-      refuse(EXIT_USAGE, "--warc: '%s' exists; choose a new file",
-             warc_path);
-    o.warc = warc_open(warc_path, "tse-crawler/" CRAWL_VERSION,
-                       o.user_agent);
-    if (o.warc == NULL)
-      refuse(EXIT_USAGE, "--warc: cannot write '%s': %s", warc_path,
-             strerror(errno));
-  }
+  o->progress = !o->log && !c->quiet && isatty(STDERR_FILENO);
+  if (c->warc_path == NULL)
+    return;
+  o->warc = warc_open(c->warc_path, "tse-crawler/" CRAWL_VERSION,
+                      o->user_agent);
+  if (o->warc == NULL)
+    refuse(EXIT_USAGE, "--warc: cannot write '%s': %s", c->warc_path,
+           strerror(errno));
+}
 
+/* start_signal_thread: hand SIGINT and SIGTERM to a thread of their own
+ * (signal_main). Returns 0, or EXIT_FATAL after saying why. */
+static int start_signal_thread(void)
+{
   /* Signals go to one thread, blocked everywhere else (threads inherit
    * the mask), so workers never see EINTR from them. */
   /* A shell starts background jobs with SIGINT ignored, and an ignored
@@ -480,7 +545,7 @@ int main(int argc, char *argv[])
    * signal thread sees it. */
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
-  static sigset_t set;
+  static sigset_t set;   /* static: the thread reads it for good */
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
@@ -491,70 +556,95 @@ int main(int argc, char *argv[])
     return EXIT_FATAL;
   }
   pthread_detach(sig_thread);
+  return 0;
+}
 
-  webcrawl_stats_t st;
-  int rc = webcrawl_run(&o, &st);
+/* run_crawl: crawl per C into *ST, then make the renames durable and
+ * close the store, the WARC file and the lock (C->store, C->o.warc and
+ * C->lock are spent). Returns webcrawl_run's status, or WEBCRAWL_EIO if
+ * the crawl went well but the WARC file could not be finished. */
+static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
+{
+  int rc = webcrawl_run(&c->o, st);
   /* Make the renames durable; the pages themselves are flushed by the
    * kernel (or by --fsync, one by one). */
-  pagedir_sync(dir);
-  store_close(store);
-  if (o.warc != NULL && warc_close(o.warc) != 0 && rc == CRAWL_OK) {
-    fprintf(stderr, "%s: cannot finish '%s': %s\n", prog, warc_path,
+  pagedir_sync(c->dir);
+  store_close(c->store);
+  if (c->o.warc != NULL && warc_close(c->o.warc) != 0 && rc == CRAWL_OK) {
+    fprintf(stderr, "%s: cannot finish '%s': %s\n", prog, c->warc_path,
             strerror(errno));
     rc = WEBCRAWL_EIO;
   }
-  pagedir_unlock(dir, lock);
-  if (o.log)
+  pagedir_unlock(c->dir, c->lock);
+  if (c->o.log)
     fflush(stdout);
-  if (!quiet) {
-    fprintf(stderr,
-            "%s: saved %ld pages (%lld bytes) in '%s' in %.2f s, "
-            "%.1f pages/s\n"
-            "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
-            "%ld, binary %ld, too large %ld), redirects %ld, retries %ld\n"
-            "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
-            "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "
-            "limit %ld\n"
-            "%s: robots: %ld robots.txt fetched, %ld URLs disallowed, %ld "
-            "pages noindex, %ld nofollow\n",
-            prog, st.saved, st.bytes, dir, st.elapsed,
-            st.elapsed > 0 ? st.saved / st.elapsed : 0.0, prog, st.fetched,
-            st.failed, st.http_errors, st.net_errors, st.wrong_type,
-            st.binary, st.too_large, st.redirects, st.retries, prog,
-            st.ign_dupl + st.dup_redirects, st.ign_extern, st.ign_nonpage,
-            st.ign_invalid, st.ign_rel_nofollow, st.ign_trap,
-            st.ign_host_limit, prog, st.robots_fetches,
-            st.ign_robots, st.noindex, st.nofollow);
-    if (o.warc != NULL)
-      fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog,
-              st.warc_records, warc_path);
-    double rps = st.elapsed > 0 ? st.requests / st.elapsed : 0;
-    /* The most a polite crawl could do: B + R*t requests per host. */
-    double bound = st.elapsed > 0
-                   ? st.hosts * (o.burst + o.rate * st.elapsed) / st.elapsed
-                   : 0;
-    if (o.rate > 0 && bound > 0)
-      fprintf(stderr, "%s: politeness: %ld requests to %ld hosts, %.1f/s; "
-              "the bound (%g + %g/s x t per host) allows %.1f/s: %.0f%% "
-              "of it\n", prog, st.requests, st.hosts, rps, o.burst, o.rate,
-              bound, 100 * rps / bound);
-    else
-      fprintf(stderr, "%s: %ld requests to %ld hosts, %.1f/s (no rate "
-              "limit)\n", prog, st.requests, st.hosts, rps);
-  }
-  for (size_t i = 0; i < nscope; i++)
-    free(scope[i]);
-  free(seed);
+  return rc;
+}
+
+/* print_summary: what the crawl of C did, from ST, on stderr. */
+static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
+{
+  const webcrawl_opts_t *o = &c->o;
+  fprintf(stderr,
+          "%s: saved %ld pages (%lld bytes) in '%s' in %.2f s, "
+          "%.1f pages/s\n"
+          "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
+          "%ld, binary %ld, too large %ld), redirects %ld, retries %ld\n"
+          "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
+          "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "
+          "limit %ld\n"
+          "%s: robots: %ld robots.txt fetched, %ld URLs disallowed, %ld "
+          "pages noindex, %ld nofollow\n",
+          prog, st->saved, st->bytes, c->dir, st->elapsed,
+          st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog,
+          st->fetched, st->failed, st->http_errors, st->net_errors,
+          st->wrong_type, st->binary, st->too_large, st->redirects,
+          st->retries, prog, st->ign_dupl + st->dup_redirects,
+          st->ign_extern, st->ign_nonpage, st->ign_invalid,
+          st->ign_rel_nofollow, st->ign_trap, st->ign_host_limit, prog,
+          st->robots_fetches, st->ign_robots, st->noindex, st->nofollow);
+  if (o->warc != NULL)
+    fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog,
+            st->warc_records, c->warc_path);
+  double rps = st->elapsed > 0 ? st->requests / st->elapsed : 0;
+  /* The most a polite crawl could do: B + R*t requests per host. */
+  double bound = st->elapsed > 0
+                 ? st->hosts * (o->burst + o->rate * st->elapsed) /
+                   st->elapsed
+                 : 0;
+  if (o->rate > 0 && bound > 0)
+    fprintf(stderr, "%s: politeness: %ld requests to %ld hosts, %.1f/s; "
+            "the bound (%g + %g/s x t per host) allows %.1f/s: %.0f%% "
+            "of it\n", prog, st->requests, st->hosts, rps, o->burst,
+            o->rate, bound, 100 * rps / bound);
+  else
+    fprintf(stderr, "%s: %ld requests to %ld hosts, %.1f/s (no rate "
+            "limit)\n", prog, st->requests, st->hosts, rps);
+}
+
+/* release: free what check_arguments allocated; clean up libcurl. */
+static void release(struct cmd *c)
+{
+  for (size_t i = 0; i < c->nscope; i++)
+    free(c->scope[i]);
+  free(c->seed);
   curl_global_cleanup();
+}
+
+/* exit_status: the exit code for webcrawl_run's status RC; after an
+ * interrupt, first the command (from ARGV) that finishes the crawl. */
+static int exit_status(int rc, const struct cmd *c,
+                       const webcrawl_stats_t *st, int argc, char *argv[])
+{
   switch (rc) {
   case CRAWL_OK:
     return 0;
   case WEBCRAWL_ESTOPPED:
     fprintf(stderr, "%s: interrupted: the %ld pages saved are complete; "
-            "to finish the crawl run:\n ", prog, st.saved);
-    if (!resume)
+            "to finish the crawl run:\n ", prog, st->saved);
+    if (!c->resume)
       fprintf(stderr, " %s --resume", argv[0]);
-    for (int i = resume ? 0 : 1; i < argc; i++)
+    for (int i = c->resume ? 0 : 1; i < argc; i++)
       fprintf(stderr, " '%s'", argv[i]);
     fputc('\n', stderr);
     return EXIT_INTERRUPTED;
@@ -564,4 +654,23 @@ int main(int argc, char *argv[])
     fprintf(stderr, "%s: %s\n", prog, crawl_strerror(rc));
     return EXIT_FATAL;
   }
+}
+
+int main(int argc, char *argv[])
+{
+  struct cmd c;
+  parse_command_line(argc, argv, &c);
+  if (init_libraries() != 0)
+    return EXIT_FATAL;
+  check_arguments(&c);
+  open_pagedir(&c);
+  prepare_run(&c);
+  if (start_signal_thread() != 0)
+    return EXIT_FATAL;
+  webcrawl_stats_t st;
+  int rc = run_crawl(&c, &st);
+  if (!c.quiet)
+    print_summary(&c, &st);
+  release(&c);
+  return exit_status(rc, &c, &st, argc, argv);
 }

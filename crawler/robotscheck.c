@@ -17,50 +17,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file.h"
 #include "url.h"
 
 static const char usage[] =
     "usage: robotscheck ROBOTS_FILE USER_AGENT URL...\n";
 
-/* read_file: the whole file, in *out (malloc'd, caller frees) and *len.
+/* read_file: the whole file NAME, in *out (owned, free()) and *len.
  * Returns 0, or an errno value. */
 static int read_file(const char *name, char **out, size_t *len)
 {
   FILE *f = fopen(name, "rb");
   if (f == NULL)
     return errno;
-  size_t cap = 8192, n = 0;
-  char *buf = malloc(cap);
-  int err = 0;
-  while (buf != NULL) {
-    if (n == cap) {
-      char *nb = realloc(buf, cap * 2);
-      if (nb == NULL) {
-        free(buf);
-        buf = NULL;
-        break;
-      }
-      buf = nb;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f))
-        err = errno ? errno : EIO;
-      break;
-    }
-  }
-  if (buf == NULL)
-    err = ENOMEM;
+  errno = 0;
+  *out = file_readAll(f, len);
+  /* file.h: on NULL, ferror() tells a read error from out of memory. */
+  int err = *out != NULL ? 0 : ferror(f) ? (errno ? errno : EIO) : ENOMEM;
   fclose(f);
-  if (err != 0) {
-    free(buf);
-    return err;
-  }
-  *out = buf;
-  *len = n;
-  return 0;
+  return err;
 }
 
 int main(int argc, char *argv[])

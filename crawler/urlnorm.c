@@ -45,9 +45,12 @@ int main(int argc, char *argv[])
     usage(stderr);
     return 2;
   }
-  /* libidn2 (IDN hosts) converts according to LC_CTYPE: honour the
-   * user's locale, as curl(1) does. Main thread, before any URL work. */
-  setlocale(LC_CTYPE, "");
+  /* IDN hosts are converted only under a UTF-8 codeset (url.h): C.UTF-8
+   * whatever the user's locale, as the crawler does (crawler.c,
+   * set_ctype_locale, says why), so that both give the same URLs. Main
+   * thread, before any URL work. */
+  if (setlocale(LC_CTYPE, "C.UTF-8") == NULL)
+    setlocale(LC_CTYPE, "C");
   if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
     fprintf(stderr, "urlnorm: cannot initialise libcurl\n");
     return 2;

@@ -49,4 +49,14 @@ check_eq "robotscheck: another agent gets the * group" "$out" \
 check_eq "robotscheck: unreadable file exits 1" "$?" 1
 check "robotscheck: names the file and the reason" \
   grep -q "nope.txt.*No such file" "$TEST_DIR/err"
+"$BIN/robotscheck" "$TEST_DIR" x / 2>"$TEST_DIR/err"
+check_eq "robotscheck: a directory exits 1" "$?" 1
+check "robotscheck: a directory is named with the reason" \
+  grep -q "cannot read '$TEST_DIR': Is a directory" "$TEST_DIR/err"
+printf 'User-agent: *\nDisallow: /a\n\0\nDisallow: /b\n' \
+  >"$TEST_DIR/nul.txt"
+out=$("$BIN/robotscheck" "$TEST_DIR/nul.txt" x /a /b)
+check_eq "robotscheck: reads past a NUL byte" "$out" \
+"disallowed /a
+disallowed /b"
 finish

@@ -1,0 +1,366 @@
+/* pagedir_test.c: unit tests for common/pagedir's marker: written from a
+ * pagedir_params_t, read whole, compared line for line, in the format the
+ * golden samples (pageDirectory-samples/) and older page directories hold.
+ * TOP comes from the environment (tests/run.sh), else ".". */
+#include "pagedir.h"
+
+#include "../../testhelp.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *top(void)
+{
+  const char *t = getenv("TOP");
+  return t != NULL && *t != '\0' ? t : ".";
+}
+
+/* fresh_dir: a new empty directory; returned owned (free()). */
+static char *fresh_dir(void)
+{
+  const char *tmp = getenv("TMPDIR");
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/pagedir_test.XXXXXX",
+           tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
+  if (mkdtemp(path) == NULL) {
+    fprintf(stderr, "cannot create '%s': %s\n", path, strerror(errno));
+    exit(1);
+  }
+  return strdup(path);
+}
+
+/* remove_dir: DIR and the files in it (it has no subdirectories). */
+static void remove_dir(char *dir)
+{
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  while (d != NULL && (de = readdir(d)) != NULL) {
+    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+      continue;
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+    unlink(path);
+  }
+  if (d != NULL)
+    closedir(d);
+  rmdir(dir);
+  free(dir);
+}
+
+/* put: write TEXT as DIR/NAME. */
+static void put(const char *dir, const char *name, const char *text)
+{
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  FILE *fp = fopen(path, "w");
+  if (fp == NULL || fputs(text, fp) == EOF || fclose(fp) != 0) {
+    fprintf(stderr, "cannot write '%s'\n", path);
+    exit(1);
+  }
+}
+
+/* slurp: DIR/NAME whole, owned (free()), or NULL. */
+static char *slurp(const char *dir, const char *name, size_t *len)
+{
+  char path[4096];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  FILE *fp = fopen(path, "r");
+  if (fp == NULL)
+    return NULL;
+  char *buf = malloc(1 << 16);
+  size_t n = buf ? fread(buf, 1, (1 << 16) - 1, fp) : 0;
+  fclose(fp);
+  if (buf != NULL)
+    buf[n] = '\0';
+  *len = n;
+  return buf;
+}
+
+static const char *const two_scopes[] = { "http://h.example/a/",
+                                          "https://h.example/" };
+
+static pagedir_params_t sample_params(void)
+{
+  pagedir_params_t p = {
+    .seed = "http://h.example/a/index.html", .max_depth = 2,
+    .scope = two_scopes, .nscope = 2, .format = "link", .max_pages = 10,
+    .max_pages_per_host = 3, .max_page_size = 4096, .compress = true,
+  };
+  return p;
+}
+
+static void test_init_writes_the_format(void)
+{
+  char *dir = fresh_dir();
+  pagedir_params_t p = sample_params();
+  char err[256] = "";
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), 0);
+  size_t len = 0;
+  char *text = slurp(dir, PAGEDIR_MARKER, &len);
+  CHECK_STR(text, "tse-crawler pagedir 1\n"
+                  "seed: http://h.example/a/index.html\n"
+                  "maxDepth: 2\n"
+                  "scope: http://h.example/a/\n"
+                  "scope: https://h.example/\n"
+                  "format: link\n"
+                  "maxPages: 10\n"
+                  "maxPagesPerHost: 3\n"
+                  "maxPageSize: 4096\n"
+                  "compress: yes\n");
+  free(text);
+  char *lines = pagedir_marker_read(dir);
+  CHECK(lines != NULL && strncmp(lines, "seed: http://h", 14) == 0);
+  free(lines);
+  CHECK_INT(pagedir_count(dir), 0);
+  CHECK_INT(pagedir_validate(dir, err, sizeof(err)), 0);
+  /* A second init finds the marker. */
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), -1);
+  CHECK(strstr(err, "already holds a crawl") != NULL);
+  remove_dir(dir);
+}
+
+static void test_init_without_params(void)
+{
+  char *dir = fresh_dir();
+  char err[256] = "";
+  CHECK_INT(pagedir_init(dir, NULL, err, sizeof(err)), 0);
+  size_t len = 0;
+  char *text = slurp(dir, PAGEDIR_MARKER, &len);
+  CHECK_STR(text, "tse-crawler pagedir 1\n");
+  free(text);
+  char *lines = pagedir_marker_read(dir);
+  CHECK_STR(lines, "");
+  free(lines);
+  CHECK(pagedir_param(dir, "seed") == NULL);
+  remove_dir(dir);
+}
+
+static void test_init_refuses(void)
+{
+  char err[256] = "";
+  char *dir = fresh_dir();
+  put(dir, "1", "x\n");
+  CHECK_INT(pagedir_init(dir, NULL, err, sizeof(err)), -1);
+  CHECK(strstr(err, "already holds a crawl") != NULL);
+  char file[4200];
+  snprintf(file, sizeof(file), "%s/1", dir);
+  CHECK_INT(pagedir_init(file, NULL, err, sizeof(err)), -1);
+  CHECK(strstr(err, "is not a directory") != NULL);
+  remove_dir(dir);
+}
+
+/* first_diff: DIR's marker and P differ, first at the lines HAD (as
+ * recorded) and WANT (as P gives it); says what it got if not. */
+static bool first_diff(const char *dir, const pagedir_params_t *p,
+                       const char *had, const char *want)
+{
+  char *h = NULL, *w = NULL;
+  int rc = pagedir_marker_compare(dir, p, &h, &w);
+  bool ok = rc == 1 && h != NULL && w != NULL && strcmp(h, had) == 0 &&
+            strcmp(w, want) == 0;
+  if (!ok)
+    fprintf(stderr, "compare gave %d, '%s' and '%s'; want '%s' and '%s'\n",
+            rc, h ? h : "(null)", w ? w : "(null)", had, want);
+  free(h);
+  free(w);
+  return ok;
+}
+
+static void test_compare(void)
+{
+  char *dir = fresh_dir();
+  pagedir_params_t p = sample_params();
+  char err[256] = "", *had = NULL, *want = NULL;
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), 0);
+  CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 0);
+  CHECK(had == NULL && want == NULL);
+
+  pagedir_params_t q = p;
+  q.max_depth = 3;
+  CHECK(first_diff(dir, &q, "maxDepth: 2", "maxDepth: 3"));
+  q = p;
+  q.nscope = 1;   /* one line fewer: the next lines shift */
+  CHECK(first_diff(dir, &q, "scope: https://h.example/", "format: link"));
+  q = p;
+  q.compress = false;
+  CHECK(first_diff(dir, &q, "compress: yes", "compress: no"));
+
+  /* A recorded line the command does not give: "" stands for it. */
+  size_t len = 0;
+  char *text = slurp(dir, PAGEDIR_MARKER, &len);
+  char *more = malloc(len + 32);
+  snprintf(more, len + 32, "%sfuture: 1\n", text);
+  put(dir, PAGEDIR_MARKER, more);
+  CHECK(first_diff(dir, &p, "future: 1", ""));
+
+  /* As before: no final newline, or empty lines at the end, are alike. */
+  text[len - 1] = '\0';
+  put(dir, PAGEDIR_MARKER, text);
+  CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 0);
+  snprintf(more, len + 32, "%s\n\n\n", text);
+  put(dir, PAGEDIR_MARKER, more);
+  CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 0);
+  free(more);
+  free(text);
+  remove_dir(dir);
+}
+
+static void test_unreadable_markers(void)
+{
+  char *dir = fresh_dir();
+  char *had = NULL, *want = NULL;
+  pagedir_params_t p = sample_params();
+  errno = 0;
+  CHECK(pagedir_marker_read(dir) == NULL);
+  CHECK_INT(errno, ENOENT);
+  CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), -1);
+  CHECK_INT(errno, ENOENT);
+  CHECK(had == NULL && want == NULL);
+  CHECK_INT(pagedir_count(dir), -1);
+
+  static const char *const bad[] = {
+    "", "tse-crawler pagedir 1", "tse-crawler pagedir 2\nseed: x\n",
+    "tse-crawler pagedir 1 \n", "\ntse-crawler pagedir 1\n",
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    put(dir, PAGEDIR_MARKER, bad[i]);
+    errno = 0;
+    char *lines = pagedir_marker_read(dir);
+    CHECK(lines == NULL);
+    CHECK_INT(errno, EINVAL);
+    free(lines);
+    CHECK_INT(pagedir_count(dir), -1);
+    CHECK(pagedir_param(dir, "seed") == NULL);
+    CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), -1);
+  }
+  remove_dir(dir);
+}
+
+static void test_param(void)
+{
+  char *dir = fresh_dir();
+  pagedir_params_t p = sample_params();
+  char err[256] = "";
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), 0);
+  char *v;
+  CHECK_STR(v = pagedir_param(dir, "maxDepth"), "2");
+  free(v);
+  CHECK_STR(v = pagedir_param(dir, "scope"), "http://h.example/a/");
+  free(v);
+  CHECK_STR(v = pagedir_param(dir, "compress"), "yes");
+  free(v);
+  CHECK(pagedir_param(dir, "max") == NULL);
+  CHECK(pagedir_param(dir, "maxPage") == NULL);
+  CHECK(pagedir_param(dir, "nope") == NULL);
+  put(dir, PAGEDIR_MARKER, "tse-crawler pagedir 1\nempty: \nlast: x");
+  CHECK_STR(v = pagedir_param(dir, "empty"), "");
+  free(v);
+  CHECK_STR(v = pagedir_param(dir, "last"), "x");
+  free(v);
+  remove_dir(dir);
+}
+
+/* 64 scopes of 160 bytes: a marker of about 11 KiB, past the 8 KiB the
+ * resume check once read, must come back whole and compare equal. */
+static void test_big_marker(void)
+{
+  enum { N = 64 };
+  char scope[N][192];
+  const char *scopes[N];
+  for (int i = 0; i < N; i++) {
+    snprintf(scope[i], sizeof(scope[i]), "http://127.0.0.1:9/%0150d/%d/",
+             0, i);
+    scopes[i] = scope[i];
+  }
+  pagedir_params_t p = sample_params();
+  p.scope = scopes;
+  p.nscope = N;
+  char *dir = fresh_dir();
+  char err[256] = "", *had = NULL, *want = NULL;
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), 0);
+  size_t len = 0;
+  char *text = slurp(dir, PAGEDIR_MARKER, &len);
+  CHECK(len > 10 * 1024);
+  char *lines = pagedir_marker_read(dir);
+  CHECK(lines != NULL && text != NULL &&
+        strcmp(lines, text + strlen(PAGEDIR_MAGIC "\n")) == 0);
+  free(lines);
+  free(text);
+  CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 0);
+  char *v;
+  CHECK_STR(v = pagedir_param(dir, "compress"), "yes");
+  free(v);
+
+  /* A difference in the last scope, past 8 KiB, is seen. */
+  char other[192];
+  snprintf(other, sizeof(other), "http://127.0.0.1:9/%0150d/x/", 0);
+  scopes[N - 1] = other;
+  char had_line[256], want_line[256];
+  snprintf(had_line, sizeof(had_line), "scope: %s", scope[N - 1]);
+  snprintf(want_line, sizeof(want_line), "scope: %s", other);
+  CHECK(first_diff(dir, &p, had_line, want_line));
+  remove_dir(dir);
+}
+
+/* The golden samples were written by earlier crawlers: they validate, and
+ * the parameters their crawls had compare equal, byte for byte. */
+static void test_golden_samples(void)
+{
+  static const struct { const char *name; int depth; } s[] = {
+    { "catalogue-d2", 2 }, { "catalogue-d3", 3 }, { "course-d2", 2 },
+    { "course-d5", 5 },
+  };
+  const char *scope[] = { "http://127.0.0.1:{{port}}/" };
+  for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+    char dir[4096], err[512] = "", *had = NULL, *want = NULL;
+    snprintf(dir, sizeof(dir), "%s/pageDirectory-samples/%s", top(),
+             s[i].name);
+    pagedir_params_t p = {
+      .seed = "http://127.0.0.1:{{port}}/index.html",
+      .max_depth = s[i].depth, .scope = scope, .nscope = 1,
+      .format = "auto", .max_page_size = 10485760,
+    };
+    int n = pagedir_validate(dir, err, sizeof(err));
+    if (n < 1)
+      fprintf(stderr, "%s: %s\n", dir, err);
+    CHECK(n >= 1);
+    CHECK_INT(pagedir_count(dir), n);
+    CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 0);
+    if (had != NULL)
+      fprintf(stderr, "%s: had '%s', want '%s'\n", dir, had, want);
+    free(had);
+    free(want);
+    char *v = pagedir_param(dir, "maxPageSize");
+    CHECK_STR(v, "10485760");
+    free(v);
+    /* Written today with the same parameters: the same bytes. */
+    char *mine = fresh_dir();
+    CHECK_INT(pagedir_init(mine, &p, err, sizeof(err)), 0);
+    size_t la = 0, lb = 0;
+    char *a = slurp(dir, PAGEDIR_MARKER, &la);
+    char *b = slurp(mine, PAGEDIR_MARKER, &lb);
+    CHECK_STR(b, a);
+    free(a);
+    free(b);
+    remove_dir(mine);
+  }
+}
+
+int main(void)
+{
+  RUN(test_init_writes_the_format);
+  RUN(test_init_without_params);
+  RUN(test_init_refuses);
+  RUN(test_compare);
+  RUN(test_unreadable_markers);
+  RUN(test_param);
+  RUN(test_big_marker);
+  RUN(test_golden_samples);
+  return TEST_EXIT();
+}
