@@ -328,36 +328,15 @@ static void host_count_saved(struct webcrawl *w, uint32_t id)
   pthread_mutex_unlock(&w->hlock);
 }
 
-/* robots_directives: apply a meta robots content or an X-Robots-Tag value
- * to P: comma-separated directives, optionally after "agent:" (applied
- * only when the agent is AGENT, our product token, or absent). */
-static void robots_directives(struct page *p, const char *v,
-                              const char *agent)
+/* page_robots: apply to P the directives of a meta robots content or an
+ * X-Robots-Tag value V (robots.h) that name our product token or none. */
+static void page_robots(struct webcrawl *w, struct page *p, const char *v)
 {
-  const char *colon = strchr(v, ':');
-  if (colon != NULL) {
-    const char *a = v;
-    while (isspace((unsigned char)*a))
-      a++;
-    size_t n = (size_t)(colon - a);
-    while (n > 0 && isspace((unsigned char)a[n - 1]))
-      n--;
-    if (n != strlen(agent) || strncasecmp(a, agent, n) != 0)
-      return;
-    v = colon + 1;
-  }
-  while (*v) {
-    while (*v == ',' || isspace((unsigned char)*v))
-      v++;
-    size_t n = strcspn(v, ", \t");
-    if ((n == 7 && strncasecmp(v, "noindex", 7) == 0) ||
-        (n == 4 && strncasecmp(v, "none", 4) == 0))
-      p->noindex = true;
-    if ((n == 8 && strncasecmp(v, "nofollow", 8) == 0) ||
-        (n == 4 && strncasecmp(v, "none", 4) == 0))
-      p->nofollow = true;
-    v += n;
-  }
+  unsigned d = robots_directives(v, w->agent);
+  if (d & ROBOTS_NOINDEX)
+    p->noindex = true;
+  if (d & ROBOTS_NOFOLLOW)
+    p->nofollow = true;
 }
 
 /* ---- traps and binary bodies ---- */
@@ -677,7 +656,7 @@ static int on_meta(void *arg, const char *name, const char *content)
 {
   struct scan *s = arg;
   (void)name;
-  robots_directives(s->p, content, s->w->agent);
+  page_robots(s->w, s->p, content);
   return 0;
 }
 
@@ -707,7 +686,7 @@ static void sniff(struct webcrawl *w, struct page *p)
     return;
   }
   if (!w->o->ignore_robots && r->x_robots_tag != NULL)
-    robots_directives(p, r->x_robots_tag, w->agent);
+    page_robots(w, p, r->x_robots_tag);
   p->text = w->o->format == FORMAT_LINK ||
             (w->o->format == FORMAT_AUTO &&
              fetch_is_text_plain(r->content_type));
