@@ -16,11 +16,9 @@
  * thread that made it (archive). */
 #include "webcrawl.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +27,7 @@
 #include "engine.h"
 #include "fetch.h"
 #include "links.h"
+#include "pagecheck.h"
 #include "pagedir.h"
 #include "robots.h"
 #include "store.h"
@@ -42,13 +41,6 @@ enum { MAX_LINKS_PER_PAGE = 100000 };
 
 /* Where a link found on a page goes. */
 enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID, L_NOFOLLOW, L_TRAP };
-
-/* A path in which one segment occurs more often than this is a crawler
- * trap (/a/a/a/..., relative links that pile up on a misconfigured
- * server) and is not followed. */
-enum { MAX_SEGMENT_REPEAT = 3 };
-/* Bytes looked at to tell a binary body served as text. */
-enum { SNIFF_BYTES = 1024 };
 
 struct link {
   char *url;   /* normalised, or the raw href when L_INVALID */
@@ -328,70 +320,14 @@ static void host_count_saved(struct webcrawl *w, uint32_t id)
   pthread_mutex_unlock(&w->hlock);
 }
 
-/* page_robots: apply to P the directives of a meta robots content or an
- * X-Robots-Tag value V (robots.h) that name our product token or none. */
-static void page_robots(struct webcrawl *w, struct page *p, const char *v)
+/* page_robots: add the robots directives D (ROBOTS_* bits, robots.h) of
+ * a header or meta of P's to P. */
+static void page_robots(struct page *p, unsigned d)
 {
-  unsigned d = robots_directives(v, w->agent);
   if (d & ROBOTS_NOINDEX)
     p->noindex = true;
   if (d & ROBOTS_NOFOLLOW)
     p->nofollow = true;
-}
-
-/* ---- traps and binary bodies ---- */
-
-/* repeats_segment: true if a segment of URL's path occurs more than
- * MAX_SEGMENT_REPEAT times. */
-static bool repeats_segment(const char *url)
-{
-  const char *path = url_path(url);
-  size_t plen = strcspn(path, "?");
-  enum { MAX_SEGS = 256 };
-  const char *seg[MAX_SEGS];
-  size_t len[MAX_SEGS], n = 0;
-  for (size_t i = 0; i < plen && n < MAX_SEGS;) {
-    while (i < plen && path[i] == '/')
-      i++;
-    size_t j = i;
-    while (j < plen && path[j] != '/')
-      j++;
-    if (j > i) {
-      seg[n] = path + i;
-      len[n++] = j - i;
-    }
-    i = j;
-  }
-  for (size_t a = 0; a < n; a++) {
-    int count = 1;
-    for (size_t b = a + 1; b < n; b++)
-      if (len[b] == len[a] && memcmp(seg[a], seg[b], len[a]) == 0)
-        count++;
-    if (count > MAX_SEGMENT_REPEAT)
-      return true;
-  }
-  return false;
-}
-
-/* is_binary: a body that is clearly not text, whatever its Content-Type
- * says: a NUL byte near the start, or the signature of a common binary
- * format. UTF-16 pages start with a byte-order mark and are let through. */
-static bool is_binary(const char *body, size_t len)
-{
-  static const struct { const char *sig; size_t n; } sigs[] = {
-    { "%PDF-", 5 }, { "\x89PNG", 4 }, { "GIF8", 4 }, { "\xff\xd8\xff", 3 },
-    { "PK\x03\x04", 4 }, { "\x1f\x8b", 2 }, { "Rar!", 4 },
-    { "7z\xbc\xaf", 4 }, { "OggS", 4 }, { "ID3", 3 }, { "RIFF", 4 },
-    { "\x7f" "ELF", 4 }, { "BZh", 3 }, { "\xfd" "7zXZ", 5 },
-    { "wOFF", 4 }, { "wOF2", 4 },
-  };
-  if (len >= 2 && ((body[0] == '\xff' && body[1] == '\xfe') ||
-                   (body[0] == '\xfe' && body[1] == '\xff')))
-    return false;
-  for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-    if (len >= sigs[i].n && memcmp(body, sigs[i].sig, sigs[i].n) == 0)
-      return true;
-  return memchr(body, '\0', len < SNIFF_BYTES ? len : SNIFF_BYTES) != NULL;
 }
 
 /* ---- saved pages as a source (replay, resume) ---- */
@@ -634,7 +570,7 @@ static int on_link(void *arg, const char *href, int flags)
     l->url = strdup(href);
   } else if (!url_in_scope(l->url, s->w->o->scope, s->w->o->nscope)) {
     l->cls = L_EXTERN;
-  } else if (repeats_segment(l->url)) {
+  } else if (pagecheck_trap(url_path(l->url))) {
     l->cls = L_TRAP;
   } else if (url_is_nonpage(l->url)) {
     l->cls = L_NONPAGE;
@@ -656,7 +592,7 @@ static int on_meta(void *arg, const char *name, const char *content)
 {
   struct scan *s = arg;
   (void)name;
-  page_robots(s->w, s->p, content);
+  page_robots(s->p, robots_directives(content, s->w->agent));
   return 0;
 }
 
@@ -674,56 +610,21 @@ static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
       engine_speculate(e, p->links[i].url, it->depth + 1, p->links[i].key);
 }
 
-/* sniff: what the page is, from its body and headers. */
+/* sniff: what the page is, from its body and headers (pagecheck.h). A
+ * binary body is dropped at once: it is neither parsed nor saved. */
 static void sniff(struct webcrawl *w, struct page *p)
 {
   fetch_result_t *r = &p->res;
+  pagecheck_kind_t k = pagecheck_sniff(r, w->o->format,
+                                       w->o->ignore_robots ? NULL : w->agent);
   p->sniffed = true;
-  if (is_binary(r->body, r->len)) {
-    p->binary = true;
+  p->binary = k.binary;
+  p->text = k.text;
+  page_robots(p, k.robots);
+  if (p->binary) {
     free(r->body);
     r->body = NULL;
-    return;
   }
-  if (!w->o->ignore_robots && r->x_robots_tag != NULL)
-    page_robots(w, p, r->x_robots_tag);
-  p->text = w->o->format == FORMAT_LINK ||
-            (w->o->format == FORMAT_AUTO &&
-             fetch_is_text_plain(r->content_type));
-}
-
-/* mentions: whether BODY (LEN bytes, any bytes) contains WORD (non-empty),
- * ignoring ASCII case. Runs on every page at maxDepth, so the first byte
- * is tested before a comparison is started; a NUL in BODY never matches,
- * since strncasecmp stops there unequal. */
-static bool mentions(const char *body, size_t len, const char *word)
-{
-  size_t n = strlen(word);
-  int c = tolower((unsigned char)word[0]);
-  for (size_t i = 0; i + n <= len; i++)
-    if (tolower((unsigned char)body[i]) == c &&
-        strncasecmp(body + i, word, n) == 0)
-      return true;
-  return false;
-}
-
-/* robots_meta_only: a page whose links are not wanted (at maxDepth) may
- * still say noindex in a robots meta. Scanning it for that costs a parse,
- * so only pages that name "robots" or our agent anywhere are scanned. */
-static void robots_meta_only(struct webcrawl *w, fitem_t *it,
-                             struct page *p)
-{
-  fetch_result_t *r = &p->res;
-  const char *agent = w->agent;
-  if (!mentions(r->body, r->len, "robots") &&
-      (agent[0] == '\0' || !mentions(r->body, r->len, agent)))
-    return;
-  struct scan s = { .w = w, .it = it, .p = p };
-  links_sink_t sink = { .meta_robots = on_meta, .meta_agent = agent,
-                        .arg = &s };
-  char cs[64];
-  links_scan_html(r->body, r->len,
-                  fetch_charset(r->content_type, cs, sizeof(cs)), &sink);
 }
 
 /* wc_parse: runs twice for a page fetched speculatively (engine.h): first
@@ -764,7 +665,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   if (it->flags & FITEM_SPEC)
     return;  /* the body waits for the page's adoption */
   if (!p->scanned && !p->text && !w->o->ignore_robots)
-    robots_meta_only(w, it, p);
+    page_robots(p, pagecheck_meta_robots(r, w->agent));
   if (!p->noindex && p->stored_id == 0) {
     p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
                                it->url, it->depth, r->body, r->len,

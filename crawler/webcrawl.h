@@ -12,10 +12,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "pagecheck.h"  /* FORMAT_* */
 #include "store.h"
 #include "warc.h"
-
-enum { FORMAT_AUTO, FORMAT_HTML, FORMAT_LINK };
 
 typedef struct webcrawl_opts {
   const char *seed;            /* normalised, in scope */
@@ -32,7 +31,7 @@ typedef struct webcrawl_opts {
   long timeout;                /* seconds per request */
   int retries;
   size_t max_page_size;
-  int format;                  /* FORMAT_* */
+  int format;                  /* FORMAT_* (pagecheck.h) */
   bool ignore_robots;          /* no robots.txt, meta robots, X-Robots-Tag */
   bool respect_rel_nofollow;   /* skip links with rel="nofollow" */
   bool compress;               /* gzip page files */
