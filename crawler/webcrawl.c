@@ -12,8 +12,8 @@
  * deterministic. Counters are written only by commit, except `retries`,
  * `redirects`, `requests` and `robots_fetches`, which download threads
  * bump atomically. Replay and resume answer fetches from a store of saved
- * pages (from_store); the WARC file gets each exchange from the download
- * thread that made it (archive). */
+ * pages (store_fetch, store.h); the WARC file gets each exchange from the
+ * download thread that made it (archive). */
 #include "webcrawl.h"
 
 #include <errno.h>
@@ -330,67 +330,6 @@ static void page_robots(struct page *p, unsigned d)
     p->nofollow = true;
 }
 
-/* ---- saved pages as a source (replay, resume) ---- */
-
-/* from_store: answer IT from the saved crawl, if there is one that knows
- * it: a recorded redirect becomes a 301, a saved page a 200 with its
- * body; in replay anything else is a 404. Returns false when the network
- * must answer (no store, or resume and a URL not saved before). */
-static bool from_store(struct webcrawl *w, fitem_t *it, struct page *p)
-{
-  const store_t *src = w->o->replay ? w->o->replay : w->o->resume;
-  if (src == NULL)
-    return false;
-  fetch_result_t *r = &p->res;
-  memset(r, 0, sizeof(*r));
-  r->retry_after = -1;
-  const char *to = store_redirect(src, it->url);
-  int id = store_id(src, it->url);
-  if (to != NULL) {
-    r->outcome = FETCH_REDIRECT;
-    r->status = 301;
-    r->location = strdup(to);
-    if (r->location == NULL)
-      goto nomem;
-    return true;
-  }
-  if (id > 0) {
-    pagedir_page_t page;
-    if (pagedir_load(store_dir(src), id, &page) != 0) {
-      r->outcome = FETCH_NET_ERROR;
-      snprintf(r->error, sizeof(r->error), "cannot read saved page %d: %s",
-               id, strerror(errno));
-      return true;
-    }
-    r->outcome = FETCH_OK;
-    r->status = 200;
-    r->body = page.body;
-    r->len = page.len;
-    free(page.url);
-    /* The headers that decided how the page was read, as served. */
-    const char *ct = store_content_type(src, it->url);
-    const char *xr = store_x_robots_tag(src, it->url);
-    r->content_type = strdup(ct ? ct : "text/html");
-    if (r->content_type == NULL ||
-        (xr != NULL && (r->x_robots_tag = strdup(xr)) == NULL))
-      goto nomem;
-    if (w->o->resume != NULL)
-      p->stored_id = id;
-    return true;
-  }
-  if (w->o->resume != NULL)
-    return false;
-  r->outcome = FETCH_HTTP_ERROR;
-  r->status = 404;
-  snprintf(r->error, sizeof(r->error), "not in the saved crawl");
-  return true;
-nomem:
-  fetch_result_free(r);
-  r->outcome = FETCH_NET_ERROR;
-  snprintf(r->error, sizeof(r->error), "out of memory");
-  return true;
-}
-
 /* ---- download threads ---- */
 
 static void *wc_worker_init(void *ctx)
@@ -447,9 +386,14 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     return ENGINE_PARSE;
   }
   fetch_result_free(&p->res);
-  if (from_store(w, it, p)) {
+  const store_t *src = w->o->replay ? w->o->replay : w->o->resume;
+  int id = src ? store_fetch(src, it->url, w->o->resume == NULL, &p->res)
+               : -1;
+  if (id >= 0) {
     /* No request was made: give the token back. */
     frontier_refund(engine_frontier(e), it->host);
+    if (id > 0 && w->o->resume != NULL)
+      p->stored_id = id;
   } else {
     fetcher_get(f, it->url, &p->res);
     archive(w, e, it->url, &p->res);
