@@ -17,7 +17,6 @@
 #include "webcrawl.h"
 
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +25,7 @@
 #include "crawl.h"
 #include "engine.h"
 #include "fetch.h"
+#include "hosts.h"
 #include "links.h"
 #include "pagecheck.h"
 #include "pagedir.h"
@@ -34,8 +34,6 @@
 #include "url.h"
 
 enum { MAX_REDIRECTS = 10 };
-enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
-#define MAX_CRAWL_DELAY 60.0             /* seconds; slower hosts skipped */
 #define MAX_RETRY_AFTER 60.0             /* seconds a host is paused, at most */
 enum { MAX_LINKS_PER_PAGE = 100000 };
 
@@ -70,23 +68,11 @@ struct page {
   int write_errno;         /* parse: why tmp could not be written */
 };
 
-/* What the crawl knows of one host (index = frontier host id). */
-struct hoststate {
-  robots_t *rules;         /* set once, before the host's gate opens */
-  char *next_url;          /* the robots.txt URL to fetch next (redirects) */
-  int hops, failures;
-  const char *skip;        /* the whole host is skipped, and why */
-  long saved;              /* pages saved (commit only) */
-  bool full;               /* saved reached --max-pages-per-host */
-};
-
 struct webcrawl {
   const webcrawl_opts_t *o;
   char agent[64];          /* our product token: what a robots meta names */
-  pthread_mutex_t hlock;   /* guards hosts, nhosts (not the rules they
-                              point to, which never change once set) */
-  struct hoststate *hosts;
-  size_t nhosts;
+  hosts_t *hosts;          /* robots.txt and page counts per host; locks
+                              itself (hosts.h) */
   atomic_long robots_fetches;
   atomic_long requests;    /* every HTTP request made */
   atomic_bool warc_failed;
@@ -177,36 +163,6 @@ static void page_free(struct page *p)
 
 /* ---- robots.txt ---- */
 
-/* host_get: a copy of host ID's state, the array grown as needed. */
-static bool host_get(struct webcrawl *w, uint32_t id, struct hoststate *out)
-{
-  pthread_mutex_lock(&w->hlock);
-  if (id >= w->nhosts) {
-    size_t n = w->nhosts ? w->nhosts * 2 : 16;
-    while (n <= id)
-      n *= 2;
-    struct hoststate *v = realloc(w->hosts, n * sizeof(*v));
-    if (v == NULL) {
-      pthread_mutex_unlock(&w->hlock);
-      return false;
-    }
-    memset(v + w->nhosts, 0, (n - w->nhosts) * sizeof(*v));
-    w->hosts = v;
-    w->nhosts = n;
-  }
-  *out = w->hosts[id];
-  pthread_mutex_unlock(&w->hlock);
-  return true;
-}
-
-static void host_put(struct webcrawl *w, uint32_t id,
-                     const struct hoststate *hs)
-{
-  pthread_mutex_lock(&w->hlock);
-  w->hosts[id] = *hs;
-  pthread_mutex_unlock(&w->hlock);
-}
-
 /* url_path: the path and query of a normalised URL ("/" if none). */
 static const char *url_path(const char *url)
 {
@@ -215,109 +171,22 @@ static const char *url_path(const char *url)
   return p ? p : "/";
 }
 
-static double backoff(int attempt);
-
-/* robots_gate: the gate item of a host: fetch its robots.txt (RFC 9309),
- * then open the host, or ask for the gate again (redirect, retry). */
-static void robots_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
-                        fitem_t *it)
+/* wc_gate: the gate item IT of a host: fetch its robots.txt; hosts.c
+ * decides what the answer means for the host and opens it, or asks for
+ * the gate again. */
+static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
+                    fitem_t *it)
 {
   frontier_t *fr = engine_frontier(e);
-  struct hoststate hs;
-  if (!host_get(w, it->host, &hs)) {
-    frontier_gate_retry(fr, it->host, frontier_now() + 1);
+  char *url;
+  if (!hosts_gate_begin(w->hosts, fr, it, &url))
     return;
-  }
-  char *url = hs.next_url ? hs.next_url
-                          : url_resolve_normalized(it->url, "/robots.txt");
-  hs.next_url = NULL;
-  if (url == NULL) {
-    hs.skip = "no robots.txt URL";
-    host_put(w, it->host, &hs);
-    frontier_gate_done(fr, it->host);
-    return;
-  }
   fetch_result_t r;
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
   archive(w, e, url, &r);
   atomic_fetch_add(&w->robots_fetches, 1);
   atomic_fetch_add(&w->requests, 1);
-  if (r.outcome == FETCH_OK) {
-    hs.rules = robots_parse(r.body, r.len, w->o->user_agent);
-    if (hs.rules == NULL)
-      hs.skip = "out of memory";
-  } else if (r.outcome == FETCH_REDIRECT &&
-             hs.hops < MAX_ROBOTS_REDIRECTS &&
-             (hs.next_url = url_resolve_normalized(url, r.location))) {
-    hs.hops++;
-    host_put(w, it->host, &hs);
-    fetch_result_free(&r);
-    free(url);
-    frontier_gate_retry(fr, it->host, 0);
-    return;
-  } else if (r.outcome == FETCH_REDIRECT ||
-             (r.outcome == FETCH_HTTP_ERROR && r.status >= 400 &&
-              r.status < 500)) {
-    /* Unavailable (4xx, or redirects without end): no restrictions. */
-    hs.rules = robots_allow_all();
-  } else if (hs.failures++ < w->o->retries) {
-    /* Unreachable (5xx, network): retry later; nothing of the host is
-     * fetched meanwhile. */
-    host_put(w, it->host, &hs);
-    fetch_result_free(&r);
-    free(url);
-    frontier_gate_retry(fr, it->host,
-                        frontier_now() + backoff(hs.failures));
-    return;
-  } else {
-    hs.rules = robots_disallow_all();
-    hs.skip = "robots.txt unreachable";
-  }
-  double delay = robots_crawl_delay(hs.rules);
-  if (delay > MAX_CRAWL_DELAY)
-    hs.skip = "Crawl-delay above 60 s";
-  else if (delay > 0)
-    frontier_host_interval(fr, it->host, delay);
-  host_put(w, it->host, &hs);
-  fetch_result_free(&r);
-  free(url);
-  frontier_gate_done(fr, it->host);
-}
-
-/* robots_forbids: why robots.txt keeps IT from being fetched, or NULL. */
-static const char *robots_forbids(struct webcrawl *w, fitem_t *it)
-{
-  struct hoststate hs;
-  if (w->o->ignore_robots || w->o->replay != NULL)
-    return NULL;
-  if (!host_get(w, it->host, &hs))
-    return "out of memory";
-  if (hs.skip != NULL)
-    return hs.skip;
-  if (!robots_allowed(hs.rules, url_path(it->url)))
-    return "disallowed by robots.txt";
-  return NULL;
-}
-
-/* host_full: true once host ID saved --max-pages-per-host pages. */
-static bool host_full(struct webcrawl *w, uint32_t id)
-{
-  struct hoststate hs;
-  return w->o->max_pages_per_host > 0 && host_get(w, id, &hs) && hs.full;
-}
-
-/* host_count_saved: count a page saved on host ID. Commit only. */
-static void host_count_saved(struct webcrawl *w, uint32_t id)
-{
-  pthread_mutex_lock(&w->hlock);
-  if (id < w->nhosts) {
-    struct hoststate *hs = &w->hosts[id];
-    hs->saved++;
-    if (w->o->max_pages_per_host > 0 &&
-        hs->saved >= w->o->max_pages_per_host)
-      hs->full = true;
-  }
-  pthread_mutex_unlock(&w->hlock);
+  hosts_gate_end(w->hosts, fr, it, url, &r);
 }
 
 /* page_robots: add the robots directives D (ROBOTS_* bits, robots.h) of
@@ -344,15 +213,6 @@ static void wc_worker_fini(void *ctx, void *ws)
   fetcher_delete(ws);
 }
 
-/* backoff: seconds to wait before retry ATTEMPT (1, 2, 4, ... capped). */
-static double backoff(int attempt)
-{
-  double s = 1.0;
-  for (int i = 1; i < attempt && s < 60; i++)
-    s *= 2;
-  return s;
-}
-
 static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
                                  fitem_t *it)
 {
@@ -360,7 +220,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
   fetcher_t *f = ws;
   if (it->flags & FITEM_GATE) {
     if (f != NULL)
-      robots_gate(w, f, e, it);
+      wc_gate(w, f, e, it);
     else
       frontier_gate_retry(engine_frontier(e), it->host, frontier_now() + 1);
     return ENGINE_CONSUMED;
@@ -379,8 +239,9 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
-  if ((p->robots = robots_forbids(w, it)) != NULL ||
-      host_full(w, it->host)) {
+  if ((p->robots = hosts_forbids(w->hosts, it->host, url_path(it->url))) !=
+          NULL ||
+      hosts_full(w->hosts, it->host)) {
     p->skipped = p->robots == NULL;
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
@@ -442,7 +303,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
   if (r->retryable && p->attempts <= w->o->retries &&
       !engine_stopped(e)) {
     double now = frontier_now();
-    double at = now + backoff(p->attempts);
+    double at = now + hosts_backoff(p->attempts);
     if (r->status == 429 || r->status == 503) {
       /* The server is overloaded or asks the whole host to wait: pause
        * the host until Retry-After, or for the back-off without one. */
@@ -700,7 +561,7 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it,
   st->saved++;
   st->bytes += (long long)p->res.len;
   log_event(w, it->depth, "Saved", it->url);
-  host_count_saved(w, it->host);
+  hosts_count_saved(w->hosts, it->host);
   return true;
 }
 
@@ -720,7 +581,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
    * threads skipped early: the log is the same for any timing. */
   if (atomic_load(&w->limit_reached))
     return;
-  if (w->o->max_pages_per_host > 0 && host_full(w, it->host)) {
+  if (hosts_full(w->hosts, it->host)) {
     st->ign_host_limit++;
     log_event(w, d, "IgnLimit", it->url);
     return;
@@ -873,7 +734,13 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   atomic_init(&w.robots_fetches, 0);
   atomic_init(&w.requests, 0);
   atomic_init(&w.warc_failed, false);
-  pthread_mutex_init(&w.hlock, NULL);
+  /* robots.txt applies, and hosts are gated for it, unless ignored or
+   * nothing is fetched from the hosts (replay). */
+  bool robots = !o->ignore_robots && o->replay == NULL;
+  w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host,
+                      robots);
+  if (w.hosts == NULL)
+    return CRAWL_ENOMEM;
   engine_config_t cfg = {
     .download_workers = o->download_workers,
     .parse_workers = o->parse_workers,
@@ -896,13 +763,13 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .speculate_out = 256,
     .rate = o->rate,
     .burst = o->burst,
-    .gate = !o->ignore_robots && o->replay == NULL,
+    .gate = robots,
     .hooks = &wc_hooks,
     .ctx = &w,
   };
   w.e = engine_new(&cfg);
   if (w.e == NULL) {
-    pthread_mutex_destroy(&w.hlock);
+    hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
   }
   char *key = url_host_key(o->seed);
@@ -910,7 +777,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   free(key);
   if (rc != 1) {
     engine_delete(w.e);
-    pthread_mutex_destroy(&w.hlock);
+    hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
   }
   w.start = w.last_progress = frontier_now();
@@ -924,12 +791,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   st->retries = atomic_load(&w.retries);
   st->robots_fetches = atomic_load(&w.robots_fetches);
   st->requests = atomic_load(&w.requests);
-  for (size_t i = 0; i < w.nhosts; i++) {
-    robots_delete(w.hosts[i].rules);
-    free(w.hosts[i].next_url);
-  }
-  free(w.hosts);
-  pthread_mutex_destroy(&w.hlock);
+  hosts_delete(w.hosts);
   st->elapsed = frontier_now() - w.start;
   if (o->warc != NULL)
     st->warc_records = warc_records(o->warc);
