@@ -89,6 +89,15 @@ struct webcrawl {
 /* engine_run's status is returned as it is. */
 _Static_assert((int)WEBCRAWL_ESTOPPED == (int)ENGINE_ESTOPPED, "statuses");
 
+/* running: the engine of the crawl in progress, or NULL. Process-wide
+ * because webcrawl_interrupt takes no handle: crawler.c's signal thread
+ * has none to give. webcrawl_run sets it around engine_run; any thread
+ * reads it. Atomic, no lock: it is only stored and loaded whole. Hence
+ * one webcrawl_run at a time per process (webcrawl.h).
+ * NEEDSWORK: an interrupt that loads the pointer just before
+ * webcrawl_run clears it and deletes the engine calls engine_stop on a
+ * freed engine; a lock over load-and-stop and over clear-and-delete
+ * would close the window. */
 static _Atomic(engine_t *) running;
 
 /* archive: write the exchange in R to the WARC file, if there is one, and
