@@ -20,13 +20,13 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "crawl.h"
 #include "engine.h"
 #include "fetch.h"
 #include "hosts.h"
 #include "links.h"
+#include "page.h"
 #include "pagecheck.h"
 #include "pagedir.h"
 #include "robots.h"
@@ -36,37 +36,6 @@
 enum { MAX_REDIRECTS = 10 };
 #define MAX_RETRY_AFTER 60.0             /* seconds a host is paused, at most */
 enum { MAX_LINKS_PER_PAGE = 100000 };
-
-/* Where a link found on a page goes. */
-enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID, L_NOFOLLOW, L_TRAP };
-
-struct link {
-  char *url;   /* normalised, or the raw href when L_INVALID */
-  char *key;   /* L_CANDIDATE: its host key, computed in parallel here
-                  rather than in the serial commit */
-  int cls;
-};
-
-struct page {
-  int attempts;            /* requests made for the current URL */
-  int hops;                /* redirects followed */
-  char **chain;            /* URLs redirected from, in order */
-  fetch_result_t res;      /* the final response */
-  bool skipped;            /* not fetched: the page limit was reached */
-  const char *robots;      /* not fetched: why robots.txt forbids it */
-  bool noindex, nofollow;  /* parse: meta robots / X-Robots-Tag */
-  bool binary;             /* parse: the body is clearly not text */
-  bool text;               /* parse: read as the link format */
-  bool nomem;              /* parse: links lost to out of memory */
-  bool sniffed;            /* parse: binary, text, X-Robots-Tag done */
-  bool scanned;            /* parse: links extracted */
-  int stored_id;           /* resume: the ID it was saved under before */
-  struct link *links;      /* parse: links in page order */
-  size_t nlinks, cap;
-  char *base;              /* parse: <base href>, resolved */
-  char *tmp;               /* parse: the page's temporary file */
-  int write_errno;         /* parse: why tmp could not be written */
-};
 
 struct webcrawl {
   const webcrawl_opts_t *o;
@@ -142,34 +111,6 @@ static void log_failure(struct webcrawl *w, int depth, const char *url,
             "Failed", url, why);
 }
 
-static struct page *page_of(fitem_t *it)
-{
-  if (it->data == NULL)
-    it->data = calloc(1, sizeof(struct page));
-  return it->data;
-}
-
-static void page_free(struct page *p)
-{
-  if (p == NULL)
-    return;
-  for (int i = 0; i < p->hops; i++)
-    free(p->chain[i]);
-  free(p->chain);
-  fetch_result_free(&p->res);
-  for (size_t i = 0; i < p->nlinks; i++) {
-    free(p->links[i].url);
-    free(p->links[i].key);
-  }
-  free(p->links);
-  free(p->base);
-  if (p->tmp != NULL) {
-    unlink(p->tmp);  /* never published: leave nothing behind */
-    free(p->tmp);
-  }
-  free(p);
-}
-
 /* ---- robots.txt ---- */
 
 /* url_path: the path and query of a normalised URL ("/" if none). */
@@ -196,16 +137,6 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
   atomic_fetch_add(&w->robots_fetches, 1);
   atomic_fetch_add(&w->requests, 1);
   hosts_gate_end(w->hosts, fr, it, url, &r);
-}
-
-/* page_robots: add the robots directives D (ROBOTS_* bits, robots.h) of
- * a header or meta of P's to P. */
-static void page_robots(struct page *p, unsigned d)
-{
-  if (d & ROBOTS_NOINDEX)
-    p->noindex = true;
-  if (d & ROBOTS_NOFOLLOW)
-    p->nofollow = true;
 }
 
 /* ---- download threads ---- */
@@ -424,23 +355,6 @@ static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
       engine_speculate(e, p->links[i].url, it->depth + 1, p->links[i].key);
 }
 
-/* sniff: what the page is, from its body and headers (pagecheck.h). A
- * binary body is dropped at once: it is neither parsed nor saved. */
-static void sniff(struct webcrawl *w, struct page *p)
-{
-  fetch_result_t *r = &p->res;
-  pagecheck_kind_t k = pagecheck_sniff(r, w->o->format,
-                                       w->o->ignore_robots ? NULL : w->agent);
-  p->sniffed = true;
-  p->binary = k.binary;
-  p->text = k.text;
-  page_robots(p, k.robots);
-  if (p->binary) {
-    free(r->body);
-    r->body = NULL;
-  }
-}
-
 /* wc_parse: runs twice for a page fetched speculatively (engine.h): first
  * at its provisional depth, only sniffing and scanning links; then, once
  * adopted, at its final depth, scanning only if the first run did not
@@ -453,7 +367,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     return;
   fetch_result_t *r = &p->res;
   if (!p->sniffed)
-    sniff(w, p);
+    page_sniff(p, w->o->format, w->o->ignore_robots ? NULL : w->agent);
   if (p->binary)
     return;
   if (!p->scanned && it->depth < w->o->max_depth) {
