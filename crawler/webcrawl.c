@@ -103,12 +103,13 @@ static void log_event(struct webcrawl *w, int depth, const char *label,
     fprintf(w->o->logfp, "%2d %*s%9s: %s\n", depth, depth, "", label, url);
 }
 
-static void log_failure(struct webcrawl *w, int depth, const char *url,
-                        const char *why)
+/* log_reason: an event with the reason for it, "LABEL: URL (WHY)". */
+static void log_reason(struct webcrawl *w, int depth, const char *label,
+                       const char *url, const char *why)
 {
   if (w->o->log)
-    fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "",
-            "Failed", url, why);
+    fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "", label,
+            url, why);
 }
 
 /* ---- robots.txt ---- */
@@ -153,6 +154,80 @@ static void wc_worker_fini(void *ctx, void *ws)
   fetcher_delete(ws);
 }
 
+/* follow: requeue IT to where its response redirects, taking the hop
+ * into P's chain; or, if the target may not be followed, make the
+ * response a failure that says why. */
+static engine_fetched_t follow(struct webcrawl *w, engine_t *e,
+                               fitem_t *it, struct page *p)
+{
+  fetch_result_t *r = &p->res;
+  char *to = url_resolve_normalized(it->url, r->location);
+  const char *why = NULL;
+  if (to == NULL)
+    why = "redirect to an invalid or non-http URL";
+  else if (p->hops >= MAX_REDIRECTS)
+    why = "too many redirects";
+  else if (!url_in_scope(to, w->o->scope, w->o->nscope))
+    why = "redirect out of scope";
+  else if (url_is_nonpage(to))
+    why = "redirect to a non-page URL";
+  char *key = why ? NULL : url_host_key(to);
+  char **chain = why || key == NULL ? NULL
+                 : realloc(p->chain, (p->hops + 1) * sizeof(char *));
+  char *from = chain ? strdup(it->url) : NULL;
+  if (why == NULL && from == NULL) {
+    if (chain)
+      p->chain = chain;
+    why = "out of memory";
+  }
+  if (why != NULL) {
+    r->outcome = FETCH_HTTP_ERROR;
+    snprintf(r->error, sizeof(r->error), "%s: %s", why,
+             to ? to : r->location);
+    free(to);
+    free(key);
+    return ENGINE_PARSE;
+  }
+  p->chain = chain;
+  p->chain[p->hops++] = from;
+  p->attempts = 0;
+  atomic_fetch_add(&w->redirects, 1);
+  engine_requeue(e, it, to, key, 0);
+  free(to);
+  free(key);
+  return ENGINE_REQUEUED;
+}
+
+/* retry: requeue IT, whose response failed for a while, after the
+ * back-off, pausing its whole host when the server asks for that.
+ * ENGINE_PARSE (the failure stands) only if out of memory. */
+static engine_fetched_t retry(struct webcrawl *w, engine_t *e,
+                              fitem_t *it, struct page *p)
+{
+  fetch_result_t *r = &p->res;
+  double now = frontier_now();
+  double at = now + hosts_backoff(p->attempts);
+  if (r->status == 429 || r->status == 503) {
+    /* The server is overloaded or asks the whole host to wait: pause
+     * the host until Retry-After, or for the back-off without one. */
+    if (r->retry_after >= 0)
+      at = now + (r->retry_after < MAX_RETRY_AFTER ? r->retry_after
+                                                   : MAX_RETRY_AFTER);
+    frontier_host_pause(engine_frontier(e), it->host, at);
+  }
+  atomic_fetch_add(&w->retries, 1);
+  char *key = url_host_key(it->url);
+  if (key == NULL)
+    return ENGINE_PARSE;
+  engine_requeue(e, it, NULL, key, at);
+  free(key);
+  return ENGINE_REQUEUED;
+}
+
+/* wc_fetch: a gate item fetches its host's robots.txt; a page item is
+ * skipped (limits, robots.txt: its token refunded), answered from the
+ * saved crawl, or fetched; then its redirect is followed, or its
+ * transient failure retried, by requeueing it. */
 static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
                                  fitem_t *it)
 {
@@ -179,9 +254,8 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
-  if ((p->robots = hosts_forbids(w->hosts, it->host, url_path(it->url))) !=
-          NULL ||
-      hosts_full(w->hosts, it->host)) {
+  p->robots = hosts_forbids(w->hosts, it->host, url_path(it->url));
+  if (p->robots != NULL || hosts_full(w->hosts, it->host)) {
     p->skipped = p->robots == NULL;
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
@@ -201,65 +275,11 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     atomic_fetch_add(&w->requests, 1);
     p->attempts++;
   }
-  fetch_result_t *r = &p->res;
-
-  if (r->outcome == FETCH_REDIRECT) {
-    char *to = url_resolve_normalized(it->url, r->location);
-    const char *why = NULL;
-    if (to == NULL)
-      why = "redirect to an invalid or non-http URL";
-    else if (p->hops >= MAX_REDIRECTS)
-      why = "too many redirects";
-    else if (!url_in_scope(to, w->o->scope, w->o->nscope))
-      why = "redirect out of scope";
-    else if (url_is_nonpage(to))
-      why = "redirect to a non-page URL";
-    char *key = why ? NULL : url_host_key(to);
-    char **chain = why || key == NULL ? NULL
-                   : realloc(p->chain, (p->hops + 1) * sizeof(char *));
-    char *from = chain ? strdup(it->url) : NULL;
-    if (why == NULL && from == NULL) {
-      if (chain)
-        p->chain = chain;
-      why = "out of memory";
-    }
-    if (why != NULL) {
-      r->outcome = FETCH_HTTP_ERROR;
-      snprintf(r->error, sizeof(r->error), "%s: %s", why,
-               to ? to : r->location);
-      free(to);
-      free(key);
-      return ENGINE_PARSE;
-    }
-    p->chain = chain;
-    p->chain[p->hops++] = from;
-    p->attempts = 0;
-    atomic_fetch_add(&w->redirects, 1);
-    engine_requeue(e, it, to, key, 0);
-    free(to);
-    free(key);
-    return ENGINE_REQUEUED;
-  }
-  if (r->retryable && p->attempts <= w->o->retries &&
-      !engine_stopped(e)) {
-    double now = frontier_now();
-    double at = now + hosts_backoff(p->attempts);
-    if (r->status == 429 || r->status == 503) {
-      /* The server is overloaded or asks the whole host to wait: pause
-       * the host until Retry-After, or for the back-off without one. */
-      if (r->retry_after >= 0)
-        at = now + (r->retry_after < MAX_RETRY_AFTER ? r->retry_after
-                                                     : MAX_RETRY_AFTER);
-      frontier_host_pause(engine_frontier(e), it->host, at);
-    }
-    atomic_fetch_add(&w->retries, 1);
-    char *key = url_host_key(it->url);
-    if (key != NULL) {
-      engine_requeue(e, it, NULL, key, at);
-      free(key);
-      return ENGINE_REQUEUED;
-    }
-  }
+  if (p->res.outcome == FETCH_REDIRECT)
+    return follow(w, e, it, p);
+  if (p->res.retryable && p->attempts <= w->o->retries &&
+      !engine_stopped(e))
+    return retry(w, e, it, p);
   return ENGINE_PARSE;
 }
 
@@ -488,6 +508,43 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it,
   return true;
 }
 
+/* commit_link: log link L of a page at depth D and, if it is a
+ * candidate, add it at D + 1; count what is ignored, and why. */
+static void commit_link(struct webcrawl *w, engine_t *e, int d,
+                        const struct link *l)
+{
+  webcrawl_stats_t *st = w->st;
+  if (l->cls == L_INVALID) {
+    st->ign_invalid++;
+    log_event(w, d, "IgnBad", l->url);
+    return;
+  }
+  log_event(w, d, "Found", l->url);
+  long *n = NULL;
+  const char *label = NULL;
+  switch (l->cls) {
+  case L_EXTERN: n = &st->ign_extern; label = "IgnExtrn"; break;
+  case L_NOFOLLOW: n = &st->ign_rel_nofollow; label = "IgnFollow"; break;
+  case L_TRAP: n = &st->ign_trap; label = "IgnTrap"; break;
+  case L_NONPAGE: n = &st->ign_nonpage; label = "IgnType"; break;
+  default: break;
+  }
+  if (n != NULL) {
+    (*n)++;
+    log_event(w, d, label, l->url);
+    return;
+  }
+  int rc = engine_add(e, l->url, d + 1, l->key);
+  if (rc == 1) {
+    log_event(w, d, "Added", l->url);
+  } else if (rc == 0) {
+    st->ign_dupl++;
+    log_event(w, d, "IgnDupl", l->url);
+  }
+}
+
+/* wc_commit: the page's events in the log and its counters, its ID,
+ * and its links added at depth + 1 (see the top of this file). */
 static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
 {
   struct webcrawl *w = ctx;
@@ -497,7 +554,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
 
   if (p == NULL) {
     st->failed++;
-    log_failure(w, d, it->url, "out of memory");
+    log_reason(w, d, "Failed", it->url, "out of memory");
     return;
   }
   /* Limits are decided here, in commit order, whatever the download
@@ -519,16 +576,14 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   }
   if (p->robots != NULL) {
     st->ign_robots++;
-    if (w->o->log)
-      fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", d, d, "", "IgnRobots",
-              it->url, p->robots);
+    log_reason(w, d, "IgnRobots", it->url, p->robots);
     return;
   }
   st->fetched++;
   if (p->res.outcome == FETCH_OK && p->binary) {
     st->failed++;
     st->binary++;
-    log_failure(w, d, it->url, "not a page: binary content");
+    log_reason(w, d, "Failed", it->url, "not a page: binary content");
     return;
   }
   if (p->res.outcome != FETCH_OK) {
@@ -539,7 +594,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     case FETCH_TOO_LARGE: st->too_large++; break;
     default: st->net_errors++; break;
     }
-    log_failure(w, d, it->url, p->res.error);
+    log_reason(w, d, "Failed", it->url, p->res.error);
     return;
   }
   log_event(w, d, "Fetched", it->url);
@@ -578,42 +633,8 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     log_event(w, d, "IgnFollow", it->url);
   } else if (d < w->o->max_depth) {
     log_event(w, d, "Scanning", it->url);
-    for (size_t i = 0; i < p->nlinks; i++) {
-      struct link *l = &p->links[i];
-      if (l->cls == L_INVALID) {
-        st->ign_invalid++;
-        log_event(w, d, "IgnBad", l->url);
-        continue;
-      }
-      log_event(w, d, "Found", l->url);
-      if (l->cls == L_EXTERN) {
-        st->ign_extern++;
-        log_event(w, d, "IgnExtrn", l->url);
-        continue;
-      }
-      if (l->cls == L_NOFOLLOW) {
-        st->ign_rel_nofollow++;
-        log_event(w, d, "IgnFollow", l->url);
-        continue;
-      }
-      if (l->cls == L_TRAP) {
-        st->ign_trap++;
-        log_event(w, d, "IgnTrap", l->url);
-        continue;
-      }
-      if (l->cls == L_NONPAGE) {
-        st->ign_nonpage++;
-        log_event(w, d, "IgnType", l->url);
-        continue;
-      }
-      int rc = engine_add(e, l->url, d + 1, l->key);
-      if (rc == 1) {
-        log_event(w, d, "Added", l->url);
-      } else if (rc == 0) {
-        st->ign_dupl++;
-        log_event(w, d, "IgnDupl", l->url);
-      }
-    }
+    for (size_t i = 0; i < p->nlinks; i++)
+      commit_link(w, e, d, &p->links[i]);
   }
   progress(w, false);
 }
