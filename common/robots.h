@@ -108,4 +108,29 @@ double robots_crawl_delay(const robots_t *r);
  * Thread-safety: any thread, once no other thread uses r. */
 void robots_delete(robots_t *r);
 
+/* Page-level directives. A page may also restrict itself, in a
+ * <meta name="robots" content="..."> (or a meta named after the crawler)
+ * and in X-Robots-Tag response headers; both carry the same syntax. */
+enum {
+  ROBOTS_NOINDEX = 1u,   /* "noindex" or "none": do not save or index it */
+  ROBOTS_NOFOLLOW = 2u   /* "nofollow" or "none": do not follow its links */
+};
+
+/* robots_directives: the directives of one meta robots content or
+ * X-Robots-Tag value. Directives end at a comma, space or tab (commas
+ * and white space before one are skipped) and are compared ignoring ASCII
+ * case; words other than the three above ("index", "noarchive", ...) are
+ * ignored. A value holding a ':' is read
+ * as "AGENT: directives" and applies only when the text before the first
+ * ':' (blanks trimmed) is AGENT, ignoring ASCII case; otherwise it yields
+ * nothing.
+ * Caller provides: value borrowed, NUL-terminated; agent borrowed, our
+ *   product token compared whole (e.g. "tse-crawler"; "" matches only an
+ *   empty agent before the ':').
+ * Returns: ROBOTS_NOINDEX | ROBOTS_NOFOLLOW as found, 0 if neither. A
+ *   page's values add up: OR the results of all its metas and headers.
+ * Thread-safety: any thread; touches no shared state; does not depend on
+ *   the locale. */
+unsigned robots_directives(const char *value, const char *agent);
+
 #endif /* COMMON_ROBOTS_H */

@@ -1,6 +1,8 @@
 /* store.c: see store.h. One hashtable, URL -> struct entry. */
 #include "store.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,6 +130,53 @@ int store_count(const store_t *s)
 const char *store_dir(const store_t *s)
 {
   return s->dir;
+}
+
+int store_fetch(const store_t *s, const char *url, bool every,
+                fetch_result_t *r)
+{
+  memset(r, 0, sizeof(*r));
+  r->retry_after = -1;
+  struct entry *e = hashtable_find(s->urls, url);
+  if (e != NULL && e->redirect != NULL) {
+    r->outcome = FETCH_REDIRECT;
+    r->status = 301;
+    r->location = strdup(e->redirect);
+    if (r->location == NULL)
+      goto nomem;
+    return 0;
+  }
+  if (e != NULL && e->id > 0) {
+    pagedir_page_t page;
+    if (pagedir_load(s->dir, e->id, &page) != 0) {
+      r->outcome = FETCH_NET_ERROR;
+      snprintf(r->error, sizeof(r->error), "cannot read saved page %d: %s",
+               e->id, strerror(errno));
+      return 0;
+    }
+    r->outcome = FETCH_OK;
+    r->status = 200;
+    r->body = page.body;
+    r->len = page.len;
+    free(page.url);
+    /* The headers that decided how the page was read, as served. */
+    r->content_type = strdup(e->ctype ? e->ctype : "text/html");
+    if (r->content_type == NULL ||
+        (e->xrobots != NULL && (r->x_robots_tag = strdup(e->xrobots)) == NULL))
+      goto nomem;
+    return e->id;
+  }
+  if (!every)
+    return -1;
+  r->outcome = FETCH_HTTP_ERROR;
+  r->status = 404;
+  snprintf(r->error, sizeof(r->error), "not in the saved crawl");
+  return 0;
+nomem:
+  fetch_result_free(r);
+  r->outcome = FETCH_NET_ERROR;
+  snprintf(r->error, sizeof(r->error), "out of memory");
+  return 0;
 }
 
 void store_close(store_t *s)

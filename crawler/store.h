@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "fetch.h"
+
 typedef struct store store_t;
 
 /* store_open: index the page directory DIR (borrowed; copied). Checks it
@@ -43,6 +45,21 @@ int store_count(const store_t *s);
 
 /* store_dir: the directory. Returns: borrowed, valid until store_close. */
 const char *store_dir(const store_t *s);
+
+/* store_fetch: answer a fetch of URL (borrowed) as the saved crawl S
+ * would, filling *R (zeroed first, so it must hold nothing owned): a
+ * recorded redirect as a 301 with its Location; a saved page as a 200
+ * with its body and the Content-Type (plain "text/html" if the journal
+ * has none) and X-Robots-Tag it was served with; a page file that cannot
+ * be read, or memory running out, as a network error saying so. Any other
+ * URL is a 404 when EVERY (replay: every URL comes from S), and is not
+ * answered otherwise (resume: the network answers what S does not have).
+ * Returns: the saved page's ID (> 0) when *R is that page; 0 when *R is
+ *   another answer; -1 when not answered (then *R is zeroed, with
+ *   retry_after -1). Either way *R is the caller's (fetch_result_free).
+ * Thread-safety: any thread; reads S and the page file only. */
+int store_fetch(const store_t *s, const char *url, bool every,
+                fetch_result_t *r);
 
 /* store_close: free S; NULL is fine. */
 void store_close(store_t *s);

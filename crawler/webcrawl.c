@@ -12,89 +12,36 @@
  * deterministic. Counters are written only by commit, except `retries`,
  * `redirects`, `requests` and `robots_fetches`, which download threads
  * bump atomically. Replay and resume answer fetches from a store of saved
- * pages (from_store); the WARC file gets each exchange from the download
- * thread that made it (archive). */
+ * pages (store_fetch, store.h); the WARC file gets each exchange from the
+ * download thread that made it (archive). */
 #include "webcrawl.h"
 
-#include <ctype.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdatomic.h>
-#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "crawl.h"
 #include "engine.h"
 #include "fetch.h"
+#include "hosts.h"
 #include "links.h"
+#include "page.h"
+#include "pagecheck.h"
 #include "pagedir.h"
 #include "robots.h"
 #include "store.h"
 #include "url.h"
 
 enum { MAX_REDIRECTS = 10 };
-enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
-#define MAX_CRAWL_DELAY 60.0             /* seconds; slower hosts skipped */
 #define MAX_RETRY_AFTER 60.0             /* seconds a host is paused, at most */
 enum { MAX_LINKS_PER_PAGE = 100000 };
-
-/* Where a link found on a page goes. */
-enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID, L_NOFOLLOW, L_TRAP };
-
-/* A path in which one segment occurs more often than this is a crawler
- * trap (/a/a/a/..., relative links that pile up on a misconfigured
- * server) and is not followed. */
-enum { MAX_SEGMENT_REPEAT = 3 };
-/* Bytes looked at to tell a binary body served as text. */
-enum { SNIFF_BYTES = 1024 };
-
-struct link {
-  char *url;   /* normalised, or the raw href when L_INVALID */
-  char *key;   /* L_CANDIDATE: its host key, computed in parallel here
-                  rather than in the serial commit */
-  int cls;
-};
-
-struct page {
-  int attempts;            /* requests made for the current URL */
-  int hops;                /* redirects followed */
-  char **chain;            /* URLs redirected from, in order */
-  fetch_result_t res;      /* the final response */
-  bool skipped;            /* not fetched: the page limit was reached */
-  const char *robots;      /* not fetched: why robots.txt forbids it */
-  bool noindex, nofollow;  /* parse: meta robots / X-Robots-Tag */
-  bool binary;             /* parse: the body is clearly not text */
-  bool text;               /* parse: read as the link format */
-  bool nomem;              /* parse: links lost to out of memory */
-  bool sniffed;            /* parse: binary, text, X-Robots-Tag done */
-  bool scanned;            /* parse: links extracted */
-  int stored_id;           /* resume: the ID it was saved under before */
-  struct link *links;      /* parse: links in page order */
-  size_t nlinks, cap;
-  char *base;              /* parse: <base href>, resolved */
-  char *tmp;               /* parse: the page's temporary file */
-  int write_errno;         /* parse: why tmp could not be written */
-};
-
-/* What the crawl knows of one host (index = frontier host id). */
-struct hoststate {
-  robots_t *rules;         /* set once, before the host's gate opens */
-  char *next_url;          /* the robots.txt URL to fetch next (redirects) */
-  int hops, failures;
-  const char *skip;        /* the whole host is skipped, and why */
-  long saved;              /* pages saved (commit only) */
-  bool full;               /* saved reached --max-pages-per-host */
-};
 
 struct webcrawl {
   const webcrawl_opts_t *o;
   char agent[64];          /* our product token: what a robots meta names */
-  pthread_mutex_t hlock;   /* guards hosts, nhosts (not the rules they
-                              point to, which never change once set) */
-  struct hoststate *hosts;
-  size_t nhosts;
+  hosts_t *hosts;          /* robots.txt and page counts per host; locks
+                              itself (hosts.h) */
   atomic_long robots_fetches;
   atomic_long requests;    /* every HTTP request made */
   atomic_bool warc_failed;
@@ -111,6 +58,15 @@ struct webcrawl {
 /* engine_run's status is returned as it is. */
 _Static_assert((int)WEBCRAWL_ESTOPPED == (int)ENGINE_ESTOPPED, "statuses");
 
+/* running: the engine of the crawl in progress, or NULL. Process-wide
+ * because webcrawl_interrupt takes no handle: crawler.c's signal thread
+ * has none to give. webcrawl_run sets it around engine_run; any thread
+ * reads it. Atomic, no lock: it is only stored and loaded whole. Hence
+ * one webcrawl_run at a time per process (webcrawl.h).
+ * NEEDSWORK: an interrupt that loads the pointer just before
+ * webcrawl_run clears it and deletes the engine calls engine_stop on a
+ * freed engine; a lock over load-and-stop and over clear-and-delete
+ * would close the window. */
 static _Atomic(engine_t *) running;
 
 /* archive: write the exchange in R to the WARC file, if there is one, and
@@ -147,73 +103,16 @@ static void log_event(struct webcrawl *w, int depth, const char *label,
     fprintf(w->o->logfp, "%2d %*s%9s: %s\n", depth, depth, "", label, url);
 }
 
-static void log_failure(struct webcrawl *w, int depth, const char *url,
-                        const char *why)
+/* log_reason: an event with the reason for it, "LABEL: URL (WHY)". */
+static void log_reason(struct webcrawl *w, int depth, const char *label,
+                       const char *url, const char *why)
 {
   if (w->o->log)
-    fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "",
-            "Failed", url, why);
-}
-
-static struct page *page_of(fitem_t *it)
-{
-  if (it->data == NULL)
-    it->data = calloc(1, sizeof(struct page));
-  return it->data;
-}
-
-static void page_free(struct page *p)
-{
-  if (p == NULL)
-    return;
-  for (int i = 0; i < p->hops; i++)
-    free(p->chain[i]);
-  free(p->chain);
-  fetch_result_free(&p->res);
-  for (size_t i = 0; i < p->nlinks; i++) {
-    free(p->links[i].url);
-    free(p->links[i].key);
-  }
-  free(p->links);
-  free(p->base);
-  if (p->tmp != NULL) {
-    unlink(p->tmp);  /* never published: leave nothing behind */
-    free(p->tmp);
-  }
-  free(p);
+    fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "", label,
+            url, why);
 }
 
 /* ---- robots.txt ---- */
-
-/* host_get: a copy of host ID's state, the array grown as needed. */
-static bool host_get(struct webcrawl *w, uint32_t id, struct hoststate *out)
-{
-  pthread_mutex_lock(&w->hlock);
-  if (id >= w->nhosts) {
-    size_t n = w->nhosts ? w->nhosts * 2 : 16;
-    while (n <= id)
-      n *= 2;
-    struct hoststate *v = realloc(w->hosts, n * sizeof(*v));
-    if (v == NULL) {
-      pthread_mutex_unlock(&w->hlock);
-      return false;
-    }
-    memset(v + w->nhosts, 0, (n - w->nhosts) * sizeof(*v));
-    w->hosts = v;
-    w->nhosts = n;
-  }
-  *out = w->hosts[id];
-  pthread_mutex_unlock(&w->hlock);
-  return true;
-}
-
-static void host_put(struct webcrawl *w, uint32_t id,
-                     const struct hoststate *hs)
-{
-  pthread_mutex_lock(&w->hlock);
-  w->hosts[id] = *hs;
-  pthread_mutex_unlock(&w->hlock);
-}
 
 /* url_path: the path and query of a normalised URL ("/" if none). */
 static const char *url_path(const char *url)
@@ -223,257 +122,22 @@ static const char *url_path(const char *url)
   return p ? p : "/";
 }
 
-static double backoff(int attempt);
-
-/* robots_gate: the gate item of a host: fetch its robots.txt (RFC 9309),
- * then open the host, or ask for the gate again (redirect, retry). */
-static void robots_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
-                        fitem_t *it)
+/* wc_gate: the gate item IT of a host: fetch its robots.txt; hosts.c
+ * decides what the answer means for the host and opens it, or asks for
+ * the gate again. */
+static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
+                    fitem_t *it)
 {
   frontier_t *fr = engine_frontier(e);
-  struct hoststate hs;
-  if (!host_get(w, it->host, &hs)) {
-    frontier_gate_retry(fr, it->host, frontier_now() + 1);
+  char *url;
+  if (!hosts_gate_begin(w->hosts, fr, it, &url))
     return;
-  }
-  char *url = hs.next_url ? hs.next_url
-                          : url_resolve_normalized(it->url, "/robots.txt");
-  hs.next_url = NULL;
-  if (url == NULL) {
-    hs.skip = "no robots.txt URL";
-    host_put(w, it->host, &hs);
-    frontier_gate_done(fr, it->host);
-    return;
-  }
   fetch_result_t r;
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
   archive(w, e, url, &r);
   atomic_fetch_add(&w->robots_fetches, 1);
   atomic_fetch_add(&w->requests, 1);
-  if (r.outcome == FETCH_OK) {
-    hs.rules = robots_parse(r.body, r.len, w->o->user_agent);
-    if (hs.rules == NULL)
-      hs.skip = "out of memory";
-  } else if (r.outcome == FETCH_REDIRECT &&
-             hs.hops < MAX_ROBOTS_REDIRECTS &&
-             (hs.next_url = url_resolve_normalized(url, r.location))) {
-    hs.hops++;
-    host_put(w, it->host, &hs);
-    fetch_result_free(&r);
-    free(url);
-    frontier_gate_retry(fr, it->host, 0);
-    return;
-  } else if (r.outcome == FETCH_REDIRECT ||
-             (r.outcome == FETCH_HTTP_ERROR && r.status >= 400 &&
-              r.status < 500)) {
-    /* Unavailable (4xx, or redirects without end): no restrictions. */
-    hs.rules = robots_allow_all();
-  } else if (hs.failures++ < w->o->retries) {
-    /* Unreachable (5xx, network): retry later; nothing of the host is
-     * fetched meanwhile. */
-    host_put(w, it->host, &hs);
-    fetch_result_free(&r);
-    free(url);
-    frontier_gate_retry(fr, it->host,
-                        frontier_now() + backoff(hs.failures));
-    return;
-  } else {
-    hs.rules = robots_disallow_all();
-    hs.skip = "robots.txt unreachable";
-  }
-  double delay = robots_crawl_delay(hs.rules);
-  if (delay > MAX_CRAWL_DELAY)
-    hs.skip = "Crawl-delay above 60 s";
-  else if (delay > 0)
-    frontier_host_interval(fr, it->host, delay);
-  host_put(w, it->host, &hs);
-  fetch_result_free(&r);
-  free(url);
-  frontier_gate_done(fr, it->host);
-}
-
-/* robots_forbids: why robots.txt keeps IT from being fetched, or NULL. */
-static const char *robots_forbids(struct webcrawl *w, fitem_t *it)
-{
-  struct hoststate hs;
-  if (w->o->ignore_robots || w->o->replay != NULL)
-    return NULL;
-  if (!host_get(w, it->host, &hs))
-    return "out of memory";
-  if (hs.skip != NULL)
-    return hs.skip;
-  if (!robots_allowed(hs.rules, url_path(it->url)))
-    return "disallowed by robots.txt";
-  return NULL;
-}
-
-/* host_full: true once host ID saved --max-pages-per-host pages. */
-static bool host_full(struct webcrawl *w, uint32_t id)
-{
-  struct hoststate hs;
-  return w->o->max_pages_per_host > 0 && host_get(w, id, &hs) && hs.full;
-}
-
-/* host_count_saved: count a page saved on host ID. Commit only. */
-static void host_count_saved(struct webcrawl *w, uint32_t id)
-{
-  pthread_mutex_lock(&w->hlock);
-  if (id < w->nhosts) {
-    struct hoststate *hs = &w->hosts[id];
-    hs->saved++;
-    if (w->o->max_pages_per_host > 0 &&
-        hs->saved >= w->o->max_pages_per_host)
-      hs->full = true;
-  }
-  pthread_mutex_unlock(&w->hlock);
-}
-
-/* robots_directives: apply a meta robots content or an X-Robots-Tag value
- * to P: comma-separated directives, optionally after "agent:" (applied
- * only when the agent is AGENT, our product token, or absent). */
-static void robots_directives(struct page *p, const char *v,
-                              const char *agent)
-{
-  const char *colon = strchr(v, ':');
-  if (colon != NULL) {
-    const char *a = v;
-    while (isspace((unsigned char)*a))
-      a++;
-    size_t n = (size_t)(colon - a);
-    while (n > 0 && isspace((unsigned char)a[n - 1]))
-      n--;
-    if (n != strlen(agent) || strncasecmp(a, agent, n) != 0)
-      return;
-    v = colon + 1;
-  }
-  while (*v) {
-    while (*v == ',' || isspace((unsigned char)*v))
-      v++;
-    size_t n = strcspn(v, ", \t");
-    if ((n == 7 && strncasecmp(v, "noindex", 7) == 0) ||
-        (n == 4 && strncasecmp(v, "none", 4) == 0))
-      p->noindex = true;
-    if ((n == 8 && strncasecmp(v, "nofollow", 8) == 0) ||
-        (n == 4 && strncasecmp(v, "none", 4) == 0))
-      p->nofollow = true;
-    v += n;
-  }
-}
-
-/* ---- traps and binary bodies ---- */
-
-/* repeats_segment: true if a segment of URL's path occurs more than
- * MAX_SEGMENT_REPEAT times. */
-static bool repeats_segment(const char *url)
-{
-  const char *path = url_path(url);
-  size_t plen = strcspn(path, "?");
-  enum { MAX_SEGS = 256 };
-  const char *seg[MAX_SEGS];
-  size_t len[MAX_SEGS], n = 0;
-  for (size_t i = 0; i < plen && n < MAX_SEGS;) {
-    while (i < plen && path[i] == '/')
-      i++;
-    size_t j = i;
-    while (j < plen && path[j] != '/')
-      j++;
-    if (j > i) {
-      seg[n] = path + i;
-      len[n++] = j - i;
-    }
-    i = j;
-  }
-  for (size_t a = 0; a < n; a++) {
-    int count = 1;
-    for (size_t b = a + 1; b < n; b++)
-      if (len[b] == len[a] && memcmp(seg[a], seg[b], len[a]) == 0)
-        count++;
-    if (count > MAX_SEGMENT_REPEAT)
-      return true;
-  }
-  return false;
-}
-
-/* is_binary: a body that is clearly not text, whatever its Content-Type
- * says: a NUL byte near the start, or the signature of a common binary
- * format. UTF-16 pages start with a byte-order mark and are let through. */
-static bool is_binary(const char *body, size_t len)
-{
-  static const struct { const char *sig; size_t n; } sigs[] = {
-    { "%PDF-", 5 }, { "\x89PNG", 4 }, { "GIF8", 4 }, { "\xff\xd8\xff", 3 },
-    { "PK\x03\x04", 4 }, { "\x1f\x8b", 2 }, { "Rar!", 4 },
-    { "7z\xbc\xaf", 4 }, { "OggS", 4 }, { "ID3", 3 }, { "RIFF", 4 },
-    { "\x7f" "ELF", 4 }, { "BZh", 3 }, { "\xfd" "7zXZ", 5 },
-    { "wOFF", 4 }, { "wOF2", 4 },
-  };
-  if (len >= 2 && ((body[0] == '\xff' && body[1] == '\xfe') ||
-                   (body[0] == '\xfe' && body[1] == '\xff')))
-    return false;
-  for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-    if (len >= sigs[i].n && memcmp(body, sigs[i].sig, sigs[i].n) == 0)
-      return true;
-  return memchr(body, '\0', len < SNIFF_BYTES ? len : SNIFF_BYTES) != NULL;
-}
-
-/* ---- saved pages as a source (replay, resume) ---- */
-
-/* from_store: answer IT from the saved crawl, if there is one that knows
- * it: a recorded redirect becomes a 301, a saved page a 200 with its
- * body; in replay anything else is a 404. Returns false when the network
- * must answer (no store, or resume and a URL not saved before). */
-static bool from_store(struct webcrawl *w, fitem_t *it, struct page *p)
-{
-  const store_t *src = w->o->replay ? w->o->replay : w->o->resume;
-  if (src == NULL)
-    return false;
-  fetch_result_t *r = &p->res;
-  memset(r, 0, sizeof(*r));
-  r->retry_after = -1;
-  const char *to = store_redirect(src, it->url);
-  int id = store_id(src, it->url);
-  if (to != NULL) {
-    r->outcome = FETCH_REDIRECT;
-    r->status = 301;
-    r->location = strdup(to);
-    if (r->location == NULL)
-      goto nomem;
-    return true;
-  }
-  if (id > 0) {
-    pagedir_page_t page;
-    if (pagedir_load(store_dir(src), id, &page) != 0) {
-      r->outcome = FETCH_NET_ERROR;
-      snprintf(r->error, sizeof(r->error), "cannot read saved page %d: %s",
-               id, strerror(errno));
-      return true;
-    }
-    r->outcome = FETCH_OK;
-    r->status = 200;
-    r->body = page.body;
-    r->len = page.len;
-    free(page.url);
-    /* The headers that decided how the page was read, as served. */
-    const char *ct = store_content_type(src, it->url);
-    const char *xr = store_x_robots_tag(src, it->url);
-    r->content_type = strdup(ct ? ct : "text/html");
-    if (r->content_type == NULL ||
-        (xr != NULL && (r->x_robots_tag = strdup(xr)) == NULL))
-      goto nomem;
-    if (w->o->resume != NULL)
-      p->stored_id = id;
-    return true;
-  }
-  if (w->o->resume != NULL)
-    return false;
-  r->outcome = FETCH_HTTP_ERROR;
-  r->status = 404;
-  snprintf(r->error, sizeof(r->error), "not in the saved crawl");
-  return true;
-nomem:
-  fetch_result_free(r);
-  r->outcome = FETCH_NET_ERROR;
-  snprintf(r->error, sizeof(r->error), "out of memory");
-  return true;
+  hosts_gate_end(w->hosts, fr, it, url, &r);
 }
 
 /* ---- download threads ---- */
@@ -490,15 +154,80 @@ static void wc_worker_fini(void *ctx, void *ws)
   fetcher_delete(ws);
 }
 
-/* backoff: seconds to wait before retry ATTEMPT (1, 2, 4, ... capped). */
-static double backoff(int attempt)
+/* follow: requeue IT to where its response redirects, taking the hop
+ * into P's chain; or, if the target may not be followed, make the
+ * response a failure that says why. */
+static engine_fetched_t follow(struct webcrawl *w, engine_t *e,
+                               fitem_t *it, struct page *p)
 {
-  double s = 1.0;
-  for (int i = 1; i < attempt && s < 60; i++)
-    s *= 2;
-  return s;
+  fetch_result_t *r = &p->res;
+  char *to = url_resolve_normalized(it->url, r->location);
+  const char *why = NULL;
+  if (to == NULL)
+    why = "redirect to an invalid or non-http URL";
+  else if (p->hops >= MAX_REDIRECTS)
+    why = "too many redirects";
+  else if (!url_in_scope(to, w->o->scope, w->o->nscope))
+    why = "redirect out of scope";
+  else if (url_is_nonpage(to))
+    why = "redirect to a non-page URL";
+  char *key = why ? NULL : url_host_key(to);
+  char **chain = why || key == NULL ? NULL
+                 : realloc(p->chain, (p->hops + 1) * sizeof(char *));
+  char *from = chain ? strdup(it->url) : NULL;
+  if (why == NULL && from == NULL) {
+    if (chain)
+      p->chain = chain;
+    why = "out of memory";
+  }
+  if (why != NULL) {
+    r->outcome = FETCH_HTTP_ERROR;
+    snprintf(r->error, sizeof(r->error), "%s: %s", why,
+             to ? to : r->location);
+    free(to);
+    free(key);
+    return ENGINE_PARSE;
+  }
+  p->chain = chain;
+  p->chain[p->hops++] = from;
+  p->attempts = 0;
+  atomic_fetch_add(&w->redirects, 1);
+  engine_requeue(e, it, to, key, 0);
+  free(to);
+  free(key);
+  return ENGINE_REQUEUED;
 }
 
+/* retry: requeue IT, whose response failed for a while, after the
+ * back-off, pausing its whole host when the server asks for that.
+ * ENGINE_PARSE (the failure stands) only if out of memory. */
+static engine_fetched_t retry(struct webcrawl *w, engine_t *e,
+                              fitem_t *it, struct page *p)
+{
+  fetch_result_t *r = &p->res;
+  double now = frontier_now();
+  double at = now + hosts_backoff(p->attempts);
+  if (r->status == 429 || r->status == 503) {
+    /* The server is overloaded or asks the whole host to wait: pause
+     * the host until Retry-After, or for the back-off without one. */
+    if (r->retry_after >= 0)
+      at = now + (r->retry_after < MAX_RETRY_AFTER ? r->retry_after
+                                                   : MAX_RETRY_AFTER);
+    frontier_host_pause(engine_frontier(e), it->host, at);
+  }
+  atomic_fetch_add(&w->retries, 1);
+  char *key = url_host_key(it->url);
+  if (key == NULL)
+    return ENGINE_PARSE;
+  engine_requeue(e, it, NULL, key, at);
+  free(key);
+  return ENGINE_REQUEUED;
+}
+
+/* wc_fetch: a gate item fetches its host's robots.txt; a page item is
+ * skipped (limits, robots.txt: its token refunded), answered from the
+ * saved crawl, or fetched; then its redirect is followed, or its
+ * transient failure retried, by requeueing it. */
 static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
                                  fitem_t *it)
 {
@@ -506,7 +235,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
   fetcher_t *f = ws;
   if (it->flags & FITEM_GATE) {
     if (f != NULL)
-      robots_gate(w, f, e, it);
+      wc_gate(w, f, e, it);
     else
       frontier_gate_retry(engine_frontier(e), it->host, frontier_now() + 1);
     return ENGINE_CONSUMED;
@@ -525,81 +254,32 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
-  if ((p->robots = robots_forbids(w, it)) != NULL ||
-      host_full(w, it->host)) {
+  p->robots = hosts_forbids(w->hosts, it->host, url_path(it->url));
+  if (p->robots != NULL || hosts_full(w->hosts, it->host)) {
     p->skipped = p->robots == NULL;
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
   fetch_result_free(&p->res);
-  if (from_store(w, it, p)) {
+  const store_t *src = w->o->replay ? w->o->replay : w->o->resume;
+  int id = src ? store_fetch(src, it->url, w->o->resume == NULL, &p->res)
+               : -1;
+  if (id >= 0) {
     /* No request was made: give the token back. */
     frontier_refund(engine_frontier(e), it->host);
+    if (id > 0 && w->o->resume != NULL)
+      p->stored_id = id;
   } else {
     fetcher_get(f, it->url, &p->res);
     archive(w, e, it->url, &p->res);
     atomic_fetch_add(&w->requests, 1);
     p->attempts++;
   }
-  fetch_result_t *r = &p->res;
-
-  if (r->outcome == FETCH_REDIRECT) {
-    char *to = url_resolve_normalized(it->url, r->location);
-    const char *why = NULL;
-    if (to == NULL)
-      why = "redirect to an invalid or non-http URL";
-    else if (p->hops >= MAX_REDIRECTS)
-      why = "too many redirects";
-    else if (!url_in_scope(to, w->o->scope, w->o->nscope))
-      why = "redirect out of scope";
-    else if (url_is_nonpage(to))
-      why = "redirect to a non-page URL";
-    char *key = why ? NULL : url_host_key(to);
-    char **chain = why || key == NULL ? NULL
-                   : realloc(p->chain, (p->hops + 1) * sizeof(char *));
-    char *from = chain ? strdup(it->url) : NULL;
-    if (why == NULL && from == NULL) {
-      if (chain)
-        p->chain = chain;
-      why = "out of memory";
-    }
-    if (why != NULL) {
-      r->outcome = FETCH_HTTP_ERROR;
-      snprintf(r->error, sizeof(r->error), "%s: %s", why,
-               to ? to : r->location);
-      free(to);
-      free(key);
-      return ENGINE_PARSE;
-    }
-    p->chain = chain;
-    p->chain[p->hops++] = from;
-    p->attempts = 0;
-    atomic_fetch_add(&w->redirects, 1);
-    engine_requeue(e, it, to, key, 0);
-    free(to);
-    free(key);
-    return ENGINE_REQUEUED;
-  }
-  if (r->retryable && p->attempts <= w->o->retries &&
-      !engine_stopped(e)) {
-    double now = frontier_now();
-    double at = now + backoff(p->attempts);
-    if (r->status == 429 || r->status == 503) {
-      /* The server is overloaded or asks the whole host to wait: pause
-       * the host until Retry-After, or for the back-off without one. */
-      if (r->retry_after >= 0)
-        at = now + (r->retry_after < MAX_RETRY_AFTER ? r->retry_after
-                                                     : MAX_RETRY_AFTER);
-      frontier_host_pause(engine_frontier(e), it->host, at);
-    }
-    atomic_fetch_add(&w->retries, 1);
-    char *key = url_host_key(it->url);
-    if (key != NULL) {
-      engine_requeue(e, it, NULL, key, at);
-      free(key);
-      return ENGINE_REQUEUED;
-    }
-  }
+  if (p->res.outcome == FETCH_REDIRECT)
+    return follow(w, e, it, p);
+  if (p->res.retryable && p->attempts <= w->o->retries &&
+      !engine_stopped(e))
+    return retry(w, e, it, p);
   return ENGINE_PARSE;
 }
 
@@ -655,7 +335,7 @@ static int on_link(void *arg, const char *href, int flags)
     l->url = strdup(href);
   } else if (!url_in_scope(l->url, s->w->o->scope, s->w->o->nscope)) {
     l->cls = L_EXTERN;
-  } else if (repeats_segment(l->url)) {
+  } else if (pagecheck_trap(url_path(l->url))) {
     l->cls = L_TRAP;
   } else if (url_is_nonpage(l->url)) {
     l->cls = L_NONPAGE;
@@ -677,7 +357,7 @@ static int on_meta(void *arg, const char *name, const char *content)
 {
   struct scan *s = arg;
   (void)name;
-  robots_directives(s->p, content, s->w->agent);
+  page_robots(s->p, robots_directives(content, s->w->agent));
   return 0;
 }
 
@@ -695,58 +375,6 @@ static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
       engine_speculate(e, p->links[i].url, it->depth + 1, p->links[i].key);
 }
 
-/* sniff: what the page is, from its body and headers. */
-static void sniff(struct webcrawl *w, struct page *p)
-{
-  fetch_result_t *r = &p->res;
-  p->sniffed = true;
-  if (is_binary(r->body, r->len)) {
-    p->binary = true;
-    free(r->body);
-    r->body = NULL;
-    return;
-  }
-  if (!w->o->ignore_robots && r->x_robots_tag != NULL)
-    robots_directives(p, r->x_robots_tag, w->agent);
-  p->text = w->o->format == FORMAT_LINK ||
-            (w->o->format == FORMAT_AUTO &&
-             fetch_is_text_plain(r->content_type));
-}
-
-/* mentions: whether BODY (LEN bytes, any bytes) contains WORD (non-empty),
- * ignoring ASCII case. Runs on every page at maxDepth, so the first byte
- * is tested before a comparison is started; a NUL in BODY never matches,
- * since strncasecmp stops there unequal. */
-static bool mentions(const char *body, size_t len, const char *word)
-{
-  size_t n = strlen(word);
-  int c = tolower((unsigned char)word[0]);
-  for (size_t i = 0; i + n <= len; i++)
-    if (tolower((unsigned char)body[i]) == c &&
-        strncasecmp(body + i, word, n) == 0)
-      return true;
-  return false;
-}
-
-/* robots_meta_only: a page whose links are not wanted (at maxDepth) may
- * still say noindex in a robots meta. Scanning it for that costs a parse,
- * so only pages that name "robots" or our agent anywhere are scanned. */
-static void robots_meta_only(struct webcrawl *w, fitem_t *it,
-                             struct page *p)
-{
-  fetch_result_t *r = &p->res;
-  const char *agent = w->agent;
-  if (!mentions(r->body, r->len, "robots") &&
-      (agent[0] == '\0' || !mentions(r->body, r->len, agent)))
-    return;
-  struct scan s = { .w = w, .it = it, .p = p };
-  links_sink_t sink = { .meta_robots = on_meta, .meta_agent = agent,
-                        .arg = &s };
-  char cs[64];
-  links_scan_html(r->body, r->len,
-                  fetch_charset(r->content_type, cs, sizeof(cs)), &sink);
-}
-
 /* wc_parse: runs twice for a page fetched speculatively (engine.h): first
  * at its provisional depth, only sniffing and scanning links; then, once
  * adopted, at its final depth, scanning only if the first run did not
@@ -759,7 +387,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     return;
   fetch_result_t *r = &p->res;
   if (!p->sniffed)
-    sniff(w, p);
+    page_sniff(p, w->o->format, w->o->ignore_robots ? NULL : w->agent);
   if (p->binary)
     return;
   if (!p->scanned && it->depth < w->o->max_depth) {
@@ -785,7 +413,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   if (it->flags & FITEM_SPEC)
     return;  /* the body waits for the page's adoption */
   if (!p->scanned && !p->text && !w->o->ignore_robots)
-    robots_meta_only(w, it, p);
+    page_robots(p, pagecheck_meta_robots(r, w->agent));
   if (!p->noindex && p->stored_id == 0) {
     p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
                                it->url, it->depth, r->body, r->len,
@@ -876,10 +504,47 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it,
   st->saved++;
   st->bytes += (long long)p->res.len;
   log_event(w, it->depth, "Saved", it->url);
-  host_count_saved(w, it->host);
+  hosts_count_saved(w->hosts, it->host);
   return true;
 }
 
+/* commit_link: log link L of a page at depth D and, if it is a
+ * candidate, add it at D + 1; count what is ignored, and why. */
+static void commit_link(struct webcrawl *w, engine_t *e, int d,
+                        const struct link *l)
+{
+  webcrawl_stats_t *st = w->st;
+  if (l->cls == L_INVALID) {
+    st->ign_invalid++;
+    log_event(w, d, "IgnBad", l->url);
+    return;
+  }
+  log_event(w, d, "Found", l->url);
+  long *n = NULL;
+  const char *label = NULL;
+  switch (l->cls) {
+  case L_EXTERN: n = &st->ign_extern; label = "IgnExtrn"; break;
+  case L_NOFOLLOW: n = &st->ign_rel_nofollow; label = "IgnFollow"; break;
+  case L_TRAP: n = &st->ign_trap; label = "IgnTrap"; break;
+  case L_NONPAGE: n = &st->ign_nonpage; label = "IgnType"; break;
+  default: break;
+  }
+  if (n != NULL) {
+    (*n)++;
+    log_event(w, d, label, l->url);
+    return;
+  }
+  int rc = engine_add(e, l->url, d + 1, l->key);
+  if (rc == 1) {
+    log_event(w, d, "Added", l->url);
+  } else if (rc == 0) {
+    st->ign_dupl++;
+    log_event(w, d, "IgnDupl", l->url);
+  }
+}
+
+/* wc_commit: the page's events in the log and its counters, its ID,
+ * and its links added at depth + 1 (see the top of this file). */
 static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
 {
   struct webcrawl *w = ctx;
@@ -889,14 +554,14 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
 
   if (p == NULL) {
     st->failed++;
-    log_failure(w, d, it->url, "out of memory");
+    log_reason(w, d, "Failed", it->url, "out of memory");
     return;
   }
   /* Limits are decided here, in commit order, whatever the download
    * threads skipped early: the log is the same for any timing. */
   if (atomic_load(&w->limit_reached))
     return;
-  if (w->o->max_pages_per_host > 0 && host_full(w, it->host)) {
+  if (hosts_full(w->hosts, it->host)) {
     st->ign_host_limit++;
     log_event(w, d, "IgnLimit", it->url);
     return;
@@ -911,16 +576,14 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   }
   if (p->robots != NULL) {
     st->ign_robots++;
-    if (w->o->log)
-      fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", d, d, "", "IgnRobots",
-              it->url, p->robots);
+    log_reason(w, d, "IgnRobots", it->url, p->robots);
     return;
   }
   st->fetched++;
   if (p->res.outcome == FETCH_OK && p->binary) {
     st->failed++;
     st->binary++;
-    log_failure(w, d, it->url, "not a page: binary content");
+    log_reason(w, d, "Failed", it->url, "not a page: binary content");
     return;
   }
   if (p->res.outcome != FETCH_OK) {
@@ -931,7 +594,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     case FETCH_TOO_LARGE: st->too_large++; break;
     default: st->net_errors++; break;
     }
-    log_failure(w, d, it->url, p->res.error);
+    log_reason(w, d, "Failed", it->url, p->res.error);
     return;
   }
   log_event(w, d, "Fetched", it->url);
@@ -970,42 +633,8 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     log_event(w, d, "IgnFollow", it->url);
   } else if (d < w->o->max_depth) {
     log_event(w, d, "Scanning", it->url);
-    for (size_t i = 0; i < p->nlinks; i++) {
-      struct link *l = &p->links[i];
-      if (l->cls == L_INVALID) {
-        st->ign_invalid++;
-        log_event(w, d, "IgnBad", l->url);
-        continue;
-      }
-      log_event(w, d, "Found", l->url);
-      if (l->cls == L_EXTERN) {
-        st->ign_extern++;
-        log_event(w, d, "IgnExtrn", l->url);
-        continue;
-      }
-      if (l->cls == L_NOFOLLOW) {
-        st->ign_rel_nofollow++;
-        log_event(w, d, "IgnFollow", l->url);
-        continue;
-      }
-      if (l->cls == L_TRAP) {
-        st->ign_trap++;
-        log_event(w, d, "IgnTrap", l->url);
-        continue;
-      }
-      if (l->cls == L_NONPAGE) {
-        st->ign_nonpage++;
-        log_event(w, d, "IgnType", l->url);
-        continue;
-      }
-      int rc = engine_add(e, l->url, d + 1, l->key);
-      if (rc == 1) {
-        log_event(w, d, "Added", l->url);
-      } else if (rc == 0) {
-        st->ign_dupl++;
-        log_event(w, d, "IgnDupl", l->url);
-      }
-    }
+    for (size_t i = 0; i < p->nlinks; i++)
+      commit_link(w, e, d, &p->links[i]);
   }
   progress(w, false);
 }
@@ -1049,7 +678,13 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   atomic_init(&w.robots_fetches, 0);
   atomic_init(&w.requests, 0);
   atomic_init(&w.warc_failed, false);
-  pthread_mutex_init(&w.hlock, NULL);
+  /* robots.txt applies, and hosts are gated for it, unless ignored or
+   * nothing is fetched from the hosts (replay). */
+  bool robots = !o->ignore_robots && o->replay == NULL;
+  w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host,
+                      robots);
+  if (w.hosts == NULL)
+    return CRAWL_ENOMEM;
   engine_config_t cfg = {
     .download_workers = o->download_workers,
     .parse_workers = o->parse_workers,
@@ -1072,13 +707,13 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .speculate_out = 256,
     .rate = o->rate,
     .burst = o->burst,
-    .gate = !o->ignore_robots && o->replay == NULL,
+    .gate = robots,
     .hooks = &wc_hooks,
     .ctx = &w,
   };
   w.e = engine_new(&cfg);
   if (w.e == NULL) {
-    pthread_mutex_destroy(&w.hlock);
+    hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
   }
   char *key = url_host_key(o->seed);
@@ -1086,7 +721,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   free(key);
   if (rc != 1) {
     engine_delete(w.e);
-    pthread_mutex_destroy(&w.hlock);
+    hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
   }
   w.start = w.last_progress = frontier_now();
@@ -1100,12 +735,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   st->retries = atomic_load(&w.retries);
   st->robots_fetches = atomic_load(&w.robots_fetches);
   st->requests = atomic_load(&w.requests);
-  for (size_t i = 0; i < w.nhosts; i++) {
-    robots_delete(w.hosts[i].rules);
-    free(w.hosts[i].next_url);
-  }
-  free(w.hosts);
-  pthread_mutex_destroy(&w.hlock);
+  hosts_delete(w.hosts);
   st->elapsed = frontier_now() - w.start;
   if (o->warc != NULL)
     st->warc_records = warc_records(o->warc);

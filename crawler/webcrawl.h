@@ -12,10 +12,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "pagecheck.h"  /* FORMAT_* */
 #include "store.h"
 #include "warc.h"
-
-enum { FORMAT_AUTO, FORMAT_HTML, FORMAT_LINK };
 
 typedef struct webcrawl_opts {
   const char *seed;            /* normalised, in scope */
@@ -32,7 +31,7 @@ typedef struct webcrawl_opts {
   long timeout;                /* seconds per request */
   int retries;
   size_t max_page_size;
-  int format;                  /* FORMAT_* */
+  int format;                  /* FORMAT_* (pagecheck.h) */
   bool ignore_robots;          /* no robots.txt, meta robots, X-Robots-Tag */
   bool respect_rel_nofollow;   /* skip links with rel="nofollow" */
   bool compress;               /* gzip page files */
@@ -67,12 +66,16 @@ enum {
  * WEBCRAWL_EIO if a page could not be written (the crawl stops; every page
  * saved before is complete and the IDs have no gap); CRAWL_ENOMEM or
  * CRAWL_ETHREAD. Needs curl_global_init and xmlInitParser done.
- * Thread-safety: one call at a time per process (it installs nothing
- * global, but webcrawl_interrupt targets the running crawl). */
+ * Thread-safety: one call at a time per process. Everything a crawl uses
+ * is its own, except one process-wide global: the running crawl's
+ * engine, published for webcrawl_interrupt, which takes no handle so
+ * that a signal thread can call it; a second crawl at once would take
+ * that over. */
 int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st);
 
-/* webcrawl_interrupt: ask the running crawl to stop: in-flight requests
- * finish, nothing new starts. Any thread (not a signal handler). */
+/* webcrawl_interrupt: ask the running crawl, if any, to stop: in-flight
+ * requests finish, nothing new starts. Any thread; not a signal handler
+ * (engine_stop is not async-signal-safe). */
 void webcrawl_interrupt(void);
 
 #endif /* CRAWLER_WEBCRAWL_H */

@@ -1,0 +1,252 @@
+/* hosts.c: see hosts.h.
+ *
+ * One array of struct hoststate indexed by the frontier's host ids, under
+ * one mutex. Every access reads or writes the fields it needs in place,
+ * under the lock: no state is copied out across a fetch and written back,
+ * so no writer can undo what another wrote meanwhile, whatever order the
+ * threads run in. What is done outside the lock (parsing robots.txt,
+ * resolving URLs, matching a path against the rules, calling the
+ * frontier) works on values taken out under it. */
+#include "hosts.h"
+
+#include <assert.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "robots.h"
+#include "url.h"
+
+enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
+#define MAX_CRAWL_DELAY 60.0             /* seconds; slower hosts skipped */
+
+/* What the crawl knows of one host. Who writes what (always under
+ * hosts.lock):
+ *  - the gate fields, the download thread holding the host's gate item.
+ *    The frontier hands out one gate item of a host at a time, and the
+ *    next only after frontier_gate_retry (frontier.h, Gates), so a host's
+ *    gate steps run one after another (asserted: gating);
+ *  - rules and skip, the gate, before it opens the host. The frontier
+ *    hands out no page item of a host before frontier_gate_done, so
+ *    hosts_forbids finds them final (asserted: open);
+ *  - saved and full, commit.
+ * rules is immutable once set (robots.h), so a reader takes the pointer
+ * under the lock and matches after dropping it. */
+struct hoststate {
+  char *next_url;          /* gate: the robots.txt URL to fetch next
+                              (after a redirect); owned */
+  int hops, failures;      /* gate: redirects followed, fetches failed */
+  bool gating;             /* gate: between begin and end */
+  bool open;               /* the gate is done: rules, skip are final */
+  robots_t *rules;         /* owned; NULL until set, or out of memory */
+  const char *skip;        /* the whole host is skipped, and why */
+  long saved;              /* pages saved */
+  bool full;               /* saved reached max_pages */
+};
+
+struct hosts {
+  pthread_mutex_t lock;    /* guards v, n and every field of every v[i] */
+  struct hoststate *v;     /* index = host id; zeroed as it grows */
+  size_t n;
+  /* Read-only after hosts_new: */
+  const char *user_agent;
+  int retries;
+  long max_pages;
+  bool robots;
+};
+
+hosts_t *hosts_new(const char *user_agent, int retries, long max_pages,
+                   bool robots)
+{
+  hosts_t *h = calloc(1, sizeof(*h));
+  if (h == NULL)
+    return NULL;
+  pthread_mutex_init(&h->lock, NULL);
+  h->user_agent = user_agent;
+  h->retries = retries;
+  h->max_pages = max_pages;
+  h->robots = robots;
+  return h;
+}
+
+/* hoststate_get: host ID's state, the array grown as needed; NULL if out
+ * of memory. Valid until the lock is dropped (growing moves the array).
+ * Caller holds h->lock. */
+static struct hoststate *hoststate_get(hosts_t *h, uint32_t id)
+{
+  if (id >= h->n) {
+    size_t n = h->n ? h->n * 2 : 16;
+    while (n <= id)
+      n *= 2;
+    struct hoststate *v = realloc(h->v, n * sizeof(*v));
+    if (v == NULL)
+      return NULL;
+    memset(v + h->n, 0, (n - h->n) * sizeof(*v));
+    h->v = v;
+    h->n = n;
+  }
+  return &h->v[id];
+}
+
+bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
+                      char **url)
+{
+  /* Made before the lock is taken; unused after a redirect. */
+  char *first = url_resolve_normalized(it->url, "/robots.txt");
+  pthread_mutex_lock(&h->lock);
+  struct hoststate *hs = hoststate_get(h, it->host);
+  if (hs == NULL) {
+    pthread_mutex_unlock(&h->lock);
+    free(first);
+    frontier_gate_retry(fr, it->host, frontier_now() + 1);
+    return false;
+  }
+  assert(!hs->gating && !hs->open);
+  char *u = hs->next_url ? hs->next_url : first;
+  hs->next_url = NULL;
+  if (u == NULL) {
+    hs->skip = "no robots.txt URL";
+    hs->open = true;
+  } else {
+    hs->gating = true;
+  }
+  pthread_mutex_unlock(&h->lock);
+  if (u != first)
+    free(first);
+  if (u == NULL) {
+    frontier_gate_done(fr, it->host);
+    return false;
+  }
+  *url = u;
+  return true;
+}
+
+void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
+                    char *url, fetch_result_t *r)
+{
+  /* Parsed and resolved before the lock is taken; the redirect target
+   * is dropped if the hops are used up. */
+  robots_t *parsed = r->outcome == FETCH_OK
+                     ? robots_parse(r->body, r->len, h->user_agent) : NULL;
+  char *next = r->outcome == FETCH_REDIRECT
+               ? url_resolve_normalized(url, r->location) : NULL;
+  enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
+  int failures = 0;
+  double delay = -1;
+
+  pthread_mutex_lock(&h->lock);
+  /* Begin put the host in the table, which never shrinks. */
+  assert(it->host < h->n && h->v[it->host].gating);
+  struct hoststate *hs = &h->v[it->host];
+  hs->gating = false;
+  if (r->outcome == FETCH_OK) {
+    hs->rules = parsed;
+    if (hs->rules == NULL)
+      hs->skip = "out of memory";
+  } else if (r->outcome == FETCH_REDIRECT &&
+             hs->hops < MAX_ROBOTS_REDIRECTS && next != NULL) {
+    hs->hops++;
+    hs->next_url = next;
+    next = NULL;
+    then = AGAIN_NOW;
+  } else if (r->outcome == FETCH_REDIRECT ||
+             (r->outcome == FETCH_HTTP_ERROR && r->status >= 400 &&
+              r->status < 500)) {
+    /* Unavailable (4xx, or redirects without end): no restrictions. */
+    hs->rules = robots_allow_all();
+  } else if (hs->failures++ < h->retries) {
+    /* Unreachable (5xx, network): retry later; nothing of the host is
+     * fetched meanwhile. */
+    failures = hs->failures;
+    then = AGAIN_LATER;
+  } else {
+    hs->rules = robots_disallow_all();
+    hs->skip = "robots.txt unreachable";
+  }
+  if (then == OPEN) {
+    delay = robots_crawl_delay(hs->rules);
+    if (delay > MAX_CRAWL_DELAY)
+      hs->skip = "Crawl-delay above 60 s";
+    hs->open = true;
+  }
+  pthread_mutex_unlock(&h->lock);
+
+  free(next);
+  fetch_result_free(r);
+  free(url);
+  if (then == AGAIN_NOW) {
+    frontier_gate_retry(fr, it->host, 0);
+  } else if (then == AGAIN_LATER) {
+    frontier_gate_retry(fr, it->host,
+                        frontier_now() + hosts_backoff(failures));
+  } else {
+    if (delay > 0 && delay <= MAX_CRAWL_DELAY)
+      frontier_host_interval(fr, it->host, delay);
+    frontier_gate_done(fr, it->host);
+  }
+}
+
+const char *hosts_forbids(hosts_t *h, uint32_t host, const char *path)
+{
+  if (!h->robots)
+    return NULL;
+  pthread_mutex_lock(&h->lock);
+  struct hoststate *hs = hoststate_get(h, host);
+  if (hs == NULL) {
+    pthread_mutex_unlock(&h->lock);
+    return "out of memory";
+  }
+  assert(hs->open);
+  const char *skip = hs->skip;
+  const robots_t *rules = hs->rules;
+  pthread_mutex_unlock(&h->lock);
+  if (skip != NULL)
+    return skip;
+  if (!robots_allowed(rules, path))
+    return "disallowed by robots.txt";
+  return NULL;
+}
+
+bool hosts_full(hosts_t *h, uint32_t host)
+{
+  if (h->max_pages <= 0)
+    return false;
+  pthread_mutex_lock(&h->lock);
+  struct hoststate *hs = hoststate_get(h, host);
+  bool full = hs != NULL && hs->full;
+  pthread_mutex_unlock(&h->lock);
+  return full;
+}
+
+void hosts_count_saved(hosts_t *h, uint32_t host)
+{
+  pthread_mutex_lock(&h->lock);
+  if (host < h->n) {
+    struct hoststate *hs = &h->v[host];
+    hs->saved++;
+    if (h->max_pages > 0 && hs->saved >= h->max_pages)
+      hs->full = true;
+  }
+  pthread_mutex_unlock(&h->lock);
+}
+
+double hosts_backoff(int attempt)
+{
+  double s = 1.0;
+  for (int i = 1; i < attempt && s < 60; i++)
+    s *= 2;
+  return s;
+}
+
+void hosts_delete(hosts_t *h)
+{
+  if (h == NULL)
+    return;
+  for (size_t i = 0; i < h->n; i++) {
+    robots_delete(h->v[i].rules);
+    free(h->v[i].next_url);
+  }
+  free(h->v);
+  pthread_mutex_destroy(&h->lock);
+  free(h);
+}

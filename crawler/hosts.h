@@ -1,0 +1,95 @@
+/* hosts.h: what the crawl knows of each host, and the host policy that
+ * reads it (internal): the host's robots.txt rules, fetched at its gate
+ * (RFC 9309), and the number of its pages saved (--max-pages-per-host).
+ *
+ * Hosts are named by the frontier's host ids (fitem_t.host). The table is
+ * this module's: it grows as new ids are asked about, and hosts.c keeps
+ * the lock and the rule of who writes what next to the data.
+ *
+ * robots.txt at the gate (frontier.h, Gates). The gate item of a new host
+ * is handled in two halves around the request, which the caller makes
+ * (it is a request like any other: counted, archived):
+ *     hosts_gate_begin -> fetch the URL it gives -> hosts_gate_end
+ * 2xx: the rules of our product token; 3xx: up to 5 hops, each a new gate
+ * item (so each takes the host's token); 4xx, or redirects without end:
+ * no restrictions; 5xx or a network failure: the gate again after a
+ * back-off, up to RETRIES times, then nothing of the host is allowed. A
+ * Crawl-delay above 60 s skips the whole host; a lower one slows it down
+ * (frontier_host_interval). The host is opened once its rules are known.
+ *
+ * Thread-safety: every function: any thread. The module takes its lock
+ * inside each call and holds it across no call out of the module: no
+ * parse, no frontier call, no I/O. */
+#ifndef CRAWLER_HOSTS_H
+#define CRAWLER_HOSTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "fetch.h"
+#include "frontier.h"
+
+typedef struct hosts hosts_t;
+
+/* hosts_new: an empty table. USER_AGENT (borrowed; must outlive the
+ * table) names us in robots.txt (robots_parse uses its product token);
+ * RETRIES is how often an unreachable robots.txt is asked again;
+ * MAX_PAGES the pages saved per host at most (0: no limit). ROBOTS says
+ * whether robots.txt applies at all, which is whether the frontier gates
+ * hosts: without it hosts_forbids forbids nothing.
+ * Returns: owned by caller (hosts_delete), NULL if out of memory.
+ * Thread-safety: any thread. */
+hosts_t *hosts_new(const char *user_agent, int retries, long max_pages,
+                   bool robots);
+
+/* hosts_gate_begin: the first half of the gate item IT (borrowed) of a
+ * host: the robots.txt URL to fetch now (the host's /robots.txt, or where
+ * the last one redirected to).
+ * Returns: true with *URL owned by the caller, to be fetched and handed
+ *   to hosts_gate_end. False if the gate was settled without a request:
+ *   no robots.txt URL could be made (the host is skipped and opened), or
+ *   out of memory (the gate is asked for again in a second).
+ * Thread-safety: any thread; the one that holds IT. */
+bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
+                      char **url);
+
+/* hosts_gate_end: the second half: what the response R to URL says for
+ * the host of IT (borrowed): its rules are set and the host is opened
+ * (frontier_gate_done), or the gate is asked for again (frontier_
+ * gate_retry) after a redirect (at once) or a failure (after a back-off).
+ * URL is adopted (freed); R's contents are freed (fetch_result_free), so
+ * archive the exchange first.
+ * Thread-safety: any thread; the one that holds IT. */
+void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
+                    char *url, fetch_result_t *r);
+
+/* hosts_forbids: why robots.txt keeps the URL with path and query PATH
+ * (borrowed; as robots_allowed takes it) on host HOST from being fetched,
+ * or NULL if it does not. Called for page items, which the frontier hands
+ * out only once their host's gate is done.
+ * Returns: static text ("disallowed by robots.txt", "robots.txt
+ *   unreachable", "out of memory", ...), or NULL.
+ * Thread-safety: any thread. */
+const char *hosts_forbids(hosts_t *h, uint32_t host, const char *path);
+
+/* hosts_full: whether HOST has had its MAX_PAGES pages saved; always
+ * false without a limit. Out of memory reads as not full.
+ * Thread-safety: any thread. */
+bool hosts_full(hosts_t *h, uint32_t host);
+
+/* hosts_count_saved: count a page of HOST saved. Only a host already in
+ * the table is counted: with a limit, hosts_full has put every host of a
+ * fetched page there; without one, no count is ever read.
+ * Thread-safety: any thread; the crawler calls it from commit. */
+void hosts_count_saved(hosts_t *h, uint32_t host);
+
+/* hosts_backoff: seconds to wait before retry ATTEMPT (1, 2, 3, ...) of
+ * anything on a host: 1, 2, 4, ..., at most 64.
+ * Thread-safety: any thread. */
+double hosts_backoff(int attempt);
+
+/* hosts_delete: free H and every host's rules; NULL is fine.
+ * Thread-safety: any thread, once no other thread uses H. */
+void hosts_delete(hosts_t *h);
+
+#endif /* CRAWLER_HOSTS_H */

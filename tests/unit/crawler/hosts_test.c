@@ -1,0 +1,292 @@
+/* hosts_test.c: unit tests for crawler/hosts: the robots.txt gate over a
+ * real frontier (answers made up, no HTTP), the per-host page limit, the
+ * back-off, and the table under concurrent callers. */
+#include "hosts.h"
+
+#include "../../testhelp.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A gated frontier and a table; the gate items popped, to free. */
+struct fix {
+  frontier_t *f;
+  hosts_t *h;
+  fitem_t *gates[8];
+  int ngates;
+};
+
+static struct fix fix_new(int retries)
+{
+  frontier_config_t cfg = { .rate = 0, .burst = 1, .gate = true };
+  struct fix x = { .f = frontier_new(&cfg),
+                   .h = hosts_new("TestBot/1.0", retries, 0, true) };
+  CHECK(x.f != NULL && x.h != NULL);
+  return x;
+}
+
+static void fix_delete(struct fix *x)
+{
+  for (int i = 0; i < x->ngates; i++)
+    fitem_delete(x->gates[i]);
+  hosts_delete(x->h);
+  frontier_delete(x->f);
+}
+
+/* pop_gate: pop the next item, which must be a gate item. */
+static fitem_t *pop_gate(struct fix *x)
+{
+  fitem_t *g = frontier_pop(x->f);
+  CHECK(g != NULL && (g->flags & FITEM_GATE));
+  if (g != NULL && x->ngates < 8)
+    x->gates[x->ngates++] = g;
+  return g;
+}
+
+/* gate: queue a page of host KEY and pop the host's gate item. */
+static fitem_t *gate(struct fix *x, const char *key)
+{
+  fitem_t *it = fitem_new("http://h/x", 0);
+  CHECK_INT(frontier_push(x->f, it, key), 0);
+  return pop_gate(x);
+}
+
+/* answer: a response as fetcher_get_robots would give it (owned). */
+static fetch_result_t answer(fetch_outcome_t outcome, long status,
+                             const char *body, const char *location)
+{
+  fetch_result_t r = { .outcome = outcome, .status = status,
+                       .retry_after = -1 };
+  if (body != NULL) {
+    r.body = strdup(body);
+    r.len = strlen(body);
+  }
+  if (location != NULL)
+    r.location = strdup(location);
+  return r;
+}
+
+/* step: one gate round: begin must ask for WANT; end gets R. */
+static void step(struct fix *x, fitem_t *g, const char *want,
+                 fetch_result_t r)
+{
+  char *url = NULL;
+  CHECK(hosts_gate_begin(x->h, x->f, g, &url));
+  CHECK_STR(url, want);
+  if (url == NULL) {
+    fetch_result_free(&r);
+    return;
+  }
+  hosts_gate_end(x->h, x->f, g, url, &r);
+}
+
+/* opened: the host's page comes out now: its gate is done. */
+static void opened(struct fix *x)
+{
+  fitem_t *it = frontier_pop(x->f);
+  CHECK(it != NULL && !(it->flags & FITEM_GATE));
+  fitem_delete(it);
+}
+
+/* verdict: host KEY's robots.txt (at ROBOTS) answers R, once; then what
+ * hosts_forbids says of PATH on that host. */
+static const char *verdict(struct fix *x, const char *key,
+                           const char *robots, fetch_result_t r,
+                           const char *path)
+{
+  fitem_t *g = gate(x, key);
+  if (g == NULL) {
+    fetch_result_free(&r);
+    return "no gate";
+  }
+  step(x, g, robots, r);
+  opened(x);
+  return hosts_forbids(x->h, g->host, path);
+}
+
+static void test_rules(void)
+{
+  struct fix x = fix_new(2);
+  const char *txt = "User-agent: testbot\nDisallow: /private\n"
+                    "User-agent: *\nDisallow: /\n";
+  CHECK_STR(verdict(&x, "http://a:80", "http://a/robots.txt",
+                    answer(FETCH_OK, 200, txt, NULL), "/private/x"),
+            "disallowed by robots.txt");
+  CHECK_STR(hosts_forbids(x.h, x.gates[0]->host, "/public"), NULL);
+  fix_delete(&x);
+}
+
+/* Up to 5 redirects are followed, each a gate item of its own; the 6th
+ * is a robots.txt without end: no restrictions. */
+static void test_redirects(void)
+{
+  struct fix x = fix_new(2);
+  fitem_t *g = gate(&x, "http://a:80");
+  step(&x, g, "http://a/robots.txt",
+       answer(FETCH_REDIRECT, 301, NULL, "/r1"));
+  for (int i = 1; i <= 5; i++) {
+    char want[64], to[16];
+    snprintf(want, sizeof(want), "http://a/r%d", i);
+    snprintf(to, sizeof(to), "/r%d", i + 1);
+    step(&x, pop_gate(&x), want, answer(FETCH_REDIRECT, 301, NULL, to));
+  }
+  opened(&x);
+  CHECK_STR(hosts_forbids(x.h, g->host, "/anything"), NULL);
+  fix_delete(&x);
+}
+
+/* 4xx: everything allowed; 5xx and network failures, no retries left:
+ * nothing. */
+static void test_unavailable_and_unreachable(void)
+{
+  struct fix x = fix_new(0);
+  CHECK_STR(verdict(&x, "http://a:80", "http://a/robots.txt",
+                    answer(FETCH_HTTP_ERROR, 404, NULL, NULL), "/x"),
+            NULL);
+  CHECK_STR(verdict(&x, "http://b:80", "http://b/robots.txt",
+                    answer(FETCH_HTTP_ERROR, 503, NULL, NULL), "/x"),
+            "robots.txt unreachable");
+  CHECK_STR(verdict(&x, "http://c:80", "http://c/robots.txt",
+                    answer(FETCH_NET_ERROR, 0, NULL, NULL), "/x"),
+            "robots.txt unreachable");
+  fix_delete(&x);
+}
+
+/* A failure with retries left asks for the gate again after the back-off
+ * (1 s for the first); the answer then decides. */
+static void test_retry(void)
+{
+  struct fix x = fix_new(1);
+  fitem_t *g = gate(&x, "http://a:80");
+  double t0 = frontier_now();
+  step(&x, g, "http://a/robots.txt",
+       answer(FETCH_HTTP_ERROR, 500, NULL, NULL));
+  fitem_t *again = pop_gate(&x);
+  CHECK(frontier_now() - t0 >= 0.9);
+  step(&x, again, "http://a/robots.txt",
+       answer(FETCH_OK, 200, "User-agent: *\nDisallow: /x\n", NULL));
+  opened(&x);
+  CHECK_STR(hosts_forbids(x.h, g->host, "/x"), "disallowed by robots.txt");
+  fix_delete(&x);
+}
+
+static void test_crawl_delay(void)
+{
+  struct fix x = fix_new(2);
+  CHECK_STR(verdict(&x, "http://a:80", "http://a/robots.txt",
+                    answer(FETCH_OK, 200, "User-agent: *\nCrawl-delay: 61\n",
+                           NULL), "/x"),
+            "Crawl-delay above 60 s");
+  CHECK_STR(verdict(&x, "http://b:80", "http://b/robots.txt",
+                    answer(FETCH_OK, 200,
+                           "User-agent: *\nCrawl-delay: 0.01\n", NULL),
+                    "/x"),
+            NULL);
+  fix_delete(&x);
+}
+
+/* A gate item whose host key makes no robots.txt URL: the host is
+ * skipped and opened without a request. */
+static void test_no_robots_url(void)
+{
+  struct fix x = fix_new(2);
+  fitem_t *g = gate(&x, "not a url");
+  char *url = NULL;
+  CHECK(!hosts_gate_begin(x.h, x.f, g, &url));
+  CHECK(url == NULL);
+  opened(&x);
+  CHECK_STR(hosts_forbids(x.h, g->host, "/"), "no robots.txt URL");
+  fix_delete(&x);
+}
+
+static void test_robots_off(void)
+{
+  hosts_t *h = hosts_new("TestBot", 2, 0, false);
+  CHECK_STR(hosts_forbids(h, 0, "/"), NULL);
+  CHECK_STR(hosts_forbids(h, 1000, "/x"), NULL);
+  hosts_delete(h);
+  hosts_delete(NULL);
+}
+
+static void test_page_limit(void)
+{
+  hosts_t *h = hosts_new("TestBot", 2, 2, false);
+  CHECK(!hosts_full(h, 3));
+  hosts_count_saved(h, 3);
+  CHECK(!hosts_full(h, 3));
+  hosts_count_saved(h, 3);
+  CHECK(hosts_full(h, 3));
+  CHECK(!hosts_full(h, 2));
+  /* Never asked about, so not counted (see hosts.h). */
+  hosts_count_saved(h, 5000);
+  hosts_count_saved(h, 5000);
+  CHECK(!hosts_full(h, 5000));
+  hosts_delete(h);
+  h = hosts_new("TestBot", 2, 0, false);  /* no limit */
+  hosts_count_saved(h, 0);
+  CHECK(!hosts_full(h, 0));
+  hosts_delete(h);
+}
+
+static void test_backoff(void)
+{
+  static const double want[] = { 1, 1, 2, 4, 8, 16, 32, 64, 64, 64 };
+  for (int i = 1; i < 10; i++)
+    CHECK(hosts_backoff(i) == want[i]);
+}
+
+/* Threads growing and reading the table at once (a TSan target). */
+struct worker {
+  hosts_t *h;
+  uint32_t base;
+};
+
+static void *hammer(void *arg)
+{
+  struct worker *w = arg;
+  for (uint32_t i = 0; i < 2000; i++) {
+    uint32_t id = w->base + i;
+    (void)hosts_full(w->h, id);
+    hosts_count_saved(w->h, id);
+    (void)hosts_full(w->h, id % 64);
+  }
+  return NULL;
+}
+
+static void test_concurrent(void)
+{
+  hosts_t *h = hosts_new("TestBot", 2, 1, false);
+  pthread_t th[4];
+  struct worker w[4];
+  int started = 0;
+  for (int i = 0; i < 4; i++) {
+    w[i] = (struct worker){ .h = h, .base = (uint32_t)i * 2000 };
+    if (pthread_create(&th[i], NULL, hammer, &w[i]) == 0)
+      started++;
+  }
+  CHECK_INT(started, 4);
+  for (int i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  for (uint32_t id = 0; id < 8000; id++)
+    if (!hosts_full(h, id)) {
+      CHECK(hosts_full(h, id));
+      break;
+    }
+  hosts_delete(h);
+}
+
+int main(void)
+{
+  RUN(test_rules);
+  RUN(test_redirects);
+  RUN(test_unavailable_and_unreachable);
+  RUN(test_retry);
+  RUN(test_crawl_delay);
+  RUN(test_no_robots_url);
+  RUN(test_robots_off);
+  RUN(test_page_limit);
+  RUN(test_backoff);
+  RUN(test_concurrent);
+  return TEST_EXIT();
+}

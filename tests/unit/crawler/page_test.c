@@ -1,0 +1,91 @@
+/* page_test.c: unit tests for crawler/page, the record of one item. */
+#include "page.h"
+
+#include "../../testhelp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pagecheck.h"
+#include "robots.h"
+
+static void test_of_and_free(void)
+{
+  fitem_t *it = fitem_new("http://h/", 0);
+  CHECK(it != NULL);
+  if (it == NULL)
+    return;
+  struct page *p = page_of(it);
+  CHECK(p != NULL && p == it->data && page_of(it) == p);
+  CHECK(p != NULL && p->nlinks == 0 && !p->noindex && p->tmp == NULL);
+  /* A temporary file still named is removed with the record. */
+  char tmp[] = "/tmp/page_test.XXXXXX";
+  int fd = mkstemp(tmp);
+  CHECK(fd >= 0);
+  if (fd >= 0)
+    close(fd);
+  if (p != NULL) {
+    p->tmp = strdup(tmp);
+    p->links = calloc(2, sizeof(*p->links));
+    p->cap = 2;
+    p->nlinks = 1;
+    p->links[0].url = strdup("http://h/a");
+    p->links[0].key = strdup("http://h:80");
+  }
+  page_free(p);
+  CHECK(access(tmp, F_OK) != 0);
+  page_free(NULL);
+  fitem_delete(it);
+}
+
+static void test_robots(void)
+{
+  struct page p = { .noindex = false };
+  page_robots(&p, 0);
+  CHECK(!p.noindex && !p.nofollow);
+  page_robots(&p, ROBOTS_NOFOLLOW);
+  CHECK(!p.noindex && p.nofollow);
+  page_robots(&p, ROBOTS_NOINDEX);
+  CHECK(p.noindex && p.nofollow);  /* they add up */
+  page_robots(&p, 0);
+  CHECK(p.noindex && p.nofollow);
+}
+
+static void test_sniff(void)
+{
+  struct page *p = calloc(1, sizeof(*p));
+  CHECK(p != NULL);
+  if (p == NULL)
+    return;
+  p->res.outcome = FETCH_OK;
+  p->res.body = strdup("%PDF-1.4 and more");
+  p->res.len = strlen(p->res.body);
+  p->res.x_robots_tag = strdup("noindex");
+  page_sniff(p, FORMAT_AUTO, "tse-crawler");
+  CHECK(p->sniffed && p->binary && !p->text && !p->noindex);
+  CHECK(p->res.body == NULL);  /* dropped at once */
+  page_free(p);
+
+  p = calloc(1, sizeof(*p));
+  CHECK(p != NULL);
+  if (p == NULL)
+    return;
+  p->res.body = strdup("a.html\n");
+  p->res.len = strlen(p->res.body);
+  p->res.content_type = strdup("text/plain");
+  p->res.x_robots_tag = strdup("none");
+  page_sniff(p, FORMAT_AUTO, "tse-crawler");
+  CHECK(p->sniffed && !p->binary && p->text && p->noindex && p->nofollow);
+  CHECK(p->res.body != NULL);
+  page_free(p);
+}
+
+int main(void)
+{
+  RUN(test_of_and_free);
+  RUN(test_robots);
+  RUN(test_sniff);
+  return TEST_EXIT();
+}
