@@ -114,14 +114,6 @@ static void log_reason(struct webcrawl *w, int depth, const char *label,
 
 /* ---- robots.txt ---- */
 
-/* url_path: the path and query of a normalised URL ("/" if none). */
-static const char *url_path(const char *url)
-{
-  const char *p = strstr(url, "://");
-  p = p ? strchr(p + 3, '/') : NULL;
-  return p ? p : "/";
-}
-
 /* wc_gate: the gate item IT of a host: fetch its robots.txt; hosts.c
  * decides what the answer means for the host and opens it, or asks for
  * the gate again. */
@@ -254,7 +246,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
-  p->robots = hosts_forbids(w->hosts, it->host, url_path(it->url));
+  p->robots = hosts_forbids(w->hosts, it->host, url_path_query(it->url));
   if (p->robots != NULL || hosts_full(w->hosts, it->host)) {
     p->skipped = p->robots == NULL;
     frontier_refund(engine_frontier(e), it->host);
@@ -335,7 +327,7 @@ static int on_link(void *arg, const char *href, int flags)
     l->url = strdup(href);
   } else if (!url_in_scope(l->url, s->w->o->scope, s->w->o->nscope)) {
     l->cls = L_EXTERN;
-  } else if (pagecheck_trap(url_path(l->url))) {
+  } else if (pagecheck_trap(url_path_query(l->url))) {
     l->cls = L_TRAP;
   } else if (url_is_nonpage(l->url)) {
     l->cls = L_NONPAGE;
