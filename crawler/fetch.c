@@ -28,7 +28,7 @@ struct xfer {
   bool checked;          /* status and type checked at the first body byte */
   fetch_outcome_t abort; /* why the write callback stopped, or FETCH_OK */
   bool truncated;        /* robots: stopped at the cap on purpose */
-  /* Decoding, set up from the headers: */
+  /* Decoding, set up at the first body byte: */
   bool chunked;
   int cstate;            /* CS_* */
   size_t csize;          /* chunk bytes left (CS_DATA) or being read */
@@ -129,24 +129,15 @@ const char *fetch_charset(const char *ct, char *buf, size_t n)
   return NULL;
 }
 
-/* header_value: if LINE (LEN bytes, no NUL) is header NAME, a malloc'd copy
- * of its trimmed value; else NULL. */
-static char *header_value(const char *line, size_t len, const char *name)
+/* header: the value of header NAME in the response just received (the
+ * first, if it is repeated), or NULL. Borrowed from libcurl: valid until
+ * the handle's next request. */
+static const char *header(CURL *c, const char *name)
 {
-  size_t n = strlen(name);
-  if (len <= n || strncasecmp(line, name, n) != 0 || line[n] != ':')
+  struct curl_header *h;
+  if (curl_easy_header(c, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK)
     return NULL;
-  const char *v = line + n + 1, *end = line + len;
-  while (v < end && (*v == ' ' || *v == '\t'))
-    v++;
-  while (end > v && isspace((unsigned char)end[-1]))
-    end--;
-  char *s = malloc((size_t)(end - v) + 1);
-  if (s != NULL) {
-    memcpy(s, v, (size_t)(end - v));
-    s[end - v] = '\0';
-  }
-  return s;
+  return h->value;
 }
 
 /* has_token: true if the comma-separated list V holds TOKEN, in any
@@ -181,59 +172,37 @@ static double retry_after(const char *v)
   return d < 0 ? 0 : d;
 }
 
-static size_t on_header(char *line, size_t size, size_t n, void *arg)
+/* read_headers: fill in what the response's headers tell RES. libcurl
+ * keeps only the final response's as CURLH_HEADER (not a 100 Continue's,
+ * not chunked trailers), and none from a previous request. */
+static void read_headers(CURL *c, fetch_result_t *res)
 {
-  struct xfer *x = arg;
-  size_t len = size * n;
-  char *v;
-  /* A new status line starts a new response (e.g. after 100 Continue):
-   * forget what the previous one said. */
-  if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
-    free(x->res->location);
-    free(x->res->x_robots_tag);
-    x->res->location = x->res->x_robots_tag = NULL;
-    x->res->retry_after = -1;
-    x->chunked = false;
-    x->coding = 0;
-    x->head.len = 0;
+  const char *v;
+  if ((v = header(c, "Location")) != NULL)
+    res->location = strdup(v);
+  if ((v = header(c, "Retry-After")) != NULL)
+    res->retry_after = retry_after(v);
+  struct curl_header *h;
+  strbuf_t tags = STRBUF_INIT;
+  for (size_t i = 0; curl_easy_header(c, "X-Robots-Tag", i, CURLH_HEADER,
+                                      -1, &h) == CURLHE_OK; i++) {
+    if (i > 0)
+      strbuf_add(&tags, ", ", 2);
+    strbuf_adds(&tags, h->value);
   }
-  if (x->f->cfg.capture) {
-    strbuf_add(&x->head, line, len);
-    if (x->head.oom)
-      return 0;
-  }
-  if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
-    /* the status line: nothing more to read from it */
-  } else if ((v = header_value(line, len, "Transfer-Encoding")) != NULL) {
-    x->chunked = has_token(v, "chunked");
-    free(v);
-  } else if ((v = header_value(line, len, "Content-Encoding")) != NULL) {
-    if (strcasecmp(v, "gzip") == 0 || strcasecmp(v, "x-gzip") == 0 ||
-        strcasecmp(v, "deflate") == 0)
-      x->coding = 1;
-    else if (strcasecmp(v, "identity") != 0 && v[0] != '\0')
-      x->coding = -1;
-    free(v);
-  } else if ((v = header_value(line, len, "Location")) != NULL) {
-    free(x->res->location);
-    x->res->location = v;
-  } else if ((v = header_value(line, len, "Retry-After")) != NULL) {
-    x->res->retry_after = retry_after(v);
-    free(v);
-  } else if ((v = header_value(line, len, "X-Robots-Tag")) != NULL) {
-    char *old = x->res->x_robots_tag;
-    if (old == NULL) {
-      x->res->x_robots_tag = v;
-    } else {
-      char *both = malloc(strlen(old) + strlen(v) + 3);
-      if (both != NULL)
-        sprintf(both, "%s, %s", old, v);
-      free(old);
-      free(v);
-      x->res->x_robots_tag = both;
-    }
-  }
-  return len;
+  if (tags.len > 0)
+    res->x_robots_tag = strbuf_detach(&tags);
+}
+
+/* coding_of: our code for a Content-Encoding value (NULL if absent). */
+static int coding_of(const char *v)
+{
+  if (v == NULL || v[0] == '\0' || strcasecmp(v, "identity") == 0)
+    return 0;
+  if (strcasecmp(v, "gzip") == 0 || strcasecmp(v, "x-gzip") == 0 ||
+      strcasecmp(v, "deflate") == 0)
+    return 1;
+  return -1;
 }
 
 /* presize: give the body its final size up front when the response says
@@ -259,7 +228,10 @@ static bool check(struct xfer *x)
   char *ct = NULL;
   curl_easy_getinfo(x->f->curl, CURLINFO_RESPONSE_CODE, &status);
   curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_TYPE, &ct);
+  const char *te = header(x->f->curl, "Transfer-Encoding");
   x->checked = true;
+  x->chunked = te != NULL && has_token(te, "chunked");
+  x->coding = coding_of(header(x->f->curl, "Content-Encoding"));
   if (x->robots ? status / 100 != 2 : status != 200) {
     x->abort = FETCH_HTTP_ERROR;
     return false;
@@ -409,7 +381,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
       x->res->raw_truncated = true;
     else
       strbuf_add(&x->raw, data, len);
-    if (x->raw.oom)
+    if (x->raw.oom || x->head.oom || x->req.oom)
       return 0;
   }
   if (!x->checked && !check(x) && !(capture && x->abort != FETCH_OK &&
@@ -428,14 +400,29 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
   return len;
 }
 
+/* on_debug: the request and the response's headers as they crossed the
+ * wire, for the WARC file; set only when capturing. libcurl shows headers
+ * here one line at a time. */
 static int on_debug(CURL *c, curl_infotype type, char *data, size_t n,
                     void *arg)
 {
   struct xfer *x = arg;
   (void)c;
-  if (type == CURLINFO_HEADER_OUT)
+  switch (type) {
+  case CURLINFO_HEADER_OUT:
     strbuf_add(&x->req, data, n);
-  return 0;
+    break;
+  case CURLINFO_HEADER_IN:
+    /* A new status line starts a new response (e.g. after 100
+     * Continue): the WARC file keeps the last. */
+    if (n > 5 && strncmp(data, "HTTP/", 5) == 0)
+      x->head.len = 0;
+    strbuf_add(&x->head, data, n);
+    break;
+  default:
+    break;
+  }
+  return 0;  /* libcurl wants 0; on_body stops on a full buffer */
 }
 
 static bool transient(CURLcode rc)
@@ -486,8 +473,6 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, f->cfg.low_speed_time);
   if (!robots)
     curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
   char errbuf[CURL_ERROR_SIZE] = "";
@@ -531,6 +516,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
   if (ct != NULL)
     res->content_type = strdup(ct);
+  read_headers(c, res);
 
   if (rc == CURLE_OK && !x.checked)
     check(&x);  /* an empty body: decide now */
