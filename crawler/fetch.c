@@ -16,9 +16,6 @@ struct fetcher {
   fetch_config_t cfg;
 };
 
-/* Chunked transfer coding parser states (RFC 9112 7.1). */
-enum { CS_SIZE, CS_EXT, CS_DATA, CS_DATA_END, CS_TRAILER, CS_DONE };
-
 /* The state of one transfer, shared by the callbacks. */
 struct xfer {
   fetcher_t *f;
@@ -28,11 +25,7 @@ struct xfer {
   bool checked;          /* status and type checked at the first body byte */
   fetch_outcome_t abort; /* why the write callback stopped, or FETCH_OK */
   bool truncated;        /* robots: stopped at the cap on purpose */
-  /* Decoding, set up at the first body byte: */
-  bool chunked;
-  int cstate;            /* CS_* */
-  size_t csize;          /* chunk bytes left (CS_DATA) or being read */
-  bool cline;            /* CS_TRAILER: the current line has bytes */
+  /* Content decoding, set up at the first body byte: */
   int coding;            /* 0 identity, 1 gzip/deflate, -1 unsupported */
   z_stream z;
   bool zinit;
@@ -206,14 +199,15 @@ static int coding_of(const char *v)
 }
 
 /* presize: give the body its final size up front when the response says
- * it (Content-Length, no coding to undo). Growing by doubling instead
- * leaves a quarter of a typical page's block unused and copies the page
- * at every step; and the block is what a page holds while it waits for a
- * parse thread. The cap still applies: a larger body is abandoned. */
+ * it (Content-Length, which a chunked one lacks, and no content coding to
+ * undo). Growing by doubling instead leaves a quarter of a typical page's
+ * block unused and copies the page at every step; and the block is what a
+ * page holds while it waits for a parse thread. The cap still applies: a
+ * larger body is abandoned. */
 static void presize(struct xfer *x)
 {
   curl_off_t cl = -1;
-  if (x->chunked || x->coding != 0 ||
+  if (x->coding != 0 ||
       curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
                         &cl) != CURLE_OK || cl <= 0)
     return;
@@ -228,9 +222,7 @@ static bool check(struct xfer *x)
   char *ct = NULL;
   curl_easy_getinfo(x->f->curl, CURLINFO_RESPONSE_CODE, &status);
   curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_TYPE, &ct);
-  const char *te = header(x->f->curl, "Transfer-Encoding");
   x->checked = true;
-  x->chunked = te != NULL && has_token(te, "chunked");
   x->coding = coding_of(header(x->f->curl, "Content-Encoding"));
   if (x->robots ? status / 100 != 2 : status != 200) {
     x->abort = FETCH_HTTP_ERROR;
@@ -307,83 +299,13 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
   return true;
 }
 
-/* dechunk_add: undo the chunked transfer coding of N bytes at DATA. */
-static bool dechunk_add(struct xfer *x, const char *data, size_t n)
-{
-  if (!x->chunked)
-    return inflate_add(x, data, n);
-  for (size_t i = 0; i < n;) {
-    char c = data[i];
-    switch (x->cstate) {
-    case CS_SIZE:
-      i++;
-      if (isxdigit((unsigned char)c)) {
-        if (x->csize > ((size_t)-1 >> 5)) {
-          x->bad_coding = true;
-          return false;
-        }
-        x->csize = x->csize * 16 +
-                   (size_t)(isdigit((unsigned char)c) ? c - '0'
-                            : tolower((unsigned char)c) - 'a' + 10);
-      } else if (c == '\n') {
-        x->cstate = x->csize ? CS_DATA : CS_TRAILER;
-        x->cline = false;
-      } else if (c != '\r') {
-        x->cstate = CS_EXT;  /* ';' extensions, or junk: skip the line */
-      }
-      break;
-    case CS_EXT:
-      i++;
-      if (c == '\n') {
-        x->cstate = x->csize ? CS_DATA : CS_TRAILER;
-        x->cline = false;
-      }
-      break;
-    case CS_DATA: {
-      size_t k = n - i < x->csize ? n - i : x->csize;
-      if (!inflate_add(x, data + i, k))
-        return false;
-      i += k;
-      x->csize -= k;
-      if (x->csize == 0)
-        x->cstate = CS_DATA_END;
-      break;
-    }
-    case CS_DATA_END:
-      i++;
-      if (c == '\n')
-        x->cstate = CS_SIZE;
-      break;
-    case CS_TRAILER:
-      i++;
-      if (c == '\n') {
-        if (!x->cline)
-          x->cstate = CS_DONE;
-        x->cline = false;
-      } else if (c != '\r') {
-        x->cline = true;
-      }
-      break;
-    default:
-      return true;
-    }
-  }
-  return true;
-}
-
 static size_t on_body(char *data, size_t size, size_t n, void *arg)
 {
   struct xfer *x = arg;
   size_t len = size * n;
   bool capture = x->f->cfg.capture;
-  if (capture && !x->res->raw_truncated) {
-    if (x->raw.len + len > x->f->cfg.max_size + FETCH_CAPTURE_MAX)
-      x->res->raw_truncated = true;
-    else
-      strbuf_add(&x->raw, data, len);
-    if (x->raw.oom || x->head.oom || x->req.oom)
-      return 0;
-  }
+  if (capture && (x->raw.oom || x->head.oom || x->req.oom))
+    return 0;
   if (!x->checked && !check(x) && !(capture && x->abort != FETCH_OK &&
                                      x->raw.len < FETCH_CAPTURE_MAX))
     return 0;
@@ -395,14 +317,15 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
     }
     return len;
   }
-  if (!dechunk_add(x, data, len))
+  if (!inflate_add(x, data, len))
     return 0;
   return len;
 }
 
-/* on_debug: the request and the response's headers as they crossed the
- * wire, for the WARC file; set only when capturing. libcurl shows headers
- * here one line at a time. */
+/* on_debug: the exchange as it crossed the wire, for the WARC file; set
+ * only when capturing. libcurl shows the bytes it reads here
+ * (CURLINFO_DATA_IN) before it removes the chunked coding, and the
+ * headers one line at a time. */
 static int on_debug(CURL *c, curl_infotype type, char *data, size_t n,
                     void *arg)
 {
@@ -418,6 +341,14 @@ static int on_debug(CURL *c, curl_infotype type, char *data, size_t n,
     if (n > 5 && strncmp(data, "HTTP/", 5) == 0)
       x->head.len = 0;
     strbuf_add(&x->head, data, n);
+    break;
+  case CURLINFO_DATA_IN:
+    if (x->res->raw_truncated)
+      break;
+    if (x->raw.len + n > x->f->cfg.max_size + FETCH_CAPTURE_MAX)
+      x->res->raw_truncated = true;
+    else
+      strbuf_add(&x->raw, data, n);
     break;
   default:
     break;
@@ -457,10 +388,10 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
    * default, 5, makes a crawl over more hosts reconnect all the time). */
   curl_easy_setopt(c, CURLOPT_MAXCONNECTS, 64L);
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  /* Raw bytes from libcurl; we decode (see the top of fetch.h). */
+  /* libcurl removes the chunked coding; we undo the content coding (see
+   * the top of fetch.h). */
   curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
   curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
-  curl_easy_setopt(c, CURLOPT_HTTP_TRANSFER_DECODING, 0L);
   if (f->cfg.capture) {
     curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, on_debug);
     curl_easy_setopt(c, CURLOPT_DEBUGDATA, &x);
@@ -503,12 +434,13 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     res->raw_head_len = x.head.len;
     res->raw_body = x.raw.p;
     res->raw_body_len = x.raw.len;
-    res->raw_chunked = x.chunked;
+    const char *te = header(c, "Transfer-Encoding");
+    res->raw_chunked = te != NULL && has_token(te, "chunked");
   }
   if (x.bad_coding && x.abort == FETCH_OK) {
     res->outcome = FETCH_NET_ERROR;
     snprintf(res->error, sizeof(res->error), "cannot decode the body "
-             "(Content-Encoding or chunked coding is broken or unknown)");
+             "(its Content-Encoding is broken or unknown)");
     rc = CURLE_OK;
   }
   char *ct = NULL;
