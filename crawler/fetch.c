@@ -30,6 +30,7 @@ struct xfer {
   z_stream z;
   bool zinit;
   bool zend;             /* a gzip member ended: reset before more input */
+  bool ztail;            /* junk followed a complete stream: skip the rest */
   int members;           /* gzip members decoded completely */
   bool bad_coding;       /* the body could not be decoded */
   strbuf_t body, req, head, raw;
@@ -265,6 +266,8 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
     x->bad_coding = true;
     return false;
   }
+  if (x->ztail)
+    return true;
   if (!x->zinit) {
     memset(&x->z, 0, sizeof(x->z));
     if (inflateInit2(&x->z, 15 + 32) != Z_OK)  /* gzip or zlib */
@@ -290,7 +293,10 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
       x->zend = true;
       x->members++;
     } else if (rc == Z_DATA_ERROR && x->members > 0) {
-      return true;  /* junk after a complete stream, as gzip(1) allows */
+      /* Junk after a complete stream, which gzip(1) ignores too: the
+       * stream did end, and what follows is no more body. */
+      x->ztail = true;
+      return true;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
       x->bad_coding = true;
       return false;
@@ -413,7 +419,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   /* A compressed body must end with its stream: one cut short would be
    * saved as a truncated page. */
   if (rc == CURLE_OK && x.abort == FETCH_OK && !x.truncated && x.zinit &&
-      !x.zend)
+      !x.zend && !x.ztail)
     x.bad_coding = true;
   if (x.zinit)
     inflateEnd(&x.z);
