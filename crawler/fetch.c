@@ -16,9 +16,6 @@ struct fetcher {
   fetch_config_t cfg;
 };
 
-/* Chunked transfer coding parser states (RFC 9112 7.1). */
-enum { CS_SIZE, CS_EXT, CS_DATA, CS_DATA_END, CS_TRAILER, CS_DONE };
-
 /* The state of one transfer, shared by the callbacks. */
 struct xfer {
   fetcher_t *f;
@@ -28,15 +25,12 @@ struct xfer {
   bool checked;          /* status and type checked at the first body byte */
   fetch_outcome_t abort; /* why the write callback stopped, or FETCH_OK */
   bool truncated;        /* robots: stopped at the cap on purpose */
-  /* Decoding, set up from the headers: */
-  bool chunked;
-  int cstate;            /* CS_* */
-  size_t csize;          /* chunk bytes left (CS_DATA) or being read */
-  bool cline;            /* CS_TRAILER: the current line has bytes */
+  /* Content decoding, set up at the first body byte: */
   int coding;            /* 0 identity, 1 gzip/deflate, -1 unsupported */
   z_stream z;
   bool zinit;
   bool zend;             /* a gzip member ended: reset before more input */
+  bool ztail;            /* junk followed a complete stream: skip the rest */
   int members;           /* gzip members decoded completely */
   bool bad_coding;       /* the body could not be decoded */
   strbuf_t body, req, head, raw;
@@ -129,24 +123,15 @@ const char *fetch_charset(const char *ct, char *buf, size_t n)
   return NULL;
 }
 
-/* header_value: if LINE (LEN bytes, no NUL) is header NAME, a malloc'd copy
- * of its trimmed value; else NULL. */
-static char *header_value(const char *line, size_t len, const char *name)
+/* header: the value of header NAME in the response just received (the
+ * first, if it is repeated), or NULL. Borrowed from libcurl: valid until
+ * the handle's next request. */
+static const char *header(CURL *c, const char *name)
 {
-  size_t n = strlen(name);
-  if (len <= n || strncasecmp(line, name, n) != 0 || line[n] != ':')
+  struct curl_header *h;
+  if (curl_easy_header(c, name, 0, CURLH_HEADER, -1, &h) != CURLHE_OK)
     return NULL;
-  const char *v = line + n + 1, *end = line + len;
-  while (v < end && (*v == ' ' || *v == '\t'))
-    v++;
-  while (end > v && isspace((unsigned char)end[-1]))
-    end--;
-  char *s = malloc((size_t)(end - v) + 1);
-  if (s != NULL) {
-    memcpy(s, v, (size_t)(end - v));
-    s[end - v] = '\0';
-  }
-  return s;
+  return h->value;
 }
 
 /* has_token: true if the comma-separated list V holds TOKEN, in any
@@ -181,70 +166,49 @@ static double retry_after(const char *v)
   return d < 0 ? 0 : d;
 }
 
-static size_t on_header(char *line, size_t size, size_t n, void *arg)
+/* read_headers: fill in what the response's headers tell RES. libcurl
+ * keeps only the final response's as CURLH_HEADER (not a 100 Continue's,
+ * not chunked trailers), and none from a previous request. */
+static void read_headers(CURL *c, fetch_result_t *res)
 {
-  struct xfer *x = arg;
-  size_t len = size * n;
-  char *v;
-  /* A new status line starts a new response (e.g. after 100 Continue):
-   * forget what the previous one said. */
-  if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
-    free(x->res->location);
-    free(x->res->x_robots_tag);
-    x->res->location = x->res->x_robots_tag = NULL;
-    x->res->retry_after = -1;
-    x->chunked = false;
-    x->coding = 0;
-    x->head.len = 0;
+  const char *v;
+  if ((v = header(c, "Location")) != NULL)
+    res->location = strdup(v);
+  if ((v = header(c, "Retry-After")) != NULL)
+    res->retry_after = retry_after(v);
+  struct curl_header *h;
+  strbuf_t tags = STRBUF_INIT;
+  for (size_t i = 0; curl_easy_header(c, "X-Robots-Tag", i, CURLH_HEADER,
+                                      -1, &h) == CURLHE_OK; i++) {
+    if (i > 0)
+      strbuf_add(&tags, ", ", 2);
+    strbuf_adds(&tags, h->value);
   }
-  if (x->f->cfg.capture) {
-    strbuf_add(&x->head, line, len);
-    if (x->head.oom)
-      return 0;
-  }
-  if (len > 5 && strncmp(line, "HTTP/", 5) == 0) {
-    /* the status line: nothing more to read from it */
-  } else if ((v = header_value(line, len, "Transfer-Encoding")) != NULL) {
-    x->chunked = has_token(v, "chunked");
-    free(v);
-  } else if ((v = header_value(line, len, "Content-Encoding")) != NULL) {
-    if (strcasecmp(v, "gzip") == 0 || strcasecmp(v, "x-gzip") == 0 ||
-        strcasecmp(v, "deflate") == 0)
-      x->coding = 1;
-    else if (strcasecmp(v, "identity") != 0 && v[0] != '\0')
-      x->coding = -1;
-    free(v);
-  } else if ((v = header_value(line, len, "Location")) != NULL) {
-    free(x->res->location);
-    x->res->location = v;
-  } else if ((v = header_value(line, len, "Retry-After")) != NULL) {
-    x->res->retry_after = retry_after(v);
-    free(v);
-  } else if ((v = header_value(line, len, "X-Robots-Tag")) != NULL) {
-    char *old = x->res->x_robots_tag;
-    if (old == NULL) {
-      x->res->x_robots_tag = v;
-    } else {
-      char *both = malloc(strlen(old) + strlen(v) + 3);
-      if (both != NULL)
-        sprintf(both, "%s, %s", old, v);
-      free(old);
-      free(v);
-      x->res->x_robots_tag = both;
-    }
-  }
-  return len;
+  if (tags.len > 0)
+    res->x_robots_tag = strbuf_detach(&tags);
+}
+
+/* coding_of: our code for a Content-Encoding value (NULL if absent). */
+static int coding_of(const char *v)
+{
+  if (v == NULL || v[0] == '\0' || strcasecmp(v, "identity") == 0)
+    return 0;
+  if (strcasecmp(v, "gzip") == 0 || strcasecmp(v, "x-gzip") == 0 ||
+      strcasecmp(v, "deflate") == 0)
+    return 1;
+  return -1;
 }
 
 /* presize: give the body its final size up front when the response says
- * it (Content-Length, no coding to undo). Growing by doubling instead
- * leaves a quarter of a typical page's block unused and copies the page
- * at every step; and the block is what a page holds while it waits for a
- * parse thread. The cap still applies: a larger body is abandoned. */
+ * it (Content-Length, which a chunked one lacks, and no content coding to
+ * undo). Growing by doubling instead leaves a quarter of a typical page's
+ * block unused and copies the page at every step; and the block is what a
+ * page holds while it waits for a parse thread. The cap still applies: a
+ * larger body is abandoned. */
 static void presize(struct xfer *x)
 {
   curl_off_t cl = -1;
-  if (x->chunked || x->coding != 0 ||
+  if (x->coding != 0 ||
       curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
                         &cl) != CURLE_OK || cl <= 0)
     return;
@@ -260,6 +224,7 @@ static bool check(struct xfer *x)
   curl_easy_getinfo(x->f->curl, CURLINFO_RESPONSE_CODE, &status);
   curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_TYPE, &ct);
   x->checked = true;
+  x->coding = coding_of(header(x->f->curl, "Content-Encoding"));
   if (x->robots ? status / 100 != 2 : status != 200) {
     x->abort = FETCH_HTTP_ERROR;
     return false;
@@ -301,6 +266,8 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
     x->bad_coding = true;
     return false;
   }
+  if (x->ztail)
+    return true;
   if (!x->zinit) {
     memset(&x->z, 0, sizeof(x->z));
     if (inflateInit2(&x->z, 15 + 32) != Z_OK)  /* gzip or zlib */
@@ -326,74 +293,13 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
       x->zend = true;
       x->members++;
     } else if (rc == Z_DATA_ERROR && x->members > 0) {
-      return true;  /* junk after a complete stream, as gzip(1) allows */
+      /* Junk after a complete stream, which gzip(1) ignores too: the
+       * stream did end, and what follows is no more body. */
+      x->ztail = true;
+      return true;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
       x->bad_coding = true;
       return false;
-    }
-  }
-  return true;
-}
-
-/* dechunk_add: undo the chunked transfer coding of N bytes at DATA. */
-static bool dechunk_add(struct xfer *x, const char *data, size_t n)
-{
-  if (!x->chunked)
-    return inflate_add(x, data, n);
-  for (size_t i = 0; i < n;) {
-    char c = data[i];
-    switch (x->cstate) {
-    case CS_SIZE:
-      i++;
-      if (isxdigit((unsigned char)c)) {
-        if (x->csize > ((size_t)-1 >> 5)) {
-          x->bad_coding = true;
-          return false;
-        }
-        x->csize = x->csize * 16 +
-                   (size_t)(isdigit((unsigned char)c) ? c - '0'
-                            : tolower((unsigned char)c) - 'a' + 10);
-      } else if (c == '\n') {
-        x->cstate = x->csize ? CS_DATA : CS_TRAILER;
-        x->cline = false;
-      } else if (c != '\r') {
-        x->cstate = CS_EXT;  /* ';' extensions, or junk: skip the line */
-      }
-      break;
-    case CS_EXT:
-      i++;
-      if (c == '\n') {
-        x->cstate = x->csize ? CS_DATA : CS_TRAILER;
-        x->cline = false;
-      }
-      break;
-    case CS_DATA: {
-      size_t k = n - i < x->csize ? n - i : x->csize;
-      if (!inflate_add(x, data + i, k))
-        return false;
-      i += k;
-      x->csize -= k;
-      if (x->csize == 0)
-        x->cstate = CS_DATA_END;
-      break;
-    }
-    case CS_DATA_END:
-      i++;
-      if (c == '\n')
-        x->cstate = CS_SIZE;
-      break;
-    case CS_TRAILER:
-      i++;
-      if (c == '\n') {
-        if (!x->cline)
-          x->cstate = CS_DONE;
-        x->cline = false;
-      } else if (c != '\r') {
-        x->cline = true;
-      }
-      break;
-    default:
-      return true;
     }
   }
   return true;
@@ -404,14 +310,8 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
   struct xfer *x = arg;
   size_t len = size * n;
   bool capture = x->f->cfg.capture;
-  if (capture && !x->res->raw_truncated) {
-    if (x->raw.len + len > x->f->cfg.max_size + FETCH_CAPTURE_MAX)
-      x->res->raw_truncated = true;
-    else
-      strbuf_add(&x->raw, data, len);
-    if (x->raw.oom)
-      return 0;
-  }
+  if (capture && (x->raw.oom || x->head.oom || x->req.oom))
+    return 0;
   if (!x->checked && !check(x) && !(capture && x->abort != FETCH_OK &&
                                      x->raw.len < FETCH_CAPTURE_MAX))
     return 0;
@@ -423,19 +323,43 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
     }
     return len;
   }
-  if (!dechunk_add(x, data, len))
+  if (!inflate_add(x, data, len))
     return 0;
   return len;
 }
 
+/* on_debug: the exchange as it crossed the wire, for the WARC file; set
+ * only when capturing. libcurl shows the bytes it reads here
+ * (CURLINFO_DATA_IN) before it removes the chunked coding, and the
+ * headers one line at a time. */
 static int on_debug(CURL *c, curl_infotype type, char *data, size_t n,
                     void *arg)
 {
   struct xfer *x = arg;
   (void)c;
-  if (type == CURLINFO_HEADER_OUT)
+  switch (type) {
+  case CURLINFO_HEADER_OUT:
     strbuf_add(&x->req, data, n);
-  return 0;
+    break;
+  case CURLINFO_HEADER_IN:
+    /* A new status line starts a new response (e.g. after 100
+     * Continue): the WARC file keeps the last. */
+    if (n > 5 && strncmp(data, "HTTP/", 5) == 0)
+      x->head.len = 0;
+    strbuf_add(&x->head, data, n);
+    break;
+  case CURLINFO_DATA_IN:
+    if (x->res->raw_truncated)
+      break;
+    if (x->raw.len + n > x->f->cfg.max_size + FETCH_CAPTURE_MAX)
+      x->res->raw_truncated = true;
+    else
+      strbuf_add(&x->raw, data, n);
+    break;
+  default:
+    break;
+  }
+  return 0;  /* libcurl wants 0; on_body stops on a full buffer */
 }
 
 static bool transient(CURLcode rc)
@@ -470,10 +394,10 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
    * default, 5, makes a crawl over more hosts reconnect all the time). */
   curl_easy_setopt(c, CURLOPT_MAXCONNECTS, 64L);
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-  /* Raw bytes from libcurl; we decode (see the top of fetch.h). */
+  /* libcurl removes the chunked coding; we undo the content coding (see
+   * the top of fetch.h). */
   curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "gzip, deflate");
   curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
-  curl_easy_setopt(c, CURLOPT_HTTP_TRANSFER_DECODING, 0L);
   if (f->cfg.capture) {
     curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, on_debug);
     curl_easy_setopt(c, CURLOPT_DEBUGDATA, &x);
@@ -486,8 +410,6 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, f->cfg.low_speed_time);
   if (!robots)
     curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
-  curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-  curl_easy_setopt(c, CURLOPT_HEADERDATA, &x);
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
   char errbuf[CURL_ERROR_SIZE] = "";
@@ -497,7 +419,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   /* A compressed body must end with its stream: one cut short would be
    * saved as a truncated page. */
   if (rc == CURLE_OK && x.abort == FETCH_OK && !x.truncated && x.zinit &&
-      !x.zend)
+      !x.zend && !x.ztail)
     x.bad_coding = true;
   if (x.zinit)
     inflateEnd(&x.z);
@@ -518,12 +440,13 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     res->raw_head_len = x.head.len;
     res->raw_body = x.raw.p;
     res->raw_body_len = x.raw.len;
-    res->raw_chunked = x.chunked;
+    const char *te = header(c, "Transfer-Encoding");
+    res->raw_chunked = te != NULL && has_token(te, "chunked");
   }
   if (x.bad_coding && x.abort == FETCH_OK) {
     res->outcome = FETCH_NET_ERROR;
     snprintf(res->error, sizeof(res->error), "cannot decode the body "
-             "(Content-Encoding or chunked coding is broken or unknown)");
+             "(its Content-Encoding is broken or unknown)");
     rc = CURLE_OK;
   }
   char *ct = NULL;
@@ -531,6 +454,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
   if (ct != NULL)
     res->content_type = strdup(ct);
+  read_headers(c, res);
 
   if (rc == CURLE_OK && !x.checked)
     check(&x);  /* an empty body: decide now */

@@ -11,11 +11,14 @@
  * of no use), unless the exchange is captured for a WARC file: then the
  * non-page body is read too, up to FETCH_CAPTURE_MAX bytes.
  *
- * libcurl hands over the body exactly as it came on the wire (its own
- * content and transfer decoding are off), so a WARC file can keep the raw
- * bytes; this module removes the chunked transfer coding and gzip/deflate
- * content coding itself, streaming, with zlib. The size cap applies to the
- * decoded body, so a compression bomb stops at the cap. */
+ * libcurl removes the chunked transfer coding (it parses the chunks to
+ * find the body's end in any case); this module undoes the gzip/deflate
+ * content coding itself, streaming, with zlib, because libcurl's decoder
+ * takes a compressed stream cut short for a whole body and refuses gzip
+ * members after the first (DESIGN.md, Archiving). The size cap applies to
+ * the decoded body, so a compression bomb stops at the cap. A WARC capture
+ * takes the bytes as they came on the wire from libcurl's debug callback,
+ * installed only then. */
 #ifndef CRAWLER_FETCH_H
 #define CRAWLER_FETCH_H
 
@@ -61,7 +64,8 @@ typedef struct fetch_result {
   size_t raw_request_len;
   char *raw_head;          /* owned; status line and headers, CRLF CRLF */
   size_t raw_head_len;
-  char *raw_body;          /* owned; the body bytes as received */
+  char *raw_body;          /* owned; the body bytes as received, chunk
+                              framing and content coding included */
   size_t raw_body_len;
   bool raw_truncated;      /* raw_body is not the whole body */
   bool raw_chunked;        /* raw_body carries the chunked transfer coding */

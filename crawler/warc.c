@@ -77,7 +77,10 @@ static void sha1_b32(const void *data, size_t len, char *out)
 }
 
 /* dechunk: the payload of a chunked body (transfer coding removed), into
- * OUT; a torn last chunk gives what arrived. */
+ * OUT; a torn last chunk gives what arrived. The project's only chunk
+ * parser: libcurl de-chunks the body the crawler reads, but the record
+ * keeps the bytes as received, and WARC-Payload-Digest is over them
+ * without the framing. */
 static void dechunk(const char *p, size_t len, strbuf_t *out)
 {
   size_t i = 0;

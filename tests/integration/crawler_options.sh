@@ -35,11 +35,19 @@ printf 'text link:p6.html and link:p1.html\n' >"$S/links.txt"
 # A gzip stream cut in half, sent whole (Content-Length matches): the page
 # must not be saved truncated.
 head -c 2000 /dev/urandom | base64 | gzip -c | head -c 1000 >"$S/cut.html"
+# As gzip(1) does, members back to back are all read, and bytes after a
+# complete stream that start no member are ignored. (Not linked: crawled
+# on their own below.)
+{ echo '<p>one</p>' | gzip -c; echo '<p>two</p>' | gzip -c; } \
+  >"$S/members.html"
+{ echo '<p>whole</p>' | gzip -c; printf '\n\n'; } >"$S/junk.html"
 cat >"$TEST_DIR/rules" <<'RULES'
 /hang.html hang
 /flaky.html status 500
 /xrobots.html header X-Robots-Tag noindex, nofollow
 /cut.html header Content-Encoding gzip
+/members.html header Content-Encoding gzip
+/junk.html header Content-Encoding gzip
 RULES
 server_start "$S" --rules "$TEST_DIR/rules" || { not_ok "server"; finish; }
 
@@ -84,6 +92,15 @@ check "the summary counts noindex and nofollow" \
   grep -q '3 pages noindex, 2 nofollow' "$TEST_DIR/main.err"
 check_eq "a robots meta naming our product token counts" \
   "$(grep -c 'IgnIndex: .*/agent.html' "$TEST_DIR/main.log")" 1
+for p in members junk; do
+  mkdir "$TEST_DIR/$p"
+  "$BIN/crawler" --rate 0 --quiet "$BASE_URL/$p.html" "$TEST_DIR/$p" 0
+done
+check_eq "gzip members back to back are all decoded" \
+  "$(tail -n +3 "$TEST_DIR/members/1" 2>&1 | tr '\n' ' ')" \
+  "<p>one</p> <p>two</p> "
+check_eq "bytes after a complete gzip stream are ignored" \
+  "$(tail -n +3 "$TEST_DIR/junk/1" 2>&1)" "<p>whole</p>"
 # At maxDepth no links are wanted, but a noindex still is.
 run leaf 1 --timeout 1 --retries 0 --max-page-size 4096
 check_eq "meta noindex at maxDepth: not saved" \
