@@ -29,6 +29,12 @@ CC ?= cc
 PKGS := libcurl libxml-2.0 zlib libcrypto
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+# fetch.c reads headers with curl_easy_header (7.83).
+ifneq ($(PKG_LIBS),)
+  ifneq ($(shell pkg-config --atleast-version=7.83 libcurl && echo ok),ok)
+    $(error libcurl 7.83 or later is needed (curl_easy_header))
+  endif
+endif
 
 OPT ?= -O2
 CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
