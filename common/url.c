@@ -727,17 +727,6 @@ char *url_host_normalize(const char *host)
   return h;
 }
 
-bool url_in_scope(const char *url, const char *const *prefixes, size_t n)
-{
-  if (url == NULL || prefixes == NULL)
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (prefixes[i] != NULL &&
-        strncmp(url, prefixes[i], strlen(prefixes[i])) == 0)
-      return true;
-  return false;
-}
-
 char *url_scope_default(const char *seed)
 {
   /* The normal form's authority as it stands, userinfo included, so a

@@ -210,16 +210,6 @@ char *url_host_normalize(const char *host);
  * Thread-safety: any thread. */
 bool url_is_http(const char *url);
 
-/* url_in_scope: true when url starts, byte for byte, with one of the n
- *   prefixes (plain prefix match: "http://h/a" also admits "http://h/ab";
- *   end a prefix with '/' to mean a directory).
- * Caller provides: url, borrowed, in normal form; prefixes, borrowed array
- *   of n borrowed strings, each already in normal form (normalise them once
- *   with url_normalize: this function does not, to stay cheap per link);
- *   NULL entries are skipped; n == 0 gives false.
- * Thread-safety: any thread (reads only). */
-bool url_in_scope(const char *url, const char *const *prefixes, size_t n);
-
 /* url_scope_default: the default crawl scope for a seed URL, as a prefix
  *   for scope_new (scope.h): "scheme://[userinfo@]host[:port]/" of the
  *   seed's normal form (port only when not the default; userinfo kept, so

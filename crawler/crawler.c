@@ -20,6 +20,7 @@
 
 #include "crawl.h"
 #include "pagedir.h"
+#include "scope.h"
 #include "store.h"
 #include "url.h"
 #include "webcrawl.h"
@@ -35,7 +36,6 @@ enum {
 };
 
 #define MAX_DEPTH 1000
-#define MAX_SCOPES 64
 #define DEFAULT_UA "tse-crawler/" CRAWL_VERSION \
   " (+https://example.invalid/change-me; set --user-agent)"
 
@@ -68,8 +68,9 @@ static void usage(void)
 "  --rate R              requests per second per host (default 1);\n"
 "                        0 = unlimited, only for servers you own\n"
 "  --burst B             requests a host may get at once (default 1)\n"
-"  --scope PREFIX        follow only URLs starting with PREFIX; repeatable\n"
-"                        (default: scheme://host[:port]/ of seedURL)\n"
+"  --scope PREFIX        follow only URLs starting with PREFIX; repeatable,\n"
+"                        any number (default: scheme://host[:port]/ of\n"
+"                        seedURL)\n"
 "  --user-agent S        User-Agent header (default: %s)\n"
 "  --max-pages N         stop after saving N pages; 0 = no limit (default)\n"
 "  --max-pages-per-host N  save at most N pages of any one host; 0 = no\n"
@@ -100,6 +101,15 @@ static void usage(void)
 "Exit status: 0 done; 1 bad usage; 2 bad seedURL; 3 bad pageDirectory;\n"
 "4 bad maxDepth; 5 interrupted; 6 a page could not be written; 7 out of\n"
 "memory or threads.\n", MAX_DEPTH, DEFAULT_UA);
+}
+
+/* out_of_memory: say so and exit with EXIT_FATAL. */
+static void out_of_memory(void) __attribute__((noreturn));
+
+static void out_of_memory(void)
+{
+  fprintf(stderr, "%s: out of memory\n", prog);
+  exit(EXIT_FATAL);
 }
 
 /* refuse: one line naming the argument and the reason, then the usage
@@ -198,12 +208,14 @@ static void *signal_main(void *arg)
 struct cmd {
   webcrawl_opts_t o;                  /* what webcrawl_run is given */
   const char *seed_arg, *dir, *depth_arg;  /* the arguments (argv) */
-  const char *scope_arg[MAX_SCOPES];  /* --scope values (argv) */
+  const char **scope_arg;             /* --scope values (argv), NSCOPE;
+                                       * room for argc; owned */
   size_t nscope;
   const char *replay_dir, *warc_path; /* argv, or NULL */
   bool quiet, resume;
   char *seed;                         /* normalised; owned */
-  char *scope[MAX_SCOPES];            /* normalised, NSCOPE; owned */
+  char **scope;                       /* normalised, NSCOPE; owned */
+  scope_t *in_scope;                  /* of SCOPE; owned */
   store_t *store;                     /* --replay's or --resume's, or NULL */
   int lock;                           /* from pagedir_lock, or -1 */
 };
@@ -275,9 +287,7 @@ static void parse_option(struct cmd *c, int opt, const char *name)
              optarg);
     break;
   case O_SCOPE:
-    if (c->nscope == MAX_SCOPES)
-      refuse(EXIT_USAGE, "--scope: at most %d prefixes", MAX_SCOPES);
-    c->scope_arg[c->nscope++] = optarg;
+    c->scope_arg[c->nscope++] = optarg;   /* room: parse_command_line */
     break;
   case O_UA:
     if (optarg[0] == '\0' || strpbrk(optarg, "\r\n") != NULL)
@@ -379,6 +389,11 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
     },
     .lock = -1,
   };
+  /* No cap on --scope: each takes at least one word of ARGV, so ARGC
+   * entries always suffice. */
+  c->scope_arg = calloc((size_t)argc, sizeof(char *));
+  if (c->scope_arg == NULL)
+    out_of_memory();
   int opt;
   opterr = 0;
   /* The leading ':' makes a missing value ':' rather than '?'. */
@@ -425,9 +440,10 @@ static int init_libraries(void)
 }
 
 /* check_arguments: normalise and check, in this order, seedURL and the
- * scope (C->seed, C->scope), maxDepth, options that exclude each other
- * and the --warc file's name, into C->o; or refuse. Before the marker is
- * written, so that a refused command line leaves no trace. */
+ * scope (C->seed, C->scope, C->in_scope), maxDepth, options that exclude
+ * each other and the --warc file's name, into C->o; or refuse. Before
+ * the marker is written, so that a refused command line leaves no
+ * trace. */
 static void check_arguments(struct cmd *c)
 {
   webcrawl_opts_t *o = &c->o;
@@ -435,6 +451,9 @@ static void check_arguments(struct cmd *c)
   if (c->seed == NULL || !url_is_http(c->seed))
     refuse(EXIT_SEED, "seedURL '%s' is not an absolute http(s) URL",
            c->seed_arg);
+  c->scope = calloc(c->nscope > 0 ? c->nscope : 1, sizeof(char *));
+  if (c->scope == NULL)
+    out_of_memory();
   if (c->nscope == 0) {
     c->scope[0] = url_scope_default(c->seed);
     c->nscope = 1;
@@ -448,9 +467,12 @@ static void check_arguments(struct cmd *c)
                c->scope_arg[i]);
     }
   }
-  o->scope = (const char *const *)c->scope;
-  o->nscope = c->nscope;
-  if (!url_in_scope(c->seed, o->scope, o->nscope))
+  c->in_scope = scope_new((const char *const *)c->scope, c->nscope, NULL,
+                          0);
+  if (c->in_scope == NULL)
+    out_of_memory();   /* EINVAL cannot be: every prefix is a normal form */
+  o->scope = c->in_scope;
+  if (!scope_contains(o->scope, c->seed))
     refuse(EXIT_SEED, "seedURL '%s' is outside the scope (%s%s)", c->seed,
            c->scope[0], c->nscope > 1 ? ", ..." : "");
   o->seed = c->seed;
@@ -480,7 +502,7 @@ static void open_pagedir(struct cmd *c)
   const char *dir = c->dir;
   pagedir_params_t params = {
     .seed = o->seed, .max_depth = o->max_depth,
-    .scope = o->scope, .nscope = o->nscope,
+    .scope = (const char *const *)c->scope, .nscope = c->nscope,
     .format = o->format == FORMAT_AUTO ? "auto"
               : o->format == FORMAT_HTML ? "html" : "link",
     .max_pages = o->max_pages, .max_pages_per_host = o->max_pages_per_host,
@@ -622,11 +644,15 @@ static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
             "limit)\n", prog, st->requests, st->hosts, rps);
 }
 
-/* release: free what check_arguments allocated; clean up libcurl. */
+/* release: free what parse_command_line and check_arguments allocated;
+ * clean up libcurl. */
 static void release(struct cmd *c)
 {
+  scope_delete(c->in_scope);
   for (size_t i = 0; i < c->nscope; i++)
     free(c->scope[i]);
+  free(c->scope);
+  free(c->scope_arg);
   free(c->seed);
   curl_global_cleanup();
 }

@@ -184,4 +184,16 @@ expect "resume with another last scope" 3 --resume "${scopes[@]}" \
 check "the refusal names the last scope" grep -qF \
   "with 'scope: $long/63/', this command asks for 'scope: ${SEED}other/'" \
   "$TEST_DIR/err"
+
+# No cap on --scope (there was one, of 64): a thousand and one are taken,
+# recorded, and the seed found among them.
+fresh
+scopes=()
+for i in $(seq 1000); do
+  scopes+=(--scope "${SEED}d$i/")
+done
+scopes+=(--scope "$SEED")
+"$C" --quiet --retries 0 "${scopes[@]}" "$SEED" "$D" 0 2>"$TEST_DIR/err"
+check_eq "1001 scopes are accepted" "$?" 0
+check_eq "and recorded" "$(grep -c '^scope: ' "$D/.crawler")" 1001
 finish

@@ -1,4 +1,5 @@
-/* url_test.c: unit tests for common/url (resolution, normal form, scope). */
+/* url_test.c: unit tests for common/url (resolution, normal form, hosts,
+ * default scope; scope_test.c tests the scope itself). */
 #include "url.h"
 
 #include <curl/curl.h>
@@ -312,27 +313,6 @@ static void test_scope(void)
   CHECK_STR(d, "http://u:p@h/");
   free(d);
   CHECK(url_scope_default("mailto:x@y") == NULL);
-
-  char *p1 = url_normalize("HTTP://Example.com");
-  char *p2 = url_normalize("http://other.org/docs/");
-  const char *const prefixes[] = { p1, NULL, p2 };
-  CHECK_STR(p1, "http://example.com/");
-  CHECK(url_in_scope("http://example.com/", prefixes, 3));
-  CHECK(url_in_scope("http://example.com/a/b", prefixes, 3));
-  CHECK(url_in_scope("http://other.org/docs/x", prefixes, 3));
-  CHECK(!url_in_scope("http://other.org/doc", prefixes, 3));
-  CHECK(!url_in_scope("http://example.com.evil.net/", prefixes, 3));
-  CHECK(!url_in_scope("https://example.com/", prefixes, 3));
-  CHECK(!url_in_scope("http://example.com:8080/", prefixes, 3));
-  CHECK(!url_in_scope("http://example.com/a", prefixes, 0));
-  CHECK(!url_in_scope(NULL, prefixes, 3));
-  /* The whole pipeline: href -> normal form -> scope. */
-  char *u = url_resolve_normalized("http://example.com/x/y", "../%7Ez");
-  CHECK_STR(u, "http://example.com/~z");
-  CHECK(u != NULL && url_in_scope(u, prefixes, 3));
-  free(u);
-  free(p1);
-  free(p2);
 }
 
 static void test_host_key(void)
