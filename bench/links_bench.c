@@ -17,7 +17,7 @@
  * its path without the prefix ROOT (every file must be under ROOT): per
  * page, url_base_init() on the page URL (again on the first <base href>,
  * resolved with url_resolve(), from there on), url_base_resolve() per
- * link, url_in_scope() (scope: URL) and url_is_nonpage() on each result,
+ * link, scope_contains() (scope: URL) and url_is_nonpage() on each result,
  * and url_host_key_normal() for those the crawler would queue (in scope,
  * not a non-page; its trap check is left out). The hrefs are collected by
  * one scan first, so the timed passes (again until MIN_SECONDS) cost the
@@ -42,6 +42,7 @@
 #include <libxml/parser.h>
 
 #include "links.h"
+#include "scope.h"
 #include "url.h"
 
 typedef struct {
@@ -115,7 +116,7 @@ typedef struct {
 /* resolve_page: the links of page p, as on_base()/on_link() handle them;
  * slow selects the old path. */
 static void resolve_page(const page_t *p, const item_t *it, size_t n,
-                         const char *scope, bool slow, tally_t *t)
+                         const scope_t *scope, bool slow, tally_t *t)
 {
   char *base = NULL;   /* the first <base href>, resolved */
   url_base_t b;
@@ -134,7 +135,7 @@ static void resolve_page(const page_t *p, const item_t *it, size_t n,
     if (u == NULL)
       continue;
     t->resolved++;
-    if (url_in_scope(u, &scope, 1) && !url_is_nonpage(u)) {
+    if (scope_contains(scope, u) && !url_is_nonpage(u)) {
       char *k = slow ? url_host_key(u) : url_host_key_normal(u);
       t->keyed += k != NULL;
       free(k);
@@ -190,7 +191,7 @@ static void check_page(const page_t *p, const item_t *it, size_t n,
  * --toggle-collect=resolve_pass). */
 __attribute__((noinline)) static void
 resolve_pass(const page_t *pages, size_t n, const stream_t *s,
-             const char *scope, int mode, tally_t *t)
+             const scope_t *scope, int mode, tally_t *t)
 {
   memset(t, 0, sizeof(*t));
   for (size_t i = 0; i < n; i++) {
@@ -228,9 +229,15 @@ static int page_urls(page_t *pages, char **paths, size_t n, const char *rs)
 }
 
 /* run_resolve: the -r part: collect the hrefs, then time or check. */
-static int run_resolve(page_t *pages, size_t n, const char *scope, int mode,
+static int run_resolve(page_t *pages, size_t n, const char *url, int mode,
                        double min_s)
 {
+  scope_t *scope = scope_new(&url, 1, NULL, 0);
+  if (scope == NULL) {
+    fprintf(stderr, "links_bench: -r: '%s' is not a URL in normal form\n",
+            url);
+    return 1;
+  }
   stream_t s = { 0 };
   if ((s.starts = malloc((n + 1) * sizeof(size_t))) == NULL)
     return 1;
@@ -264,6 +271,7 @@ static int run_resolve(page_t *pages, size_t n, const char *scope, int mode,
     free(s.v[i].href);
   free(s.v);
   free(s.starts);
+  scope_delete(scope);
   return rc;
 }
 

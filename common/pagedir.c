@@ -54,6 +54,8 @@ static char *params_text(const pagedir_params_t *p)
     strbuf_addf(&b, "seed: %s\nmaxDepth: %d\n", p->seed, p->max_depth);
     for (size_t i = 0; i < p->nscope; i++)
       strbuf_addf(&b, "scope: %s\n", p->scope[i]);
+    for (size_t i = 0; i < p->ndomain; i++)
+      strbuf_addf(&b, "domain: %s\n", p->domain[i]);
     strbuf_addf(&b, "format: %s\nmaxPages: %ld\nmaxPagesPerHost: %ld\n"
                 "maxPageSize: %zu\ncompress: %s\n", p->format, p->max_pages,
                 p->max_pages_per_host, p->max_page_size,

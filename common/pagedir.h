@@ -5,7 +5,10 @@
  *   DIR/.crawler    marker: "tse-crawler pagedir 1" on line 1, then the
  *                   crawl's parameters (pagedir_params_t), one "key:
  *                   value" line each, in this order: seed, maxDepth,
- *                   scope (a line per prefix), format, maxPages,
+ *                   scope (a line per prefix, none if only domains set
+ *                   the scope), domain (a line per domain, none for a
+ *                   crawl without, so such a marker is what it was
+ *                   before domains existed), format, maxPages,
  *                   maxPagesPerHost, maxPageSize, compress ("yes" or
  *                   "no"); numbers in decimal. Only this module reads or
  *                   writes it (pagedir_init, pagedir_marker_read,
@@ -55,6 +58,8 @@ typedef struct pagedir_params {
   int max_depth;
   const char *const *scope;    /* NSCOPE normalised URL prefixes */
   size_t nscope;
+  const char *const *domain;   /* NDOMAIN normalised domains */
+  size_t ndomain;
   const char *format;          /* "auto", "html" or "link" */
   long max_pages;              /* 0 = no limit */
   long max_pages_per_host;     /* 0 = no limit */

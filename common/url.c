@@ -682,15 +682,49 @@ bool url_is_http(const char *url)
 
 /* ---- scope and classification */
 
-bool url_in_scope(const char *url, const char *const *prefixes, size_t n)
+char *url_host_normalize(const char *host)
 {
-  if (url == NULL || prefixes == NULL)
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (prefixes[i] != NULL &&
-        strncmp(url, prefixes[i], strlen(prefixes[i])) == 0)
-      return true;
-  return false;
+  if (host == NULL || host[0] == '\0')
+    return NULL;
+  /* Nothing but the host may reach curl: it would take "h:80" for a
+   * port, "u@h" for userinfo, and so on, and the normal form drops a
+   * default port, so that the result alone could not tell. */
+  for (const unsigned char *p = (const unsigned char *)host; *p; p++)
+    if (*p <= 0x20 || *p == 0x7f || strchr("/?#@\\", *p) != NULL)
+      return NULL;
+  bool bracket = host[0] == '[';
+  if (bracket && host[strlen(host) - 1] != ']')
+    return NULL;   /* "[::1]:80" */
+  bool v6 = !bracket && strchr(host, ':') != NULL;
+  strbuf_t b = { 0 };
+  strbuf_adds(&b, v6 ? "http://[" : "http://");
+  strbuf_adds(&b, host);
+  strbuf_adds(&b, v6 ? "]/" : "/");
+  char *url = strbuf_detach(&b);
+  struct norm n;
+  bool ok = url != NULL && norm_parse(url, &n);
+  free(url);
+  if (!ok)
+    return NULL;
+  char *h = n.host;
+  size_t len = strlen(h);
+  ok = n.userinfo == NULL && n.port == NULL && n.query == NULL &&
+       strcmp(n.path, "/") == 0;
+  if (ok && h[0] != '[') {
+    /* "example.edu." and "example.edu" are one name to DNS. */
+    if (len > 0 && h[len - 1] == '.')
+      h[--len] = '\0';
+    ok = len > 0 && h[0] != '.' && h[len - 1] != '.' &&
+         strstr(h, "..") == NULL;
+  }
+  ok = ok && len <= URL_MAX_LEN;
+  n.host = NULL;
+  norm_free(&n);
+  if (!ok) {
+    free(h);
+    return NULL;
+  }
+  return h;
 }
 
 char *url_scope_default(const char *seed)

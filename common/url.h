@@ -174,6 +174,35 @@ char *url_base_resolve(const url_base_t *b, const char *href);
  * Thread-safety: any thread. */
 char *url_host_key_normal(const char *url);
 
+/* url_host_normal: where the host of url, a URL in normal form, is in
+ *   it, cut from the string: the authority after any userinfo and before
+ *   any port, an IPv6 literal with its brackets ("http://u@[::1]:8/x"
+ *   gives "[::1]"). What url_host_key_normal and scope.h's domain test
+ *   read, without a copy.
+ * Caller provides: url, borrowed, as url_host_key_normal takes it; len,
+ *   non-NULL.
+ * Returns: a pointer into url (valid as long as url is), *len bytes long
+ *   (no NUL there); NULL, *len untouched, if url has no "scheme://" and
+ *   '/' after the authority, or an unclosed '[' or something other than
+ *   ":port" after the host.
+ * Thread-safety: any thread. */
+const char *url_host_normal(const char *url, size_t *len);
+
+/* url_host_normalize: a host name or address alone (what --domain takes)
+ *   as the normal form writes hosts: lower case, an IDN name in punycode
+ *   (as url_normalize: under a UTF-8 LC_CTYPE only), an IPv4 address in
+ *   dotted decimal ("127.1" gives "127.0.0.1"), an IPv6 address in
+ *   brackets ("::1" and "[::1]" give "[::1]"), and then one trailing dot
+ *   dropped ("Example.EDU." gives "example.edu"), which url_normalize
+ *   keeps in URLs.
+ * Caller provides: host, borrowed; NULL gives NULL.
+ * Returns: returned owned (free()); NULL if host is not a host alone
+ *   (empty; holding a scheme, userinfo, port, path, query, fragment,
+ *   whitespace or a control; a name with an empty label, ".example.edu"
+ *   or "a..b"; longer than URL_MAX_LEN), or on OOM.
+ * Thread-safety: any thread. */
+char *url_host_normalize(const char *host);
+
 /* url_is_http: true when url has the scheme http or https (any case),
  *   after the leading whitespace that href cleaning ignores; the only
  *   schemes the crawler follows. Does not check the rest of url.
@@ -181,20 +210,11 @@ char *url_host_key_normal(const char *url);
  * Thread-safety: any thread. */
 bool url_is_http(const char *url);
 
-/* url_in_scope: true when url starts, byte for byte, with one of the n
- *   prefixes (plain prefix match: "http://h/a" also admits "http://h/ab";
- *   end a prefix with '/' to mean a directory).
- * Caller provides: url, borrowed, in normal form; prefixes, borrowed array
- *   of n borrowed strings, each already in normal form (normalise them once
- *   with url_normalize: this function does not, to stay cheap per link);
- *   NULL entries are skipped; n == 0 gives false.
- * Thread-safety: any thread (reads only). */
-bool url_in_scope(const char *url, const char *const *prefixes, size_t n);
-
-/* url_scope_default: the default crawl scope for a seed URL:
- *   "scheme://[userinfo@]host[:port]/" of the seed's normal form (port only
- *   when not the default; userinfo kept, so a seed with credentials is in
- *   its own scope, and links are followed only with the same ones).
+/* url_scope_default: the default crawl scope for a seed URL, as a prefix
+ *   for scope_new (scope.h): "scheme://[userinfo@]host[:port]/" of the
+ *   seed's normal form (port only when not the default; userinfo kept, so
+ *   a seed with credentials is in its own scope, and links are followed
+ *   only with the same ones).
  * Caller provides: seed, borrowed, any URL url_normalize accepts.
  * Returns: returned owned (free()); NULL if seed is invalid or on OOM.
  * Thread-safety: any thread. */

@@ -1,6 +1,7 @@
 /* url_base.c: the per-page fast path of url.h (url_base_init,
- * url_base_resolve, url_host_key_normal); the slow path, and the
- * reference it must match, is url.c's url_resolve_normalized.
+ * url_base_resolve, url_host_normal, url_host_key_normal); the slow
+ * path, and the reference it must match, is url.c's
+ * url_resolve_normalized.
  *
  * Why the fast path gives the slow path's bytes, for the hrefs it takes:
  *   - url.c's clean() changes nothing: the href is printable ASCII, and
@@ -268,12 +269,11 @@ char *url_base_resolve(const url_base_t *b, const char *href)
   return url_resolve_normalized(b->url, href);
 }
 
-char *url_host_key_normal(const char *url)
+const char *url_host_normal(const char *url, size_t *len)
 {
   const char *a = url ? strstr(url, "://") : NULL;
   if (a == NULL)
     return NULL;
-  size_t sl = (size_t)(a - url);
   a += 3;
   const char *end = a + strcspn(a, "/");
   if (*end != '/')
@@ -294,15 +294,26 @@ char *url_host_key_normal(const char *url)
     while (hend < end && *hend != ':')
       hend++;
   }
+  if (hend < end && *hend != ':')
+    return NULL;
+  *len = (size_t)(hend - h);
+  return h;
+}
+
+char *url_host_key_normal(const char *url)
+{
+  size_t hn;
+  const char *h = url_host_normal(url, &hn);
+  if (h == NULL)
+    return NULL;
+  size_t sl = (size_t)(strstr(url, "://") - url);
+  const char *hend = h + hn;
   const char *port = sl == 5 ? "443" : "80";
   size_t pn = strlen(port);
-  if (hend < end) {
-    if (*hend != ':')
-      return NULL;
+  if (*hend == ':') {
     port = hend + 1;
-    pn = (size_t)(end - port);
+    pn = strcspn(port, "/");
   }
-  size_t hn = (size_t)(hend - h);
   char *k = malloc(sl + 3 + hn + 1 + pn + 1);
   if (k != NULL) {
     memcpy(k, url, sl + 3);

@@ -20,6 +20,7 @@
 
 #include "crawl.h"
 #include "pagedir.h"
+#include "scope.h"
 #include "store.h"
 #include "url.h"
 #include "webcrawl.h"
@@ -35,7 +36,6 @@ enum {
 };
 
 #define MAX_DEPTH 1000
-#define MAX_SCOPES 64
 #define DEFAULT_UA "tse-crawler/" CRAWL_VERSION \
   " (+https://example.invalid/change-me; set --user-agent)"
 
@@ -68,8 +68,15 @@ static void usage(void)
 "  --rate R              requests per second per host (default 1);\n"
 "                        0 = unlimited, only for servers you own\n"
 "  --burst B             requests a host may get at once (default 1)\n"
-"  --scope PREFIX        follow only URLs starting with PREFIX; repeatable\n"
-"                        (default: scheme://host[:port]/ of seedURL)\n"
+"  --scope PREFIX        follow URLs starting with PREFIX; repeatable, any\n"
+"                        number (default, if no --domain either:\n"
+"                        scheme://host[:port]/ of seedURL)\n"
+"  --domain D            follow URLs whose host is D or a subdomain of D\n"
+"                        (example.edu: also cs.example.edu, never\n"
+"                        badexample.edu), any scheme (http, https) and\n"
+"                        port; an IP address matches only itself;\n"
+"                        repeatable, any number. A URL is followed if any\n"
+"                        --scope or any --domain admits it\n"
 "  --user-agent S        User-Agent header (default: %s)\n"
 "  --max-pages N         stop after saving N pages; 0 = no limit (default)\n"
 "  --max-pages-per-host N  save at most N pages of any one host; 0 = no\n"
@@ -92,7 +99,8 @@ static void usage(void)
 "  --warc FILE.warc.gz   also record every HTTP exchange, as received, in a\n"
 "                        WARC/1.1 file (appended to on --resume)\n"
 "  --resume              continue an interrupted crawl in pageDirectory\n"
-"                        (same seedURL, maxDepth, scope and format options)\n"
+"                        (same seedURL, maxDepth, --scope, --domain and\n"
+"                        format options)\n"
 "  --log                 one line per event on stdout (CS50 layout)\n"
 "  --quiet               no summary and no status line\n"
 "  --help, --version\n"
@@ -100,6 +108,15 @@ static void usage(void)
 "Exit status: 0 done; 1 bad usage; 2 bad seedURL; 3 bad pageDirectory;\n"
 "4 bad maxDepth; 5 interrupted; 6 a page could not be written; 7 out of\n"
 "memory or threads.\n", MAX_DEPTH, DEFAULT_UA);
+}
+
+/* out_of_memory: say so and exit with EXIT_FATAL. */
+static void out_of_memory(void) __attribute__((noreturn));
+
+static void out_of_memory(void)
+{
+  fprintf(stderr, "%s: out of memory\n", prog);
+  exit(EXIT_FATAL);
 }
 
 /* refuse: one line naming the argument and the reason, then the usage
@@ -198,12 +215,18 @@ static void *signal_main(void *arg)
 struct cmd {
   webcrawl_opts_t o;                  /* what webcrawl_run is given */
   const char *seed_arg, *dir, *depth_arg;  /* the arguments (argv) */
-  const char *scope_arg[MAX_SCOPES];  /* --scope values (argv) */
+  const char **scope_arg;             /* --scope values (argv), NSCOPE;
+                                       * room for argc; owned */
   size_t nscope;
+  const char **domain_arg;            /* --domain values (argv), NDOMAIN;
+                                       * room for argc; owned */
+  size_t ndomain;
   const char *replay_dir, *warc_path; /* argv, or NULL */
   bool quiet, resume;
   char *seed;                         /* normalised; owned */
-  char *scope[MAX_SCOPES];            /* normalised, NSCOPE; owned */
+  char **scope;                       /* normalised, NSCOPE; owned */
+  char **domain;                      /* normalised, NDOMAIN; owned */
+  scope_t *in_scope;                  /* of SCOPE and DOMAIN; owned */
   store_t *store;                     /* --replay's or --resume's, or NULL */
   int lock;                           /* from pagedir_lock, or -1 */
 };
@@ -211,7 +234,7 @@ struct cmd {
 enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
        O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
        O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW, O_MAXPH, O_COMPRESS,
-       O_FSYNC, O_REPLAY, O_RESUME, O_WARC };
+       O_FSYNC, O_REPLAY, O_RESUME, O_WARC, O_DOMAIN };
 
 static const struct option opts[] = {
   { "download-workers", required_argument, NULL, O_DW },
@@ -220,6 +243,7 @@ static const struct option opts[] = {
   { "rate", required_argument, NULL, O_RATE },
   { "burst", required_argument, NULL, O_BURST },
   { "scope", required_argument, NULL, O_SCOPE },
+  { "domain", required_argument, NULL, O_DOMAIN },
   { "user-agent", required_argument, NULL, O_UA },
   { "max-pages", required_argument, NULL, O_MAXP },
   { "max-pages-per-host", required_argument, NULL, O_MAXPH },
@@ -275,9 +299,10 @@ static void parse_option(struct cmd *c, int opt, const char *name)
              optarg);
     break;
   case O_SCOPE:
-    if (c->nscope == MAX_SCOPES)
-      refuse(EXIT_USAGE, "--scope: at most %d prefixes", MAX_SCOPES);
-    c->scope_arg[c->nscope++] = optarg;
+    c->scope_arg[c->nscope++] = optarg;   /* room: parse_command_line */
+    break;
+  case O_DOMAIN:
+    c->domain_arg[c->ndomain++] = optarg;
     break;
   case O_UA:
     if (optarg[0] == '\0' || strpbrk(optarg, "\r\n") != NULL)
@@ -379,6 +404,12 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
     },
     .lock = -1,
   };
+  /* No cap on --scope or --domain: each takes at least one word of
+   * ARGV, so ARGC entries always suffice. */
+  c->scope_arg = calloc((size_t)argc, sizeof(char *));
+  c->domain_arg = calloc((size_t)argc, sizeof(char *));
+  if (c->scope_arg == NULL || c->domain_arg == NULL)
+    out_of_memory();
   int opt;
   opterr = 0;
   /* The leading ':' makes a missing value ':' rather than '?'. */
@@ -424,10 +455,53 @@ static int init_libraries(void)
   return 0;
 }
 
+/* check_scope: normalise the --scope and --domain values, or without
+ * either take the seed's default scope (C->scope, C->domain), and build
+ * the scope of both (C->in_scope, C->o.scope), which must hold the
+ * normalised seed C->seed; or refuse. */
+static void check_scope(struct cmd *c)
+{
+  c->scope = calloc(c->nscope > 0 ? c->nscope : 1, sizeof(char *));
+  c->domain = calloc(c->ndomain > 0 ? c->ndomain : 1, sizeof(char *));
+  if (c->scope == NULL || c->domain == NULL)
+    out_of_memory();
+  for (size_t i = 0; i < c->nscope; i++) {
+    c->scope[i] = url_normalize(c->scope_arg[i]);
+    if (c->scope[i] == NULL)
+      refuse(EXIT_USAGE, "--scope: '%s' is not an http(s) URL prefix",
+             c->scope_arg[i]);
+  }
+  for (size_t i = 0; i < c->ndomain; i++) {
+    c->domain[i] = url_host_normalize(c->domain_arg[i]);
+    if (c->domain[i] == NULL)
+      refuse(EXIT_USAGE, "--domain: '%s' is not a host name or IP address",
+             c->domain_arg[i]);
+  }
+  if (c->nscope == 0 && c->ndomain == 0) {
+    c->scope[0] = url_scope_default(c->seed);
+    c->nscope = 1;
+    if (c->scope[0] == NULL)
+      refuse(EXIT_SEED, "seedURL '%s': cannot derive a scope", c->seed_arg);
+  }
+  c->in_scope = scope_new((const char *const *)c->scope, c->nscope,
+                          (const char *const *)c->domain, c->ndomain);
+  if (c->in_scope == NULL)
+    out_of_memory();   /* not EINVAL: every value is normalised */
+  c->o.scope = c->in_scope;
+  /* Named: the first of each kind the seed is outside of. */
+  size_t np = c->nscope, nd = c->ndomain;
+  if (!scope_contains(c->in_scope, c->seed))
+    refuse(EXIT_SEED, "seedURL '%s' is outside the scope (%s%s%s%s%s%s%s)",
+           c->seed, np ? "--scope " : "", np ? c->scope[0] : "",
+           np > 1 ? ", ..." : "", np && nd ? "; " : "",
+           nd ? "--domain " : "", nd ? c->domain[0] : "",
+           nd > 1 ? ", ..." : "");
+}
+
 /* check_arguments: normalise and check, in this order, seedURL and the
- * scope (C->seed, C->scope), maxDepth, options that exclude each other
- * and the --warc file's name, into C->o; or refuse. Before the marker is
- * written, so that a refused command line leaves no trace. */
+ * scope (C->seed, check_scope), maxDepth, options that exclude each
+ * other and the --warc file's name, into C->o; or refuse. Before the
+ * marker is written, so that a refused command line leaves no trace. */
 static void check_arguments(struct cmd *c)
 {
   webcrawl_opts_t *o = &c->o;
@@ -435,24 +509,7 @@ static void check_arguments(struct cmd *c)
   if (c->seed == NULL || !url_is_http(c->seed))
     refuse(EXIT_SEED, "seedURL '%s' is not an absolute http(s) URL",
            c->seed_arg);
-  if (c->nscope == 0) {
-    c->scope[0] = url_scope_default(c->seed);
-    c->nscope = 1;
-    if (c->scope[0] == NULL)
-      refuse(EXIT_SEED, "seedURL '%s': cannot derive a scope", c->seed_arg);
-  } else {
-    for (size_t i = 0; i < c->nscope; i++) {
-      c->scope[i] = url_normalize(c->scope_arg[i]);
-      if (c->scope[i] == NULL)
-        refuse(EXIT_USAGE, "--scope: '%s' is not an http(s) URL prefix",
-               c->scope_arg[i]);
-    }
-  }
-  o->scope = (const char *const *)c->scope;
-  o->nscope = c->nscope;
-  if (!url_in_scope(c->seed, o->scope, o->nscope))
-    refuse(EXIT_SEED, "seedURL '%s' is outside the scope (%s%s)", c->seed,
-           c->scope[0], c->nscope > 1 ? ", ..." : "");
+  check_scope(c);
   o->seed = c->seed;
 
   long v;
@@ -480,7 +537,8 @@ static void open_pagedir(struct cmd *c)
   const char *dir = c->dir;
   pagedir_params_t params = {
     .seed = o->seed, .max_depth = o->max_depth,
-    .scope = o->scope, .nscope = o->nscope,
+    .scope = (const char *const *)c->scope, .nscope = c->nscope,
+    .domain = (const char *const *)c->domain, .ndomain = c->ndomain,
     .format = o->format == FORMAT_AUTO ? "auto"
               : o->format == FORMAT_HTML ? "html" : "link",
     .max_pages = o->max_pages, .max_pages_per_host = o->max_pages_per_host,
@@ -622,11 +680,19 @@ static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
             "limit)\n", prog, st->requests, st->hosts, rps);
 }
 
-/* release: free what check_arguments allocated; clean up libcurl. */
+/* release: free what parse_command_line and check_arguments allocated;
+ * clean up libcurl. */
 static void release(struct cmd *c)
 {
+  scope_delete(c->in_scope);
   for (size_t i = 0; i < c->nscope; i++)
     free(c->scope[i]);
+  for (size_t i = 0; i < c->ndomain; i++)
+    free(c->domain[i]);
+  free(c->scope);
+  free(c->domain);
+  free(c->scope_arg);
+  free(c->domain_arg);
   free(c->seed);
   curl_global_cleanup();
 }

@@ -159,7 +159,7 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e,
     why = "redirect to an invalid or non-http URL";
   else if (p->hops >= MAX_REDIRECTS)
     why = "too many redirects";
-  else if (!url_in_scope(to, w->o->scope, w->o->nscope))
+  else if (!scope_contains(w->o->scope, to))
     why = "redirect out of scope";
   else if (url_is_nonpage(to))
     why = "redirect to a non-page URL";
@@ -325,7 +325,7 @@ static int on_link(void *arg, const char *href, int flags)
   } else if (l->url == NULL) {
     l->cls = L_INVALID;
     l->url = strdup(href);
-  } else if (!url_in_scope(l->url, s->w->o->scope, s->w->o->nscope)) {
+  } else if (!scope_contains(s->w->o->scope, l->url)) {
     l->cls = L_EXTERN;
   } else if (pagecheck_trap(url_path_query(l->url))) {
     l->cls = L_TRAP;

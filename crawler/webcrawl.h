@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "pagecheck.h"  /* FORMAT_* */
+#include "scope.h"
 #include "store.h"
 #include "warc.h"
 
@@ -23,8 +24,7 @@ typedef struct webcrawl_opts {
   int download_workers, parse_workers;
   size_t queue_size;           /* 0 = unbounded */
   double rate, burst;          /* per host; rate 0 = no limit */
-  const char *const *scope;    /* normalised prefixes */
-  size_t nscope;
+  const scope_t *scope;        /* links and redirects followed */
   const char *user_agent;
   long max_pages;              /* 0 = no limit */
   long max_pages_per_host;     /* 0 = no limit */

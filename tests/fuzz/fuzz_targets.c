@@ -18,8 +18,9 @@
  *               helpers: the input is split at its first NUL or newline into
  *               base and href (no separator: no base). Checks that every
  *               normal form is at most URL_MAX_LEN bytes, is http(s), holds
- *               no byte <= 0x20 or >= 0x7f, and is a fixed point of
- *               url_normalize.
+ *               no byte <= 0x20 or >= 0x7f, is a fixed point of
+ *               url_normalize, and is in the scope of its own host as a
+ *               domain (url_host_normalize, scope_contains).
  *   robots      robots_parse, robots_allowed, robots_crawl_delay: the input
  *               up to its first NUL is robots.txt; the lines after it, and
  *               the values of robots.txt's own lines, are paths to ask
@@ -63,6 +64,7 @@
 #include "links.h"
 #include "pagedir.h"
 #include "robots.h"
+#include "scope.h"
 #include "url.h"
 
 typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
@@ -231,12 +233,31 @@ static int url_extras(const char *u)
   bool userinfo = auth && memchr(auth + 3, '@', alen) != NULL;
   if (scope != NULL && !userinfo) {
     const char *prefixes[] = { scope, NULL };
-    if (!url_in_scope(u, prefixes, 2)) {
+    scope_t *s = scope_new(prefixes, 2, NULL, 0);
+    if (s != NULL && !scope_contains(s, u)) {
       fprintf(stderr, "\"%s\" is not in its own default scope \"%s\"\n", u,
               scope);
       rc = -1;
     }
+    scope_delete(s);
   }
+  /* Nor outside the domain of its own host, as --domain reads it. */
+  size_t hn;
+  const char *h = url_host_normal(u, &hn);
+  char *hc = h ? strndup(h, hn) : NULL;
+  char *dom = hc ? url_host_normalize(hc) : NULL;
+  if (dom != NULL) {
+    const char *domains[] = { dom };
+    scope_t *s = scope_new(NULL, 0, domains, 1);
+    if (s != NULL && !scope_contains(s, u)) {
+      fprintf(stderr, "\"%s\" is not in the domain of its host \"%s\"\n",
+              u, dom);
+      rc = -1;
+    }
+    scope_delete(s);
+  }
+  free(hc);
+  free(dom);
   fuzz_sink_sum += url_is_nonpage(u) + url_is_http(u);
   if (key != NULL)
     touch(key);

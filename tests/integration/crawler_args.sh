@@ -63,6 +63,21 @@ expect "seed ftp" 2 ftp://127.0.0.1/ "$D" 1
 expect "seed mailto" 2 mailto:someone@127.0.0.1 "$D" 1
 expect "seed empty" 2 "" "$D" 1
 expect "seed outside --scope" 2 --scope http://127.0.0.2/ "$SEED" "$D" 1
+expect "seed outside --domain" 2 --domain 127.0.0.2 "$SEED" "$D" 1
+check "the refusal names the domain" grep -qxF "crawler: seedURL '$SEED' \
+is outside the scope (--domain 127.0.0.2)" "$TEST_DIR/err"
+expect "seed outside --scope and --domain" 2 --scope http://127.0.0.2/ \
+  --domain 127.0.0.3 --domain example.edu "$SEED" "$D" 1
+check "the refusal names the first of each" grep -qxF "crawler: seedURL \
+'$SEED' is outside the scope (--scope http://127.0.0.2/; --domain \
+127.0.0.3, ...)" "$TEST_DIR/err"
+for bad in "" . .example.edu a..b example.edu:80 "[::1]:80" \
+    http://example.edu example.edu/ u@example.edu "exa mple.edu"; do
+  expect "--domain '$bad'" 1 --domain "$bad" "$SEED" "$D" 1
+done
+check "which is named" grep -qxF \
+  "crawler: --domain: 'exa mple.edu' is not a host name or IP address" \
+  "$TEST_DIR/err"
 
 expect "pageDirectory missing" 3 "$SEED" "$TEST_DIR/nope" 1
 touch "$TEST_DIR/afile"
@@ -95,6 +110,7 @@ check_eq "--help exits 0" "$?" 0
 check "--help shows usage and exit codes" \
   grep -q 'usage: crawler \[options\] seedURL pageDirectory maxDepth' \
   "$TEST_DIR/help"
+check "--help shows --domain" grep -q '^  --domain D ' "$TEST_DIR/help"
 "$C" --version >"$TEST_DIR/ver" 2>&1
 check_eq "--version exits 0" "$?" 0
 check "--version names the version" grep -q '^crawler [0-9]' "$TEST_DIR/ver"
@@ -184,4 +200,42 @@ expect "resume with another last scope" 3 --resume "${scopes[@]}" \
 check "the refusal names the last scope" grep -qF \
   "with 'scope: $long/63/', this command asks for 'scope: ${SEED}other/'" \
   "$TEST_DIR/err"
+
+# No cap on --scope (there was one, of 64): a thousand and one are taken,
+# recorded, and the seed found among them.
+fresh
+scopes=()
+for i in $(seq 1000); do
+  scopes+=(--scope "${SEED}d$i/")
+done
+scopes+=(--scope "$SEED")
+"$C" --quiet --retries 0 "${scopes[@]}" "$SEED" "$D" 0 2>"$TEST_DIR/err"
+check_eq "1001 scopes are accepted" "$?" 0
+check_eq "and recorded" "$(grep -c '^scope: ' "$D/.crawler")" 1001
+
+# Domains: normalised, recorded in the marker after the scope lines, any
+# number; resuming with other domains is refused as with another scope.
+fresh
+"$C" --quiet --retries 0 --domain 127.0.0.1 --domain Example.EDU. \
+  --domain 127.1 "$SEED" "$D" 0 2>"$TEST_DIR/err"
+check_eq "--domain alone is a scope" "$?" 0
+check_eq "the marker records the domains, normalised, and no default" \
+  "$(grep -E '^(scope|domain): ' "$D/.crawler")" \
+  "domain: 127.0.0.1
+domain: example.edu
+domain: 127.0.0.1"
+"$C" --quiet --retries 0 --resume --domain 127.0.0.1 --domain example.edu \
+  --domain 127.0.0.1 "$SEED" "$D" 0 2>"$TEST_DIR/err"
+check_eq "it resumes with the same domains, however spelt" "$?" 0
+expect "resume with another domain" 3 --resume --domain 127.0.0.1 \
+  --domain example.org --domain 127.0.0.1 "$SEED" "$D" 0
+check "the refusal names it" grep -qF "with 'domain: example.edu', this \
+command asks for 'domain: example.org'" "$TEST_DIR/err"
+expect "resume without the domains" 3 --resume "$SEED" "$D" 0
+check "the refusal names the first" grep -qF "with 'domain: 127.0.0.1', \
+this command asks for 'scope: $SEED'" "$TEST_DIR/err"
+fresh
+"$C" --quiet --retries 0 "$SEED" "$D" 0
+expect "resume with a domain added" 3 --resume --domain 127.0.0.1 "$SEED" \
+  "$D" 0
 finish

@@ -211,6 +211,54 @@ static void test_compare(void)
   remove_dir(dir);
 }
 
+/* Domains: a line each after the scope lines; a change is seen like a
+ * changed scope, and a marker without them (every marker written before
+ * they existed) compares equal to parameters without them. */
+static void test_domains(void)
+{
+  static const char *const domains[] = { "example.edu", "127.0.0.2" };
+  char *dir = fresh_dir();
+  pagedir_params_t p = sample_params();
+  p.domain = domains;
+  p.ndomain = 2;
+  char err[256] = "", *had = NULL, *want = NULL;
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), 0);
+  size_t len = 0;
+  char *text = slurp(dir, PAGEDIR_MARKER, &len);
+  CHECK(text != NULL && strstr(text, "\nscope: https://h.example/\n"
+                                     "domain: example.edu\n"
+                                     "domain: 127.0.0.2\n"
+                                     "format: link\n") != NULL);
+  free(text);
+  CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 0);
+  char *v = pagedir_param(dir, "domain");
+  CHECK_STR(v, "example.edu");
+  free(v);
+  pagedir_params_t q = p;
+  static const char *const other[] = { "example.edu", "127.0.0.3" };
+  q.domain = other;
+  CHECK(first_diff(dir, &q, "domain: 127.0.0.2", "domain: 127.0.0.3"));
+  q.ndomain = 0;
+  CHECK(first_diff(dir, &q, "domain: example.edu", "format: link"));
+  q = p;
+  q.nscope = 0;   /* domains alone */
+  CHECK(first_diff(dir, &q, "scope: http://h.example/a/",
+                   "domain: example.edu"));
+  remove_dir(dir);
+
+  /* No domains: the bytes of before. */
+  dir = fresh_dir();
+  p = sample_params();
+  p.domain = domains;   /* not read: NDOMAIN is 0 */
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), 0);
+  p.domain = NULL;
+  CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 0);
+  text = slurp(dir, PAGEDIR_MARKER, &len);
+  CHECK(text != NULL && strstr(text, "domain") == NULL);
+  free(text);
+  remove_dir(dir);
+}
+
 static void test_unreadable_markers(void)
 {
   char *dir = fresh_dir();
@@ -358,6 +406,7 @@ int main(void)
   RUN(test_init_without_params);
   RUN(test_init_refuses);
   RUN(test_compare);
+  RUN(test_domains);
   RUN(test_unreadable_markers);
   RUN(test_param);
   RUN(test_big_marker);

@@ -1,4 +1,5 @@
-/* url_test.c: unit tests for common/url (resolution, normal form, scope). */
+/* url_test.c: unit tests for common/url (resolution, normal form, hosts,
+ * default scope; scope_test.c tests the scope itself). */
 #include "url.h"
 
 #include <curl/curl.h>
@@ -312,27 +313,6 @@ static void test_scope(void)
   CHECK_STR(d, "http://u:p@h/");
   free(d);
   CHECK(url_scope_default("mailto:x@y") == NULL);
-
-  char *p1 = url_normalize("HTTP://Example.com");
-  char *p2 = url_normalize("http://other.org/docs/");
-  const char *const prefixes[] = { p1, NULL, p2 };
-  CHECK_STR(p1, "http://example.com/");
-  CHECK(url_in_scope("http://example.com/", prefixes, 3));
-  CHECK(url_in_scope("http://example.com/a/b", prefixes, 3));
-  CHECK(url_in_scope("http://other.org/docs/x", prefixes, 3));
-  CHECK(!url_in_scope("http://other.org/doc", prefixes, 3));
-  CHECK(!url_in_scope("http://example.com.evil.net/", prefixes, 3));
-  CHECK(!url_in_scope("https://example.com/", prefixes, 3));
-  CHECK(!url_in_scope("http://example.com:8080/", prefixes, 3));
-  CHECK(!url_in_scope("http://example.com/a", prefixes, 0));
-  CHECK(!url_in_scope(NULL, prefixes, 3));
-  /* The whole pipeline: href -> normal form -> scope. */
-  char *u = url_resolve_normalized("http://example.com/x/y", "../%7Ez");
-  CHECK_STR(u, "http://example.com/~z");
-  CHECK(u != NULL && url_in_scope(u, prefixes, 3));
-  free(u);
-  free(p1);
-  free(p2);
 }
 
 static void test_host_key(void)
@@ -379,6 +359,91 @@ static void test_host_key(void)
     CHECK_STR(k, keys[i].want);
     free(k);
   }
+}
+
+/* url_host_normal: the host cut from a normal form, without a copy. */
+static void test_host_normal(void)
+{
+  static const struct {
+    const char *url, *want;
+  } cases[] = {
+    { "http://h/", "h" },
+    { "https://Example.com:8443/x", "Example.com" },  /* as found */
+    { "http://a@b:c@h:81/", "h" },
+    { "http://[::1]:8/x", "[::1]" },
+    { "http://[fe80::1%25eth0]/", "[fe80::1%25eth0]" },
+    { "http://example.edu./", "example.edu." },
+    { "http://h", NULL },
+    { "http://[::1/", NULL },
+    { "http://[::1]x/", NULL },
+    { "h/x", NULL },
+    { NULL, NULL },
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    size_t n = 99;
+    const char *h = url_host_normal(cases[i].url, &n);
+    if (cases[i].want == NULL) {
+      CHECK(h == NULL && n == 99);
+      continue;
+    }
+    CHECK(h != NULL && n == strlen(cases[i].want) &&
+          strncmp(h, cases[i].want, n) == 0);
+  }
+}
+
+/* url_host_normalize: --domain's values, normalised as hosts. */
+static void test_host_normalize(void)
+{
+  static const struct {
+    const char *host, *want;
+  } cases[] = {
+    { "example.edu", "example.edu" },
+    { "CS.Example.EDU", "cs.example.edu" },
+    { "example.edu.", "example.edu" },  /* one name to DNS */
+    { "127.0.0.1", "127.0.0.1" },
+    { "127.1", "127.0.0.1" },           /* as libcurl reads it */
+    { "0x7f.0.0.2", "127.0.0.2" },
+    { "::1", "[::1]" },
+    { "[::1]", "[::1]" },
+    { "[::FFFF:1.2.3.4]", "[::ffff:1.2.3.4]" },
+    { "%41.com", "a.com" },
+    /* Anything but a host alone. */
+    { "", NULL },
+    { ".", NULL },
+    { ".example.edu", NULL },
+    { "a..b", NULL },
+    { "example.edu..", NULL },
+    { "example.edu:80", NULL },
+    { "example.edu:", NULL },
+    { "[::1]:80", NULL },
+    { "[::1", NULL },
+    { "http://example.edu", NULL },
+    { "example.edu/", NULL },
+    { "example.edu/x", NULL },
+    { "u@example.edu", NULL },
+    { "example.edu?q", NULL },
+    { "example.edu#f", NULL },
+    { "exa mple.edu", NULL },
+    { " example.edu", NULL },
+    { "a\\b", NULL },
+    { "%0a.com", NULL },
+    { NULL, NULL },
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char *h = url_host_normalize(cases[i].host);
+    CHECK_STR(h, cases[i].want);
+    free(h);
+  }
+  /* Longer than any URL could hold. */
+  char big[URL_MAX_LEN + 8];
+  for (size_t i = 0; i < sizeof(big) - 1; i++)
+    big[i] = i % 2 ? '.' : 'a';
+  big[sizeof(big) - 1] = '\0';
+  CHECK(url_host_normalize(big) == NULL);
+  big[URL_MAX_LEN - 21] = '\0';   /* ends in a label */
+  char *h = url_host_normalize(big);
+  CHECK(h != NULL && strcmp(h, big) == 0);
+  free(h);
 }
 
 /* check_base: url_base_resolve(base, href) must be want, the same as
@@ -606,6 +671,10 @@ static void test_idn(void)
     NORM(NULL, "http://0x7f.1\xe2\x80\x8b/x", "http://127.0.0.1/x");
     NORM("http:/0x7f.1\xe2\x80\x8b/xle/", "http:*/ca,,",
          "http://127.0.0.1/xle/*/ca,,");
+    char *d = url_host_normalize("\xc3\x89" "cole.FR.");
+    CHECK_STR(d, "xn--cole-9oa.fr");
+    free(d);
+    CHECK(url_host_normalize("-\xc3\xa9.com") == NULL);
     setlocale(LC_CTYPE, "C");
   } else {
     fprintf(stderr, "url_test: no C.UTF-8 locale, IDN half skipped\n");
@@ -669,6 +738,8 @@ int main(void)
   RUN(test_long);
   RUN(test_scope);
   RUN(test_host_key);
+  RUN(test_host_normal);
+  RUN(test_host_normalize);
   RUN(test_base);
   RUN(test_path_query);
   RUN(test_nonpage);
