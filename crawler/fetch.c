@@ -11,6 +11,9 @@
 
 #include "strbuf.h"
 
+_Static_assert(FETCH_ERROR_SIZE >= CURL_ERROR_SIZE,
+               "libcurl's message fits in fetch_result_t.error");
+
 struct fetcher {
   CURL *curl;
   fetch_config_t cfg;
@@ -70,6 +73,51 @@ void fetch_result_free(fetch_result_t *res)
   free(res->location);
   free(res->x_robots_tag);
   memset(res, 0, sizeof(*res));
+}
+
+const char *fetch_status_text(long status)
+{
+  /* RFC 9110, section 15, with 429 (RFC 6585) and 451 (RFC 7725). */
+  static const struct { short code; const char *text; } phrases[] = {
+    { 100, "Continue" }, { 101, "Switching Protocols" },
+    { 200, "OK" }, { 201, "Created" }, { 202, "Accepted" },
+    { 203, "Non-Authoritative Information" }, { 204, "No Content" },
+    { 205, "Reset Content" }, { 206, "Partial Content" },
+    { 300, "Multiple Choices" }, { 301, "Moved Permanently" },
+    { 302, "Found" }, { 303, "See Other" }, { 304, "Not Modified" },
+    { 305, "Use Proxy" }, { 307, "Temporary Redirect" },
+    { 308, "Permanent Redirect" },
+    { 400, "Bad Request" }, { 401, "Unauthorized" },
+    { 402, "Payment Required" }, { 403, "Forbidden" },
+    { 404, "Not Found" }, { 405, "Method Not Allowed" },
+    { 406, "Not Acceptable" }, { 407, "Proxy Authentication Required" },
+    { 408, "Request Timeout" }, { 409, "Conflict" }, { 410, "Gone" },
+    { 411, "Length Required" }, { 412, "Precondition Failed" },
+    { 413, "Content Too Large" }, { 414, "URI Too Long" },
+    { 415, "Unsupported Media Type" }, { 416, "Range Not Satisfiable" },
+    { 417, "Expectation Failed" }, { 421, "Misdirected Request" },
+    { 422, "Unprocessable Content" }, { 426, "Upgrade Required" },
+    { 428, "Precondition Required" }, { 429, "Too Many Requests" },
+    { 431, "Request Header Fields Too Large" },
+    { 451, "Unavailable For Legal Reasons" },
+    { 500, "Internal Server Error" }, { 501, "Not Implemented" },
+    { 502, "Bad Gateway" }, { 503, "Service Unavailable" },
+    { 504, "Gateway Timeout" }, { 505, "HTTP Version Not Supported" },
+  };
+  for (size_t i = 0; i < sizeof(phrases) / sizeof(phrases[0]); i++)
+    if (phrases[i].code == status)
+      return phrases[i].text;
+  return "";
+}
+
+const char *fetch_cause(const fetch_result_t *r, char *buf, size_t n)
+{
+  const char *s = r->curl_code != 0
+                  ? curl_easy_strerror((CURLcode)r->curl_code) : r->error;
+  const char *colon = r->curl_code != 0 ? NULL : strstr(s, ": ");
+  int len = colon != NULL ? (int)(colon - s) : (int)strlen(s);
+  snprintf(buf, n, "%.*s", len, s);
+  return buf;
 }
 
 /* media_is: true if the media type of CT (before ';', any case) is TYPE. */
@@ -471,6 +519,10 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   } else if (rc != CURLE_OK) {
     res->outcome = FETCH_NET_ERROR;
     res->retryable = transient(rc);
+    res->curl_code = (int)rc;
+    /* libcurl's message says the most ("SSL certificate problem: unable
+     * to get local issuer certificate" where its code's text says "SSL
+     * peer certificate or SSH remote key was not OK"). */
     snprintf(res->error, sizeof(res->error), "%s",
              errbuf[0] ? errbuf : curl_easy_strerror(rc));
   } else {
@@ -484,7 +536,9 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
       res->outcome = FETCH_REDIRECT;
     } else {
       res->retryable = s >= 500 || s == 429;
-      snprintf(res->error, sizeof(res->error), "HTTP status %ld", s);
+      const char *text = fetch_status_text(s);
+      snprintf(res->error, sizeof(res->error), "HTTP %ld%s%s", s,
+               text[0] ? " " : "", text);
     }
   } else if (res->outcome == FETCH_WRONG_TYPE) {
     snprintf(res->error, sizeof(res->error), "not a page: %s",
@@ -495,10 +549,12 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   if (res->outcome == FETCH_OK) {
     if (res->body == NULL)
       res->body = calloc(1, 1);
-    if (res->body != NULL)
+    if (res->body != NULL) {
       res->body[res->len] = '\0';
-    else
+    } else {
       res->outcome = FETCH_NET_ERROR;
+      snprintf(res->error, sizeof(res->error), "out of memory");
+    }
   } else {
     free(res->body);
     res->body = NULL;

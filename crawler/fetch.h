@@ -35,6 +35,9 @@ typedef struct fetch_config {
   bool capture;             /* keep the raw exchange (for WARC) */
 } fetch_config_t;
 
+/* Room for a failure's reason: libcurl's CURL_ERROR_SIZE. */
+#define FETCH_ERROR_SIZE 256
+
 /* Raw bytes kept per response when capturing, beyond max_size. */
 #define FETCH_CAPTURE_MAX (256 * 1024)
 
@@ -58,7 +61,11 @@ typedef struct fetch_result {
   double retry_after;      /* seconds from now; -1 if absent/invalid */
   bool retryable;          /* a transient failure: timeout, connection
                               failure, 5xx, 429 */
-  char error[128];         /* a reason for the log when not OK */
+  char error[FETCH_ERROR_SIZE]; /* why, when not OK, in words for the log:
+                              "HTTP 404 Not Found", libcurl's message
+                              ("SSL certificate problem: ..."), ... */
+  int curl_code;           /* libcurl's CURLcode when it failed the
+                              request, else 0 (see fetch_cause) */
   /* The raw exchange, when cfg.capture (else all NULL/0): */
   char *raw_request;       /* owned; request line and headers as sent */
   size_t raw_request_len;
@@ -93,6 +100,20 @@ void fetcher_get_robots(fetcher_t *f, const char *url, size_t max,
 
 /* fetch_result_free: free what *RES holds and zero it; RES may be NULL. */
 void fetch_result_free(fetch_result_t *res);
+
+/* fetch_status_text: the reason phrase RFC 9110 gives HTTP status STATUS
+ * ("Not Found" for 404), or "" for a status it does not name.
+ * Returns: static text. Thread-safety: any thread. */
+const char *fetch_status_text(long status);
+
+/* fetch_cause: why R (borrowed; not FETCH_OK) failed, in a few words that
+ * stay the same across URLs, for counting failures by cause: for a
+ * libcurl error its generic text ("Couldn't connect to server"; the
+ * message in R->error also names the address and timings), else
+ * R->error up to its first ": " (what follows names a URL or a type).
+ * Returns: BUF (size N, N > 0), NUL-terminated, possibly cut.
+ * Thread-safety: any thread. */
+const char *fetch_cause(const fetch_result_t *r, char *buf, size_t n);
 
 /* fetch_is_text_plain: true if CONTENT_TYPE (may be NULL) is text/plain. */
 bool fetch_is_text_plain(const char *content_type);

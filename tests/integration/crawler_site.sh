@@ -108,8 +108,9 @@ check "no temporary file is left" \
 
 L=$TEST_DIR/d1.log
 check "log: Failed 404 with its reason" \
-  grep -q "Failed: http://127.0.0.1:$P/missing.html (HTTP status 404)" "$L"
-check "log: Failed 500" grep -q "missing.html\|err.html (HTTP status 500)" "$L"
+  grep -qF "Failed: http://127.0.0.1:$P/missing.html (HTTP 404 Not Found)" "$L"
+check "log: Failed 500 with its reason" \
+  grep -qF "err.html (HTTP 500 Internal Server Error)" "$L"
 check "log: the redirect loop ends" grep -q 'loop.*too many redirects' "$L"
 check "log: a redirect out of scope is not followed" \
   grep -q 'away.html (redirect out of scope' "$L"
