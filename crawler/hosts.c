@@ -11,6 +11,7 @@
 
 #include <assert.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,8 @@ struct hoststate {
   bool open;               /* the gate is done: rules, skip are final */
   robots_t *rules;         /* owned; NULL until set, or out of memory */
   const char *skip;        /* the whole host is skipped, and why */
+  char *unreachable;       /* owned; skip's text when robots.txt was
+                              unreachable, with the reason */
   long saved;              /* pages saved */
   bool full;               /* saved reached max_pages */
 };
@@ -121,6 +124,17 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
   return true;
 }
 
+/* unreachable_text: the skip reason for a robots.txt that failed for
+ * WHY, returned owned (free()); NULL if out of memory. */
+static char *unreachable_text(const char *why)
+{
+  size_t n = sizeof(HOSTS_UNREACHABLE ": ") + strlen(why);
+  char *s = malloc(n);
+  if (s != NULL)
+    snprintf(s, n, "%s: %s", HOSTS_UNREACHABLE, why);
+  return s;
+}
+
 void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
                     char *url, fetch_result_t *r)
 {
@@ -130,6 +144,10 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
                      ? robots_parse(r->body, r->len, h->user_agent) : NULL;
   char *next = r->outcome == FETCH_REDIRECT
                ? url_resolve_normalized(url, r->location) : NULL;
+  /* Used only if this failure is the last one allowed. */
+  char *unreachable = r->outcome != FETCH_OK &&
+                      r->outcome != FETCH_REDIRECT && r->error[0] != '\0'
+                      ? unreachable_text(r->error) : NULL;
   enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
   int failures = 0;
   double delay = -1;
@@ -161,7 +179,9 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
     then = AGAIN_LATER;
   } else {
     hs->rules = robots_disallow_all();
-    hs->skip = "robots.txt unreachable";
+    hs->unreachable = unreachable;
+    unreachable = NULL;
+    hs->skip = hs->unreachable ? hs->unreachable : HOSTS_UNREACHABLE;
   }
   if (then == OPEN) {
     delay = robots_crawl_delay(hs->rules);
@@ -172,6 +192,7 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
   pthread_mutex_unlock(&h->lock);
 
   free(next);
+  free(unreachable);
   fetch_result_free(r);
   free(url);
   if (then == AGAIN_NOW) {
@@ -245,6 +266,7 @@ void hosts_delete(hosts_t *h)
   for (size_t i = 0; i < h->n; i++) {
     robots_delete(h->v[i].rules);
     free(h->v[i].next_url);
+    free(h->v[i].unreachable);
   }
   free(h->v);
   pthread_mutex_destroy(&h->lock);

@@ -63,12 +63,17 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
 void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
                     char *url, fetch_result_t *r);
 
+/* The reason hosts_forbids gives for every URL of a host whose robots.txt
+ * could not be fetched starts with this. */
+#define HOSTS_UNREACHABLE "robots.txt unreachable"
+
 /* hosts_forbids: why robots.txt keeps the URL with path and query PATH
  * (borrowed; as robots_allowed takes it) on host HOST from being fetched,
  * or NULL if it does not. Called for page items, which the frontier hands
  * out only once their host's gate is done.
- * Returns: static text ("disallowed by robots.txt", "robots.txt
- *   unreachable", "out of memory", ...), or NULL.
+ * Returns: text valid until hosts_delete ("disallowed by robots.txt",
+ *   "robots.txt unreachable: " and the last failure's reason, from
+ *   fetch_result_t.error, "out of memory", ...), or NULL.
  * Thread-safety: any thread. */
 const char *hosts_forbids(hosts_t *h, uint32_t host, const char *path);
 

@@ -153,6 +153,23 @@ static void test_unavailable_and_unreachable(void)
   fix_delete(&x);
 }
 
+/* The reason of the failure that closed a host is its skip reason. */
+static void test_unreachable_says_why(void)
+{
+  struct fix x = fix_new(0);
+  fetch_result_t r = answer(FETCH_NET_ERROR, 0, NULL, NULL);
+  snprintf(r.error, sizeof(r.error), "SSL certificate problem: unable "
+           "to get local issuer certificate");
+  CHECK_STR(verdict(&x, "https://a:443", "https://a/robots.txt", r, "/x"),
+            "robots.txt unreachable: SSL certificate problem: unable to "
+            "get local issuer certificate");
+  r = answer(FETCH_HTTP_ERROR, 503, NULL, NULL);
+  snprintf(r.error, sizeof(r.error), "HTTP 503 Service Unavailable");
+  CHECK_STR(verdict(&x, "http://b:80", "http://b/robots.txt", r, "/x"),
+            "robots.txt unreachable: HTTP 503 Service Unavailable");
+  fix_delete(&x);
+}
+
 /* A failure with retries left asks for the gate again after the back-off
  * (1 s for the first); the answer then decides. */
 static void test_retry(void)
@@ -281,6 +298,7 @@ int main(void)
   RUN(test_rules);
   RUN(test_redirects);
   RUN(test_unavailable_and_unreachable);
+  RUN(test_unreachable_says_why);
   RUN(test_retry);
   RUN(test_crawl_delay);
   RUN(test_no_robots_url);
