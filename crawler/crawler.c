@@ -651,7 +651,8 @@ static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
           "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
           "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "
           "limit %ld\n"
-          "%s: robots: %ld robots.txt fetched, %ld URLs disallowed, %ld "
+          "%s: robots: %ld robots.txt fetched, %ld failed; %ld URLs "
+          "disallowed, %ld not fetched as robots.txt was unreachable; %ld "
           "pages noindex, %ld nofollow\n",
           prog, st->saved, st->bytes, c->dir, st->elapsed,
           st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog,
@@ -660,7 +661,8 @@ static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
           st->retries, prog, st->ign_dupl + st->dup_redirects,
           st->ign_extern, st->ign_nonpage, st->ign_invalid,
           st->ign_rel_nofollow, st->ign_trap, st->ign_host_limit, prog,
-          st->robots_fetches, st->ign_robots, st->noindex, st->nofollow);
+          st->robots_fetched, st->robots_failed, st->ign_robots,
+          st->ign_unreachable, st->noindex, st->nofollow);
   if (o->warc != NULL)
     fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog,
             st->warc_records, c->warc_path);

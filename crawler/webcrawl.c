@@ -10,7 +10,7 @@
  * Everything a user can see (IDs, log lines, counters) happens in commit,
  * one page at a time in discovery order, which is what makes the output
  * deterministic. Counters are written only by commit, except `retries`,
- * `redirects`, `requests` and `robots_fetches`, which download threads
+ * `redirects`, `requests` and the robots.txt counts, which download threads
  * bump atomically. Replay and resume answer fetches from a store of saved
  * pages (store_fetch, store.h); the WARC file gets each exchange from the
  * download thread that made it (archive). */
@@ -42,7 +42,7 @@ struct webcrawl {
   char agent[64];          /* our product token: what a robots meta names */
   hosts_t *hosts;          /* robots.txt and page counts per host; locks
                               itself (hosts.h) */
-  atomic_long robots_fetches;
+  atomic_long robots_fetched, robots_failed;
   atomic_long requests;    /* every HTTP request made */
   atomic_bool warc_failed;
   fetch_config_t fcfg;
@@ -127,7 +127,9 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
   fetch_result_t r;
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
   archive(w, e, url, &r);
-  atomic_fetch_add(&w->robots_fetches, 1);
+  /* A failure (webcrawl.h) before hosts_gate_end frees R. */
+  bool failed = r.outcome == FETCH_NET_ERROR || r.retryable;
+  atomic_fetch_add(failed ? &w->robots_failed : &w->robots_fetched, 1);
   atomic_fetch_add(&w->requests, 1);
   hosts_gate_end(w->hosts, fr, it, url, &r);
 }
@@ -567,11 +569,14 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     return;
   }
   if (p->robots != NULL) {
-    st->ign_robots++;
+    if (strncmp(p->robots, HOSTS_UNREACHABLE,
+                strlen(HOSTS_UNREACHABLE)) == 0)
+      st->ign_unreachable++;
+    else
+      st->ign_robots++;
     log_reason(w, d, "IgnRobots", it->url, p->robots);
     return;
   }
-  st->fetched++;
   if (p->res.outcome == FETCH_OK && p->binary) {
     st->failed++;
     st->binary++;
@@ -589,6 +594,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     log_reason(w, d, "Failed", it->url, p->res.error);
     return;
   }
+  st->fetched++;
   log_event(w, d, "Fetched", it->url);
   for (int i = 0; i < p->hops; i++) {
     engine_mark_seen(e, p->chain[i]);
@@ -667,7 +673,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   atomic_init(&w.redirects, 0);
   atomic_init(&w.retries, 0);
   atomic_init(&w.limit_reached, false);
-  atomic_init(&w.robots_fetches, 0);
+  atomic_init(&w.robots_fetched, 0);
+  atomic_init(&w.robots_failed, 0);
   atomic_init(&w.requests, 0);
   atomic_init(&w.warc_failed, false);
   /* robots.txt applies, and hosts are gated for it, unless ignored or
@@ -725,7 +732,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   engine_delete(w.e);
   st->redirects = atomic_load(&w.redirects);
   st->retries = atomic_load(&w.retries);
-  st->robots_fetches = atomic_load(&w.robots_fetches);
+  st->robots_fetched = atomic_load(&w.robots_fetched);
+  st->robots_failed = atomic_load(&w.robots_failed);
   st->requests = atomic_load(&w.requests);
   hosts_delete(w.hosts);
   st->elapsed = frontier_now() - w.start;

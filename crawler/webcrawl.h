@@ -44,12 +44,19 @@ typedef struct webcrawl_opts {
   FILE *logfp;
 } webcrawl_opts_t;
 
+/* What a crawl did. Pages whose request was made are either fetched (a
+ * page to save) or failed (any other answer, or none: the counts in
+ * parentheses say which). robots.txt requests are fetched (an answer
+ * that settles the host's rules: 2xx, 3xx, 4xx) or failed (no answer,
+ * 5xx, 429). URLs not fetched for robots.txt are ign_robots (its rules,
+ * or a Crawl-delay over the bound, say no) or ign_unreachable (it could
+ * not be fetched: hosts.h, HOSTS_UNREACHABLE). */
 typedef struct webcrawl_stats {
   long saved, fetched, failed, http_errors, net_errors, wrong_type,
       too_large, redirects, retries, dup_redirects, ign_extern, ign_dupl,
-      ign_nonpage, ign_invalid, write_errors, ign_robots, noindex,
-      nofollow, ign_rel_nofollow, robots_fetches, requests, hosts,
-      ign_trap, ign_host_limit, binary, warc_records;
+      ign_nonpage, ign_invalid, write_errors, ign_robots, ign_unreachable,
+      noindex, nofollow, ign_rel_nofollow, robots_fetched, robots_failed,
+      requests, hosts, ign_trap, ign_host_limit, binary, warc_records;
   long long bytes;
   double elapsed;
 } webcrawl_stats_t;

@@ -1,0 +1,94 @@
+# failures: a failed request says why, in the log and in the summary: the
+# HTTP status in words, libcurl's message, the reason robots.txt could not
+# be fetched; and the summary's counts tell failed requests from fetched
+# ones, and URLs of an unreachable robots.txt from disallowed ones.
+. "$(dirname "$0")/lib.sh"
+require_file "$BIN/crawler" "$TESTSERVER"
+mktemp_dir
+S=$TEST_DIR/site
+# Hosts: .1 a site with a broken link and a noindex page; .2 a robots.txt
+# that disallows everything.
+mkdir -p "$S/127.0.0.1" "$S/127.0.0.2"
+cat >"$S/127.0.0.1/index.html" <<'HTML'
+<a href="a.html">A</a> <a href="missing.html">404</a>
+<a href="err.html">500</a>
+HTML
+echo '<p>a</p>' >"$S/127.0.0.1/a.html"
+echo err >"$S/127.0.0.1/err.html"
+cat >"$S/127.0.0.1/noindex.html" <<'HTML'
+<html><head><meta name="robots" content="noindex"></head>
+<body><a href="a.html">A</a></body></html>
+HTML
+printf 'User-agent: *\nDisallow: /\n' >"$S/127.0.0.2/robots.txt"
+echo '<p>private</p>' >"$S/127.0.0.2/index.html"
+echo '/err.html status 500' >"$TEST_DIR/rules"
+
+# A loopback port nothing listens on: one the test server had, closed.
+server_start "$S" || { not_ok "server starts"; finish; }
+CLOSED=$PORT
+server_stop
+server_start "$S" --rules "$TEST_DIR/rules" --host 127.0.0.1 \
+  --host 127.0.0.2 || { not_ok "server starts"; finish; }
+H1=http://127.0.0.1:$PORT
+H2=http://127.0.0.2:$PORT
+REFUSED=http://127.0.0.1:$CLOSED
+
+# crawl NAME SEED DEPTH [OPTIONS...]: crawl into $TEST_DIR/NAME (log in
+# NAME.log, stderr in NAME.err); sets RC.
+crawl() {
+  local name=$1 seed=$2 depth=$3
+  shift 3
+  mkdir "$TEST_DIR/$name"
+  "$BIN/crawler" --rate 0 --retries 0 --log "$@" "$seed" "$TEST_DIR/$name" \
+    "$depth" >"$TEST_DIR/$name.log" 2>"$TEST_DIR/$name.err"
+  RC=$?
+}
+logged() {  # logged NAME TEXT: the crawl's log has a line holding TEXT
+  grep -qF -- "$2" "$TEST_DIR/$1.log" || {
+    echo "# no line holding [$2] in $1.log:" >&2
+    cat "$TEST_DIR/$1.log" >&2
+    return 1
+  }
+}
+said() {  # said NAME TEXT: the crawl's stderr has a line holding TEXT
+  grep -qF -- "$2" "$TEST_DIR/$1.err" || {
+    echo "# no line holding [$2] in $1.err:" >&2
+    cat "$TEST_DIR/$1.err" >&2
+    return 1
+  }
+}
+
+# ------------------------------------------------------------ the log
+
+crawl main "$H1/" 1
+check "a 404 is logged with its status in words" \
+  logged main "Failed: $H1/missing.html (HTTP 404 Not Found)"
+check "a 500 is logged with its status in words" \
+  logged main "Failed: $H1/err.html (HTTP 500 Internal Server Error)"
+check "the summary counts 2 pages fetched, 2 failed" \
+  said main "fetched 2, failed 2 (http 2, network 0,"
+
+crawl refused "$REFUSED/" 1
+check "refused: the seed's IgnRobots line says why robots.txt failed" \
+  logged refused "IgnRobots: $REFUSED/ (robots.txt unreachable: Failed\
+ to connect to 127.0.0.1 port $CLOSED"
+check "... in libcurl's words" logged refused "Couldn't connect to server)"
+check "refused: robots.txt failed, not fetched; the seed not disallowed" \
+  said refused "robots: 0 robots.txt fetched, 1 failed; 0 URLs disallowed,\
+ 1 not fetched as robots.txt was unreachable;"
+
+crawl refused_nr "$REFUSED/" 1 --ignore-robots
+check "refused, robots ignored: the seed's failure says why" \
+  logged refused_nr \
+  "Failed: $REFUSED/ (Failed to connect to 127.0.0.1 port $CLOSED"
+check "refused, robots ignored: counted as a network failure" \
+  said refused_nr "fetched 0, failed 1 (http 0, network 1,"
+
+crawl disallowed "$H2/" 1
+check "disallowed: logged so" \
+  logged disallowed "IgnRobots: $H2/ (disallowed by robots.txt)"
+check "disallowed: robots.txt fetched, the seed disallowed" \
+  said disallowed "robots: 1 robots.txt fetched, 0 failed; 1 URLs\
+ disallowed, 0 not fetched as robots.txt was unreachable;"
+
+finish
