@@ -647,22 +647,31 @@ static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
           "%s: saved %ld pages (%lld bytes) in '%s' in %.2f s, "
           "%.1f pages/s\n"
           "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
-          "%ld, binary %ld, too large %ld), redirects %ld, retries %ld\n"
+          "%ld, binary %ld, too large %ld), redirects %ld, retries %ld\n",
+          prog, st->saved, st->bytes, c->dir, st->elapsed,
+          st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog,
+          st->fetched, st->failed, st->http_errors, st->net_errors,
+          st->wrong_type, st->binary, st->too_large, st->redirects,
+          st->retries);
+  /* Why, next to how many: the log has the message of each. */
+  for (size_t i = 0; i < st->failures.n; i++)
+    fprintf(stderr, "%s: failed: %ld x %s\n", prog, st->failures.v[i].n,
+            st->failures.v[i].what);
+  if (st->failures.other > 0)
+    fprintf(stderr, "%s: failed: %ld x other causes (--log names each)\n",
+            prog, st->failures.other);
+  fprintf(stderr,
           "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
           "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "
           "limit %ld\n"
           "%s: robots: %ld robots.txt fetched, %ld failed; %ld URLs "
           "disallowed, %ld not fetched as robots.txt was unreachable; %ld "
           "pages noindex, %ld nofollow\n",
-          prog, st->saved, st->bytes, c->dir, st->elapsed,
-          st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog,
-          st->fetched, st->failed, st->http_errors, st->net_errors,
-          st->wrong_type, st->binary, st->too_large, st->redirects,
-          st->retries, prog, st->ign_dupl + st->dup_redirects,
-          st->ign_extern, st->ign_nonpage, st->ign_invalid,
-          st->ign_rel_nofollow, st->ign_trap, st->ign_host_limit, prog,
-          st->robots_fetched, st->robots_failed, st->ign_robots,
-          st->ign_unreachable, st->noindex, st->nofollow);
+          prog, st->ign_dupl + st->dup_redirects, st->ign_extern,
+          st->ign_nonpage, st->ign_invalid, st->ign_rel_nofollow,
+          st->ign_trap, st->ign_host_limit, prog, st->robots_fetched,
+          st->robots_failed, st->ign_robots, st->ign_unreachable,
+          st->noindex, st->nofollow);
   if (o->warc != NULL)
     fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog,
             st->warc_records, c->warc_path);

@@ -31,6 +31,7 @@
 #include "pagedir.h"
 #include "robots.h"
 #include "store.h"
+#include "tally.h"
 #include "url.h"
 
 enum { MAX_REDIRECTS = 10 };
@@ -548,6 +549,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
 
   if (p == NULL) {
     st->failed++;
+    tally_add(&st->failures, "out of memory");
     log_reason(w, d, "Failed", it->url, "out of memory");
     return;
   }
@@ -570,16 +572,20 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   }
   if (p->robots != NULL) {
     if (strncmp(p->robots, HOSTS_UNREACHABLE,
-                strlen(HOSTS_UNREACHABLE)) == 0)
+                strlen(HOSTS_UNREACHABLE)) == 0) {
       st->ign_unreachable++;
-    else
+      /* Each host's reason: few, and they say what the URLs met. */
+      tally_add(&st->failures, p->robots);
+    } else {
       st->ign_robots++;
+    }
     log_reason(w, d, "IgnRobots", it->url, p->robots);
     return;
   }
   if (p->res.outcome == FETCH_OK && p->binary) {
     st->failed++;
     st->binary++;
+    tally_add(&st->failures, "not a page");
     log_reason(w, d, "Failed", it->url, "not a page: binary content");
     return;
   }
@@ -591,6 +597,8 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     case FETCH_TOO_LARGE: st->too_large++; break;
     default: st->net_errors++; break;
     }
+    char cause[TALLY_WHAT];
+    tally_add(&st->failures, fetch_cause(&p->res, cause, sizeof(cause)));
     log_reason(w, d, "Failed", it->url, p->res.error);
     return;
   }
@@ -729,6 +737,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   atomic_store(&running, NULL);
   progress(&w, true);
   st->hosts = (long)frontier_hosts(engine_frontier(w.e));
+  tally_sort(&st->failures);
   engine_delete(w.e);
   st->redirects = atomic_load(&w.redirects);
   st->retries = atomic_load(&w.retries);

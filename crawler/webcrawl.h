@@ -15,6 +15,7 @@
 #include "pagecheck.h"  /* FORMAT_* */
 #include "scope.h"
 #include "store.h"
+#include "tally.h"
 #include "warc.h"
 
 typedef struct webcrawl_opts {
@@ -50,7 +51,9 @@ typedef struct webcrawl_opts {
  * that settles the host's rules: 2xx, 3xx, 4xx) or failed (no answer,
  * 5xx, 429). URLs not fetched for robots.txt are ign_robots (its rules,
  * or a Crawl-delay over the bound, say no) or ign_unreachable (it could
- * not be fetched: hosts.h, HOSTS_UNREACHABLE). */
+ * not be fetched: hosts.h, HOSTS_UNREACHABLE). failures counts the
+ * failed pages by cause (fetch_cause), and the URLs of an unreachable
+ * robots.txt by its host's reason. */
 typedef struct webcrawl_stats {
   long saved, fetched, failed, http_errors, net_errors, wrong_type,
       too_large, redirects, retries, dup_redirects, ign_extern, ign_dupl,
@@ -59,6 +62,7 @@ typedef struct webcrawl_stats {
       requests, hosts, ign_trap, ign_host_limit, binary, warc_records;
   long long bytes;
   double elapsed;
+  tally_t failures;
 } webcrawl_stats_t;
 
 /* webcrawl_run's statuses beyond crawl.h's CRAWL_OK, CRAWL_ENOMEM and

@@ -67,12 +67,17 @@ check "a 500 is logged with its status in words" \
   logged main "Failed: $H1/err.html (HTTP 500 Internal Server Error)"
 check "the summary counts 2 pages fetched, 2 failed" \
   said main "fetched 2, failed 2 (http 2, network 0,"
+check "... and says why: a 404" said main "crawler: failed: 1 x HTTP 404"
+check "... and a 500" \
+  said main "crawler: failed: 1 x HTTP 500 Internal Server Error"
 
 crawl refused "$REFUSED/" 1
 check "refused: the seed's IgnRobots line says why robots.txt failed" \
   logged refused "IgnRobots: $REFUSED/ (robots.txt unreachable: Failed\
  to connect to 127.0.0.1 port $CLOSED"
 check "... in libcurl's words" logged refused "Couldn't connect to server)"
+check "refused: the summary says why" said refused \
+  "crawler: failed: 1 x robots.txt unreachable: Failed to connect to"
 check "refused: robots.txt failed, not fetched; the seed not disallowed" \
   said refused "robots: 0 robots.txt fetched, 1 failed; 0 URLs disallowed,\
  1 not fetched as robots.txt was unreachable;"
@@ -83,6 +88,8 @@ check "refused, robots ignored: the seed's failure says why" \
   "Failed: $REFUSED/ (Failed to connect to 127.0.0.1 port $CLOSED"
 check "refused, robots ignored: counted as a network failure" \
   said refused_nr "fetched 0, failed 1 (http 0, network 1,"
+check "... and summed up in libcurl's words, no address" \
+  said refused_nr "crawler: failed: 1 x Couldn't connect to server"
 
 crawl disallowed "$H2/" 1
 check "disallowed: logged so" \
