@@ -32,7 +32,8 @@ enum {
   EXIT_DEPTH = 4,      /* bad maxDepth */
   EXIT_INTERRUPTED = 5,
   EXIT_IO = 6,         /* a page could not be written */
-  EXIT_FATAL = 7       /* out of memory, no threads */
+  EXIT_FATAL = 7,      /* out of memory, no threads */
+  EXIT_NOSEED = 8      /* the seed page was not saved */
 };
 
 #define MAX_DEPTH 1000
@@ -107,7 +108,9 @@ static void usage(void)
 "\n"
 "Exit status: 0 done; 1 bad usage; 2 bad seedURL; 3 bad pageDirectory;\n"
 "4 bad maxDepth; 5 interrupted; 6 a page could not be written; 7 out of\n"
-"memory or threads.\n", MAX_DEPTH, DEFAULT_UA);
+"memory or threads; 8 the seed page was not saved (the last line on\n"
+"stderr says why: its HTTP status, the network or TLS error, robots.txt).\n",
+         MAX_DEPTH, DEFAULT_UA);
 }
 
 /* out_of_memory: say so and exit with EXIT_FATAL. */
@@ -708,14 +711,21 @@ static void release(struct cmd *c)
   curl_global_cleanup();
 }
 
-/* exit_status: the exit code for webcrawl_run's status RC; after an
- * interrupt, first the command (from ARGV) that finishes the crawl. */
+/* exit_status: the exit code for webcrawl_run's status RC and ST; first,
+ * on stderr, why the seed was not saved, or after an interrupt the
+ * command (from ARGV) that finishes the crawl. Before release (C's seed). */
 static int exit_status(int rc, const struct cmd *c,
                        const webcrawl_stats_t *st, int argc, char *argv[])
 {
   switch (rc) {
   case CRAWL_OK:
-    return 0;
+    if (st->seed_saved)
+      return 0;
+    /* Whatever else was saved (the links of a noindex seed), the crawl
+     * did not do what was asked of it, and a script must be told. */
+    fprintf(stderr, "%s: seed '%s' not saved: %s\n", prog, c->seed,
+            st->seed_why[0] ? st->seed_why : "no reason recorded");
+    return EXIT_NOSEED;
   case WEBCRAWL_ESTOPPED:
     fprintf(stderr, "%s: interrupted: the %ld pages saved are complete; "
             "to finish the crawl run:\n ", prog, st->saved);
@@ -748,6 +758,7 @@ int main(int argc, char *argv[])
   int rc = run_crawl(&c, &st);
   if (!c.quiet)
     print_summary(&c, &st);
+  int code = exit_status(rc, &c, &st, argc, argv);
   release(&c);
-  return exit_status(rc, &c, &st, argc, argv);
+  return code;
 }

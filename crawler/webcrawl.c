@@ -498,6 +498,8 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it,
   }
   st->saved++;
   st->bytes += (long long)p->res.len;
+  if (it->depth == 0)
+    st->seed_saved = true;
   log_event(w, it->depth, "Saved", it->url);
   hosts_count_saved(w->hosts, it->host);
   return true;
@@ -538,6 +540,16 @@ static void commit_link(struct webcrawl *w, engine_t *e, int d,
   }
 }
 
+/* seed_not_saved: if IT is the seed, the one item at depth 0, keep WHY
+ * (borrowed; copied) for the statistics: the crawl then failed at its
+ * first step, which the program reports (webcrawl_stats_t). */
+static void seed_not_saved(struct webcrawl *w, const fitem_t *it,
+                           const char *why)
+{
+  if (it->depth == 0)
+    snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
+}
+
 /* wc_commit: the page's events in the log and its counters, its ID,
  * and its links added at depth + 1 (see the top of this file). */
 static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
@@ -550,6 +562,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   if (p == NULL) {
     st->failed++;
     tally_add(&st->failures, "out of memory");
+    seed_not_saved(w, it, "out of memory");
     log_reason(w, d, "Failed", it->url, "out of memory");
     return;
   }
@@ -579,6 +592,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     } else {
       st->ign_robots++;
     }
+    seed_not_saved(w, it, p->robots);
     log_reason(w, d, "IgnRobots", it->url, p->robots);
     return;
   }
@@ -586,6 +600,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     st->failed++;
     st->binary++;
     tally_add(&st->failures, "not a page");
+    seed_not_saved(w, it, "not a page: binary content");
     log_reason(w, d, "Failed", it->url, "not a page: binary content");
     return;
   }
@@ -599,6 +614,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     }
     char cause[TALLY_WHAT];
     tally_add(&st->failures, fetch_cause(&p->res, cause, sizeof(cause)));
+    seed_not_saved(w, it, p->res.error);
     log_reason(w, d, "Failed", it->url, p->res.error);
     return;
   }
@@ -618,6 +634,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     return;
   if (p->noindex) {
     st->noindex++;
+    seed_not_saved(w, it, "noindex");
     log_event(w, d, "IgnIndex", it->url);
   } else if (p->stored_id != 0 || p->tmp != NULL) {
     if (!save(w, e, it, p))

@@ -63,6 +63,10 @@ typedef struct webcrawl_stats {
   long long bytes;
   double elapsed;
   tally_t failures;
+  bool seed_saved;             /* the seed (or where it redirects) saved */
+  char seed_why[320];          /* if not, why: "HTTP 404 Not Found",
+                                  "robots.txt unreachable: ...", "noindex",
+                                  ...; "" if the crawl stopped before */
 } webcrawl_stats_t;
 
 /* webcrawl_run's statuses beyond crawl.h's CRAWL_OK, CRAWL_ENOMEM and

@@ -1,7 +1,9 @@
 # failures: a failed request says why, in the log and in the summary: the
 # HTTP status in words, libcurl's message, the reason robots.txt could not
 # be fetched; and the summary's counts tell failed requests from fetched
-# ones, and URLs of an unreachable robots.txt from disallowed ones.
+# ones, and URLs of an unreachable robots.txt from disallowed ones. A seed
+# that is not saved is a failed crawl: its last stderr line says why, and
+# it exits 8.
 . "$(dirname "$0")/lib.sh"
 require_file "$BIN/crawler" "$TESTSERVER"
 mktemp_dir
@@ -34,14 +36,14 @@ H2=http://127.0.0.2:$PORT
 REFUSED=http://127.0.0.1:$CLOSED
 
 # crawl NAME SEED DEPTH [OPTIONS...]: crawl into $TEST_DIR/NAME (log in
-# NAME.log, stderr in NAME.err); sets RC.
+# NAME.log, stderr in NAME.err, exit status in NAME.rc).
 crawl() {
   local name=$1 seed=$2 depth=$3
   shift 3
   mkdir "$TEST_DIR/$name"
   "$BIN/crawler" --rate 0 --retries 0 --log "$@" "$seed" "$TEST_DIR/$name" \
     "$depth" >"$TEST_DIR/$name.log" 2>"$TEST_DIR/$name.err"
-  RC=$?
+  echo $? >"$TEST_DIR/$name.rc"
 }
 logged() {  # logged NAME TEXT: the crawl's log has a line holding TEXT
   grep -qF -- "$2" "$TEST_DIR/$1.log" || {
@@ -97,5 +99,52 @@ check "disallowed: logged so" \
 check "disallowed: robots.txt fetched, the seed disallowed" \
   said disallowed "robots: 1 robots.txt fetched, 0 failed; 1 URLs\
  disallowed, 0 not fetched as robots.txt was unreachable;"
+
+# ------------------------------------------------------------ the seed
+
+# seed_fails NAME WHY: crawl NAME exited 8 and its last stderr line is
+# "crawler: seed 'SEED' not saved: WHY..." (WHY a prefix).
+seed_fails() {
+  local name=$1 why=$2 last
+  check_eq "$name: exit status 8 (seed not saved)" \
+    "$(cat "$TEST_DIR/$name.rc")" 8
+  last=$(tail -n 1 "$TEST_DIR/$name.err")
+  case "$last" in
+    "crawler: seed '"*"' not saved: $why"*)
+      ok "$name: the last line says why" ;;
+    *)
+      printf '# last line: [%s]\n# want: [... not saved: %s...]\n' \
+        "$last" "$why" >&2
+      not_ok "$name: the last line says why"
+      ;;
+  esac
+}
+
+check_eq "a crawl whose seed is saved exits 0" "$(cat "$TEST_DIR/main.rc")" 0
+
+crawl missing "$H1/missing.html" 1
+seed_fails missing "HTTP 404 Not Found"
+check_eq "missing: the message names the seed" \
+  "$(tail -n 1 "$TEST_DIR/missing.err")" \
+  "crawler: seed '$H1/missing.html' not saved: HTTP 404 Not Found"
+check "missing: nothing saved" test ! -e "$TEST_DIR/missing/1"
+
+crawl refused_seed "$REFUSED/" 0 --quiet
+seed_fails refused_seed "robots.txt unreachable: Failed to connect to"
+check "refused: the reason is libcurl's" \
+  grep -q "Couldn't connect to server\$" "$TEST_DIR/refused_seed.err"
+check_eq "refused, --quiet: that line is all that is said" \
+  "$(wc -l <"$TEST_DIR/refused_seed.err")" 1
+
+seed_fails refused_nr "Failed to connect to 127.0.0.1 port $CLOSED"
+seed_fails disallowed "disallowed by robots.txt"
+
+crawl noindex "$H1/noindex.html" 1
+seed_fails noindex "noindex"
+check "noindex: its links are still followed" \
+  grep -qx "$H1/a.html" "$TEST_DIR/noindex/1"
+
+crawl toolarge "$H1/" 0 --max-page-size 10
+seed_fails toolarge "larger than 10 bytes"
 
 finish

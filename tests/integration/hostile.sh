@@ -8,7 +8,8 @@
 # looping or slow.
 #
 # Every crawl must finish within a generous bound (timeout 60 s each), exit
-# 0, say in its log or summary what happened, leave a valid page directory
+# 0 (8 where the seed itself is the hostile page: it is not saved), say in
+# its log or summary what happened, leave a valid page directory
 # (IDs 1..N without a gap, no temporary file left, line 1 one clean URL of
 # at most 2048 bytes, line 2 a depth within maxDepth) and keep its memory
 # bounded (peak RSS from /usr/bin/time, when installed).
@@ -226,10 +227,11 @@ dir_valid() {
   return "$bad"
 }
 
-# finished NAME MAXDEPTH [MAX_SECONDS]: the common checks of every case.
+# finished NAME MAXDEPTH [MAX_SECONDS [EXIT]]: the common checks of every
+# case; EXIT 8 for a crawl whose seed is not saved.
 finished() {
-  local name=$1 max=$2 secs=${3:-45} rss
-  check_eq "$name: the crawl exits 0" "$RC" 0
+  local name=$1 max=$2 secs=${3:-45} want=${4:-0} rss
+  check_eq "$name: the crawl exits $want" "$RC" "$want"
   check "$name: it finishes within $secs s (took $TOOK s)" \
     test "$TOOK" -le "$secs"
   check "$name: the page directory is valid" dir_valid "$name" "$max"
@@ -293,14 +295,14 @@ check "size: the summary counts 3 pages too large" \
 # --timeout 12 the low-speed limit (100 bytes/s for min(10, 12) s) ends it
 # first, at 10 s.
 crawl drip "$H1/slow/drip.html" 0 --timeout 3 --retries 0
-finished drip 0 20
+finished drip 0 20 8
 check "drip: a slow body is abandoned at --timeout 3" \
   logged drip 'Failed: .*/slow/drip.html \(.*timed out after 3'
 check_eq "drip: nothing saved" "$(saved drip)" ""
 # The low-speed limit is min(--timeout, 10) s; a 15 s timeout leaves 5 s
 # of slack for a loaded machine (the message tells which limit fired).
 crawl drip15 "$H1/slow/drip.html" 0 --timeout 15 --retries 0
-finished drip15 0 28
+finished drip15 0 28 8
 check "drip: below 100 bytes/s for 10 s: the low-speed limit aborts it" \
   logged drip15 'Failed: .*/slow/drip.html \(Operation too slow'
 check "drip: ... before the 15 s timeout (took $TOOK s)" test "$TOOK" -lt 15
@@ -327,12 +329,12 @@ for p in 1 7 9 13 17 19 37; do
 done
 if [ -n "$CLOSED" ]; then
   crawl refused "http://127.0.0.1:$CLOSED/" 1 --retries 0 --timeout 2
-  finished refused 1 20
+  finished refused 1 20 8
   check "refused: robots.txt unreachable: the host is disallowed" \
     logged refused "IgnRobots: http://127.0.0.1:$CLOSED/ "
   crawl refused2 "http://127.0.0.1:$CLOSED/" 1 --retries 1 --timeout 2 \
     --ignore-robots
-  finished refused2 1 20
+  finished refused2 1 20 8
   check "refused: a refused connection is logged as a failure" \
     logged refused2 "Failed: http://127.0.0.1:$CLOSED/ \(.*(onnect|refused)"
   check "refused: it is retried (--retries 1)" \
@@ -468,12 +470,13 @@ check_eq "robots binary: no rule parsed, all allowed" "$(saved rbin)" \
   "/ /a.html /private.html /late.html "
 
 crawl r5xx "http://127.0.0.4:$PORT/" 1 --retries 1
-finished r5xx 1 20
+finished r5xx 1 20 8
 check_eq "robots 503: retried (--retries 1)" \
   "$(log_count /robots.txt 127.0.0.4)" 2
 check_eq "robots 503: then the host is disallowed" "$(saved r5xx)" ""
-check "robots 503: the seed is logged IgnRobots" \
-  logged r5xx "IgnRobots: http://127.0.0.4:$PORT/ "
+check "robots 503: the seed is logged IgnRobots, with the status" \
+  logged r5xx "IgnRobots: http://127.0.0.4:$PORT/ \(robots.txt \
+unreachable: HTTP 503 Service Unavailable\)"
 
 crawl rloop "http://127.0.0.5:$PORT/" 1
 finished rloop 1
@@ -483,10 +486,11 @@ check_eq "robots redirect loop: treated as unavailable (allow all)" \
   "$(saved rloop)" "/ /a.html /private.html /late.html "
 
 crawl rslow "http://127.0.0.6:$PORT/" 1 --timeout 2 --retries 0
-finished rslow 1 20
+finished rslow 1 20 8
 check_eq "robots slow: a timeout is a network failure: disallowed" \
   "$(saved rslow)" ""
-check "robots slow: the seed is logged IgnRobots" \
-  logged rslow "IgnRobots: http://127.0.0.6:$PORT/ "
+check "robots slow: the seed is logged IgnRobots, with the timeout" \
+  logged rslow "IgnRobots: http://127.0.0.6:$PORT/ \(robots.txt \
+unreachable: Operation timed out"
 
 finish
