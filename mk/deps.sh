@@ -14,6 +14,7 @@ zlib1g-dev:pc=zlib
 libssl-dev:pc=libcrypto
 libmicrohttpd-dev:pc=libmicrohttpd
 curl:cmd=curl
+openssl:cmd=openssl
 valgrind:cmd=valgrind
 nodejs:cmd=node
 npm:cmd=npm

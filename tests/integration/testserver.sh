@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # testserver.sh: the loopback test server itself, checked with curl: files,
 # 404, substitution, every rule, several hosts, the log, the loopback-only
-# guard, and stopping by itself. The site and rules are declared below.
+# guard, HTTPS, and stopping by itself. The site and rules are declared
+# below.
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 . "$(dirname "$0")/lib.sh"
 require_cmd curl
@@ -228,6 +229,40 @@ if server_start "$SITES/multi" --host 127.0.0.2 --host 127.0.0.3 \
 else
   not_ok "multi-host server starts"
 fi
+
+# ------------------------------------------------------------ HTTPS
+
+# A CA and a certificate for 127.0.0.1 made here (tests/fixtures/
+# gen-certs.sh); the server speaks TLS with it on every host.
+if ! command -v openssl >/dev/null 2>&1; then
+  ok "https: # SKIP openssl is not installed"
+elif ! sh "$TOP/tests/fixtures/gen-certs.sh" "$TEST_DIR/certs" >&2; then
+  not_ok "https: gen-certs.sh makes the certificates"
+elif server_start "$site" --host 127.0.0.1 --host 127.0.0.3 \
+       --rules "$TEST_DIR/rules" --tls-cert "$TEST_DIR/certs/server.pem" \
+       --tls-key "$TEST_DIR/certs/server.key"; then
+  S_URL=https://127.0.0.1:$PORT
+  check "https: a page, with the CA trusted" grep -q "port=$PORT" \
+    <(curl -sS --cacert "$TEST_DIR/certs/ca.pem" "$S_URL/")
+  check_eq "https: rules apply" \
+    "$(code --cacert "$TEST_DIR/certs/ca.pem" "$S_URL/gone.html")" 500
+  curl -sS -o /dev/null "$S_URL/" 2>"$TEST_DIR/curl.err"
+  check "https: refused by a client that does not trust the CA" \
+    grep -q 'unable to get local issuer certificate' "$TEST_DIR/curl.err"
+  curl -sS -o /dev/null --cacert "$TEST_DIR/certs/ca.pem" \
+    "https://127.0.0.3:$PORT/" 2>"$TEST_DIR/curl.err"
+  check "https: the certificate names 127.0.0.1 only" \
+    grep -q "no alternative certificate subject name" "$TEST_DIR/curl.err"
+  check_eq "https: plain HTTP is not answered" \
+    "$(code -m 2 "http://127.0.0.1:$PORT/")" 000
+  server_stop
+elif grep -q 'no TLS support' "$SERVER_ERR"; then
+  ok "https: # SKIP this libmicrohttpd has no TLS"
+else
+  not_ok "https: the server starts with --tls-cert and --tls-key"
+fi
+"$TESTSERVER" --root "$site" --host 127.0.0.1 --tls-cert x 2>/dev/null
+check_eq "--tls-cert without --tls-key is refused" "$?" 2
 
 # ------------------------------------------------- stopping by itself
 

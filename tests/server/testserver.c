@@ -4,6 +4,7 @@
  *   testserver --root DIR --host 127.0.0.1 [--host 127.0.0.2 ...]
  *              [--port N] [--portfile FILE] [--log FILE] [--rules FILE]
  *              [--max-seconds N] [--substitute | --no-substitute]
+ *              [--tls-cert FILE --tls-key FILE]
  *
  * Hosts. Each --host is a loopback address (127.0.0.0/8 only; anything else
  * is refused, so a test can never serve or reach the outside world). All
@@ -13,6 +14,12 @@
  * directory exists, else DIR/ itself. Once every host listens, the port
  * number is written to --portfile (tmp file + rename, so a reader never sees
  * a half-written number).
+ *
+ * HTTPS (--tls-cert FILE --tls-key FILE, PEM): every host speaks TLS
+ * with that certificate and key instead of plain HTTP; the tests make a
+ * CA and certificates with openssl(1). Needs a libmicrohttpd built with
+ * TLS (Debian's is, with GnuTLS); without it the server exits 3, which a
+ * test takes as a reason to skip.
  *
  * Files. GET and HEAD only (others get 405). "/" and "/dir/" serve
  * index.html; "/dir" (a directory without the slash) is redirected 301 to
@@ -1047,7 +1054,10 @@ static void usage(FILE *out)
     "usage: testserver --root DIR --host 127.0.0.1 [--host 127.0.0.X ...]\n"
     "         [--port N] [--portfile FILE] [--log FILE] [--rules FILE]\n"
     "         [--max-seconds N] [--substitute | --no-substitute]\n"
-    "Serves DIR (or DIR/ADDRESS/ when it exists) on loopback addresses.\n"
+    "         [--tls-cert FILE --tls-key FILE]\n"
+    "Serves DIR (or DIR/ADDRESS/ when it exists) on loopback addresses,\n"
+    "over HTTPS with --tls-cert and --tls-key (PEM; exit 3 if this\n"
+    "libmicrohttpd has no TLS).\n"
     "--port 0 (default) lets the OS choose; the port is written to\n"
     "--portfile. {{port}} and {{host}} are substituted in text bodies\n"
     "unless --no-substitute. Stops after --max-seconds (default 600)\n"
@@ -1143,7 +1153,7 @@ static bool write_portfile(const char *path)
 int main(int argc, char **argv)
 {
   const char *root = NULL, *portfile = NULL, *logfile = NULL;
-  const char *rulesfile = NULL;
+  const char *rulesfile = NULL, *certfile = NULL, *keyfile = NULL;
   long max_seconds = 600, want_port = 0;
 
   for (int i = 1; i < argc; i++) {
@@ -1171,6 +1181,10 @@ int main(int argc, char **argv)
       logfile = v;
     } else if (strcmp(a, "--rules") == 0) {
       rulesfile = v;
+    } else if (strcmp(a, "--tls-cert") == 0) {
+      certfile = v;
+    } else if (strcmp(a, "--tls-key") == 0) {
+      keyfile = v;
     } else if (strcmp(a, "--port") == 0) {
       if (!parse_long(v, &want_port) || want_port > 65535) {
         fprintf(stderr, "testserver: bad port '%s'\n", v);
@@ -1224,6 +1238,36 @@ int main(int argc, char **argv)
     while (n > 1 && hosts[i].root[n - 1] == '/')
       hosts[i].root[--n] = '\0';
   }
+  if ((certfile == NULL) != (keyfile == NULL)) {
+    fprintf(stderr, "testserver: --tls-cert and --tls-key go together\n");
+    return 2;
+  }
+  /* PEM text, NUL-terminated (read_file), as MHD takes it; kept until
+   * the daemons stop. */
+  char *cert = NULL, *key = NULL;
+  if (certfile != NULL) {
+    if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+      fprintf(stderr, "testserver: this libmicrohttpd has no TLS "
+              "support\n");
+      return 3;
+    }
+    size_t n;
+    const char *bad = (cert = read_file(certfile, &n)) == NULL ? certfile
+                      : (key = read_file(keyfile, &n)) == NULL ? keyfile
+                      : NULL;
+    if (bad != NULL) {
+      fprintf(stderr, "testserver: cannot read '%s': %s\n", bad,
+              strerror(errno));
+      free(cert);
+      return 2;
+    }
+  }
+  /* Options for TLS, or none: an array that starts with its end. */
+  struct MHD_OptionItem tls_opts[] = {
+    { cert ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, key },
+    { MHD_OPTION_HTTPS_MEM_CERT, 0, cert },
+    { MHD_OPTION_END, 0, NULL },
+  };
   if (rulesfile != NULL && !rules_load(rulesfile))
     return 2;
   if (logfile != NULL) {
@@ -1253,7 +1297,7 @@ int main(int argc, char **argv)
   for (int i = 0; i < nhosts; i++) {
     hosts[i].daemon = MHD_start_daemon(
       MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-        MHD_USE_POLL | MHD_USE_ERROR_LOG,
+        MHD_USE_POLL | MHD_USE_ERROR_LOG | (cert ? MHD_USE_TLS : 0),
       0, NULL, NULL, on_request, &hosts[i],
       MHD_OPTION_LISTEN_SOCKET, hosts[i].lfd,
       MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
@@ -1261,6 +1305,7 @@ int main(int argc, char **argv)
       MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
       /* Idle kept-alive connections hold a thread each: reap them. */
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
+      MHD_OPTION_ARRAY, tls_opts,
       MHD_OPTION_END);
     if (hosts[i].daemon == NULL) {
       fprintf(stderr, "testserver: cannot start the server on %s:%u\n",
@@ -1291,6 +1336,8 @@ int main(int argc, char **argv)
     free(rules[i].text2);
   }
   free(rules);
+  free(cert);
+  free(key);
   if (log_fd >= 0)
     close(log_fd);
   return rc;
