@@ -642,6 +642,17 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
   return rc;
 }
 
+/* print_tally: T's causes on stderr, one a line, "LABEL: N x CAUSE". */
+static void print_tally(const char *label, const tally_t *t)
+{
+  for (size_t i = 0; i < t->n; i++)
+    fprintf(stderr, "%s: %s: %ld x %s\n", prog, label, t->v[i].n,
+            t->v[i].what);
+  if (t->other > 0)
+    fprintf(stderr, "%s: %s: %ld x other causes (--log names each)\n",
+            prog, label, t->other);
+}
+
 /* print_summary: what the crawl of C did, from ST, on stderr. */
 static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
 {
@@ -657,12 +668,8 @@ static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
           st->wrong_type, st->binary, st->too_large, st->redirects,
           st->retries);
   /* Why, next to how many: the log has the message of each. */
-  for (size_t i = 0; i < st->failures.n; i++)
-    fprintf(stderr, "%s: failed: %ld x %s\n", prog, st->failures.v[i].n,
-            st->failures.v[i].what);
-  if (st->failures.other > 0)
-    fprintf(stderr, "%s: failed: %ld x other causes (--log names each)\n",
-            prog, st->failures.other);
+  print_tally("failed", &st->failures);
+  print_tally("not fetched", &st->unreachable);
   fprintf(stderr,
           "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
           "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "

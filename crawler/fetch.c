@@ -112,7 +112,10 @@ const char *fetch_status_text(long status)
 
 const char *fetch_cause(const fetch_result_t *r, char *buf, size_t n)
 {
-  const char *s = r->curl_code != 0
+  /* A certificate's message says what is wrong with it, and names no
+   * more than the host; the code's text only that something is. */
+  bool whole = r->curl_code == CURLE_PEER_FAILED_VERIFICATION;
+  const char *s = r->curl_code != 0 && !whole
                   ? curl_easy_strerror((CURLcode)r->curl_code) : r->error;
   const char *colon = r->curl_code != 0 ? NULL : strstr(s, ": ");
   int len = colon != NULL ? (int)(colon - s) : (int)strlen(s);

@@ -109,8 +109,10 @@ const char *fetch_status_text(long status);
 /* fetch_cause: why R (borrowed; not FETCH_OK) failed, in a few words that
  * stay the same across URLs, for counting failures by cause: for a
  * libcurl error its generic text ("Couldn't connect to server"; the
- * message in R->error also names the address and timings), else
- * R->error up to its first ": " (what follows names a URL or a type).
+ * message in R->error also names the address and timings), but for a
+ * certificate that failed verification libcurl's message, which says
+ * why; else R->error up to its first ": " (what follows names a URL or
+ * a type).
  * Returns: BUF (size N, N > 0), NUL-terminated, possibly cut.
  * Thread-safety: any thread. */
 const char *fetch_cause(const fetch_result_t *r, char *buf, size_t n);

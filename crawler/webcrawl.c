@@ -588,7 +588,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
                 strlen(HOSTS_UNREACHABLE)) == 0) {
       st->ign_unreachable++;
       /* Each host's reason: few, and they say what the URLs met. */
-      tally_add(&st->failures, p->robots);
+      tally_add(&st->unreachable, p->robots);
     } else {
       st->ign_robots++;
     }
@@ -755,6 +755,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   progress(&w, true);
   st->hosts = (long)frontier_hosts(engine_frontier(w.e));
   tally_sort(&st->failures);
+  tally_sort(&st->unreachable);
   engine_delete(w.e);
   st->redirects = atomic_load(&w.redirects);
   st->retries = atomic_load(&w.retries);

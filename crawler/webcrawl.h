@@ -52,8 +52,8 @@ typedef struct webcrawl_opts {
  * 5xx, 429). URLs not fetched for robots.txt are ign_robots (its rules,
  * or a Crawl-delay over the bound, say no) or ign_unreachable (it could
  * not be fetched: hosts.h, HOSTS_UNREACHABLE). failures counts the
- * failed pages by cause (fetch_cause), and the URLs of an unreachable
- * robots.txt by its host's reason. */
+ * failed pages by cause (fetch_cause), unreachable the URLs of an
+ * unreachable robots.txt by its host's reason. */
 typedef struct webcrawl_stats {
   long saved, fetched, failed, http_errors, net_errors, wrong_type,
       too_large, redirects, retries, dup_redirects, ign_extern, ign_dupl,
@@ -62,7 +62,7 @@ typedef struct webcrawl_stats {
       requests, hosts, ign_trap, ign_host_limit, binary, warc_records;
   long long bytes;
   double elapsed;
-  tally_t failures;
+  tally_t failures, unreachable;
   bool seed_saved;             /* the seed (or where it redirects) saved */
   char seed_why[320];          /* if not, why: "HTTP 404 Not Found",
                                   "robots.txt unreachable: ...", "noindex",

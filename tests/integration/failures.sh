@@ -79,7 +79,7 @@ check "refused: the seed's IgnRobots line says why robots.txt failed" \
  to connect to 127.0.0.1 port $CLOSED"
 check "... in libcurl's words" logged refused "Couldn't connect to server)"
 check "refused: the summary says why" said refused \
-  "crawler: failed: 1 x robots.txt unreachable: Failed to connect to"
+  "crawler: not fetched: 1 x robots.txt unreachable: Failed to connect to"
 check "refused: robots.txt failed, not fetched; the seed not disallowed" \
   said refused "robots: 0 robots.txt fetched, 1 failed; 0 URLs disallowed,\
  1 not fetched as robots.txt was unreachable;"

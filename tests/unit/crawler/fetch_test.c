@@ -39,6 +39,11 @@ static void test_cause(void)
             curl_easy_strerror(CURLE_COULDNT_CONNECT));
   /* Cut to the buffer, still terminated. */
   CHECK_STR(fetch_cause(&r, buf, 8), "Couldn'");
+  /* A certificate's problem is in the message only. */
+  r.curl_code = CURLE_PEER_FAILED_VERIFICATION;
+  snprintf(r.error, sizeof(r.error), "SSL certificate problem: unable to "
+           "get local issuer certificate");
+  CHECK_STR(fetch_cause(&r, buf, sizeof(buf)), r.error);
 }
 
 int main(void)
