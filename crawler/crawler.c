@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "crawl.h"
@@ -86,6 +87,12 @@ static void usage(void)
 "  --retries N           retries of timeouts, connection failures, 5xx and\n"
 "                        429, with exponential back-off (default 2)\n"
 "  --max-page-size BYTES larger pages are abandoned (default 10485760)\n"
+"  --ca-certificate FILE trust the certificate authorities in FILE (PEM),\n"
+"                        instead of the system's\n"
+"  --ca-directory DIR    trust those in DIR (named by hash: openssl\n"
+"                        rehash DIR), instead of the system's\n"
+"  --no-check-certificate  check no TLS certificate: anyone on the way\n"
+"                        can read and change the pages; test servers only\n"
 "  --format F            html, link or auto: link format for text/plain\n"
 "                        pages, HTML otherwise (default auto)\n"
 "  --ignore-robots       ignore robots.txt, meta robots and X-Robots-Tag;\n"
@@ -237,7 +244,8 @@ struct cmd {
 enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
        O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
        O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW, O_MAXPH, O_COMPRESS,
-       O_FSYNC, O_REPLAY, O_RESUME, O_WARC, O_DOMAIN };
+       O_FSYNC, O_REPLAY, O_RESUME, O_WARC, O_DOMAIN, O_CAFILE, O_CADIR,
+       O_NOCHECK };
 
 static const struct option opts[] = {
   { "download-workers", required_argument, NULL, O_DW },
@@ -253,6 +261,9 @@ static const struct option opts[] = {
   { "timeout", required_argument, NULL, O_TIMEOUT },
   { "retries", required_argument, NULL, O_RETRIES },
   { "max-page-size", required_argument, NULL, O_MAXSIZE },
+  { "ca-certificate", required_argument, NULL, O_CAFILE },
+  { "ca-directory", required_argument, NULL, O_CADIR },
+  { "no-check-certificate", no_argument, NULL, O_NOCHECK },
   { "format", required_argument, NULL, O_FORMAT },
   { "ignore-robots", no_argument, NULL, O_IGNROBOTS },
   { "respect-rel-nofollow", no_argument, NULL, O_RELNOFOLLOW },
@@ -267,6 +278,24 @@ static const struct option opts[] = {
   { "version", no_argument, NULL, O_VERSION },
   { NULL, 0, NULL, 0 }
 };
+
+/* check_ca: refuse unless PATH, the value of option NAME, is a file that
+ * can be read or, with DIR, a directory that can be searched. Checked
+ * here, as libcurl would say it only at the first HTTPS request, and in
+ * its words ("error setting certificate file"). */
+static void check_ca(const char *name, const char *path, bool dir)
+{
+  struct stat sb;
+  if (stat(path, &sb) != 0)
+    refuse(EXIT_USAGE, "%s: cannot read '%s': %s", name, path,
+           strerror(errno));
+  if (dir ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode))
+    refuse(EXIT_USAGE, "%s: '%s' is not a %s", name, path,
+           dir ? "directory" : "file");
+  if (access(path, dir ? R_OK | X_OK : R_OK) != 0)
+    refuse(EXIT_USAGE, "%s: cannot read '%s': %s", name, path,
+           strerror(errno));
+}
 
 /* parse_option: apply option OPT (getopt_long's return; its value in
  * optarg; NAME the last word it read, for the refusals of a missing
@@ -347,6 +376,17 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     else
       refuse(EXIT_USAGE, "--format: '%s' is not html, link or auto",
              optarg);
+    break;
+  case O_CAFILE:
+    check_ca("--ca-certificate", optarg, false);
+    o->ca_file = optarg;
+    break;
+  case O_CADIR:
+    check_ca("--ca-directory", optarg, true);
+    o->ca_dir = optarg;
+    break;
+  case O_NOCHECK:
+    o->insecure = true;
     break;
   case O_IGNROBOTS:
     o->ignore_robots = true;
@@ -577,14 +617,19 @@ static void open_pagedir(struct cmd *c)
 }
 
 /* prepare_run: the last choices before the crawl (C->o's progress and
- * warc): warn about --ignore-robots, show a status line only on a
- * terminal, open the --warc file; refuse if it cannot be written. */
+ * warc): warn about --ignore-robots and --no-check-certificate, show a
+ * status line only on a terminal, open the --warc file; refuse if it
+ * cannot be written. */
 static void prepare_run(struct cmd *c)
 {
   webcrawl_opts_t *o = &c->o;
   if (o->ignore_robots)
     fprintf(stderr, "%s: WARNING: --ignore-robots: robots.txt and robots "
             "directives are ignored; crawl only sites you own\n", prog);
+  if (o->insecure)
+    fprintf(stderr, "%s: WARNING: --no-check-certificate: TLS "
+            "certificates are not checked, so anyone on the way can read "
+            "and change the pages; use it only for test servers\n", prog);
   o->progress = !o->log && !c->quiet && isatty(STDERR_FILENO);
   if (c->warc_path == NULL)
     return;

@@ -454,6 +454,18 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     curl_easy_setopt(c, CURLOPT_DEBUGDATA, &x);
     curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
   }
+  /* Proxies come from the environment (http_proxy, https_proxy,
+   * no_proxy): libcurl's default, which this leaves alone. */
+  if (f->cfg.ca_file != NULL || f->cfg.ca_dir != NULL) {
+    /* Both set, NULL included: a CA option names every CA trusted,
+     * whatever default bundle or directory libcurl was built with. */
+    curl_easy_setopt(c, CURLOPT_CAINFO, f->cfg.ca_file);
+    curl_easy_setopt(c, CURLOPT_CAPATH, f->cfg.ca_dir);
+  }
+  if (f->cfg.insecure) {
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
+  }
   curl_easy_setopt(c, CURLOPT_USERAGENT, f->cfg.user_agent);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, f->cfg.connect_timeout);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, f->cfg.timeout);

@@ -33,6 +33,11 @@ typedef struct fetch_config {
   long low_speed_time;      /* ... for this many seconds aborts */
   size_t max_size;          /* decoded body cap in bytes */
   bool capture;             /* keep the raw exchange (for WARC) */
+  /* TLS. Given either, the CAs in CA_FILE (PEM) and CA_DIR (hashed
+   * names, openssl rehash) are the ones trusted, in place of the
+   * system's (libcurl's defaults); both borrowed, NULL for none. */
+  const char *ca_file, *ca_dir;
+  bool insecure;            /* check no certificate: test servers only */
 } fetch_config_t;
 
 /* Room for a failure's reason: libcurl's CURL_ERROR_SIZE. */

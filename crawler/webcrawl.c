@@ -694,6 +694,9 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .low_speed_time = o->timeout < 10 ? o->timeout : 10,
     .max_size = o->max_page_size,
     .capture = o->warc != NULL,
+    .ca_file = o->ca_file,
+    .ca_dir = o->ca_dir,
+    .insecure = o->insecure,
   };
   atomic_init(&w.redirects, 0);
   atomic_init(&w.retries, 0);

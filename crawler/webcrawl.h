@@ -33,6 +33,8 @@ typedef struct webcrawl_opts {
   int retries;
   size_t max_page_size;
   int format;                  /* FORMAT_* (pagecheck.h) */
+  const char *ca_file, *ca_dir; /* CAs trusted instead of the system's */
+  bool insecure;               /* no TLS certificate check (fetch.h) */
   bool ignore_robots;          /* no robots.txt, meta robots, X-Robots-Tag */
   bool respect_rel_nofollow;   /* skip links with rel="nofollow" */
   bool compress;               /* gzip page files */
