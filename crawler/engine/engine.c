@@ -46,7 +46,7 @@
 #include <string.h>
 
 #include "crawl.h"
-#include "fpset.h"
+#include "fptable.h"
 
 /* A speculative item's record (guarded by engine.lock). */
 struct spec {
@@ -65,7 +65,7 @@ struct engine {
   frontier_t *frontier;
 
   pthread_mutex_t seen_lock;
-  fpset_t *seen;
+  fptable_t *seen;        /* fingerprints of URLs added or marked seen */
   uint64_t next_seq;
 
   pthread_mutex_t lock;
@@ -105,7 +105,7 @@ engine_t *engine_new(const engine_config_t *cfg)
   frontier_config_t fc = { cfg->queue_size, cfg->rate, cfg->burst,
                            cfg->gate, cfg->speculate_out };
   e->frontier = frontier_new(&fc);
-  e->seen = fpset_new(1024);
+  e->seen = fptable_new(0, 1024);
   if (cfg->ordered && cfg->speculate > 0) {
     /* At most half full, so probes stay short. */
     e->smap_cap = 16;
@@ -116,7 +116,7 @@ engine_t *engine_new(const engine_config_t *cfg)
   if (e->frontier == NULL || e->seen == NULL ||
       (e->smap_cap > 0 && e->smap == NULL)) {
     frontier_delete(e->frontier);
-    fpset_delete(e->seen);
+    fptable_delete(e->seen);
     free(e->smap);
     free(e);
     return NULL;
@@ -295,7 +295,7 @@ int engine_speculate(engine_t *e, const char *url, int depth,
     return 0;
   size_t len = strlen(url);
   uint64_t fp[2];
-  fpset_hash128(url, len, fp);
+  fptable_hash128(url, len, fp);
   fitem_t *it = NULL;
   struct spec *s = NULL;
   int rc = 0;
@@ -303,7 +303,7 @@ int engine_speculate(engine_t *e, const char *url, int depth,
   if (e->nspec >= e->cfg.speculate || smap_find(e, fp) != NO_SLOT)
     goto out;
   pthread_mutex_lock(&e->seen_lock);
-  bool seen = fpset_contains(e->seen, url, len);
+  bool seen = fptable_find(e->seen, fp, NULL);
   pthread_mutex_unlock(&e->seen_lock);
   if (seen || (it = fitem_new(url, depth)) == NULL ||
       (s = calloc(1, sizeof(*s))) == NULL)
@@ -327,16 +327,14 @@ out:
   return rc;
 }
 
-/* speculated: handle URL's speculative item, if any, now that URL is
- * claimed: adopted as SEQ at DEPTH if ADOPT, else dropped. Returns true if
- * there was one. */
-static bool speculated(engine_t *e, const char *url, bool adopt_it,
+/* speculated: handle the speculative item of the URL with fingerprint FP,
+ * if any, now that the URL is claimed: adopted as SEQ at DEPTH if ADOPT,
+ * else dropped. Returns true if there was one. */
+static bool speculated(engine_t *e, const uint64_t fp[2], bool adopt_it,
                        uint64_t seq, int depth)
 {
   if (e->smap == NULL)
     return false;
-  uint64_t fp[2];
-  fpset_hash128(url, strlen(url), fp);
   fitem_t *gone = NULL;
   pthread_mutex_lock(&e->lock);
   long slot = smap_find(e, fp);
@@ -354,11 +352,13 @@ static bool speculated(engine_t *e, const char *url, bool adopt_it,
 
 int engine_mark_seen(engine_t *e, const char *url)
 {
+  uint64_t fp[2];
+  fptable_hash128(url, strlen(url), fp);
   pthread_mutex_lock(&e->seen_lock);
-  int rc = fpset_insert(e->seen, url, strlen(url));
+  int rc = fptable_insert(e->seen, fp, NULL);
   pthread_mutex_unlock(&e->seen_lock);
   if (rc == 1)
-    speculated(e, url, false, 0, 0);
+    speculated(e, fp, false, 0, 0);
   return rc < 0 ? -2 : rc;
 }
 
@@ -369,8 +369,10 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
   fitem_t *it = fitem_new(url, depth);
   if (it == NULL)
     return -2;
+  uint64_t fp[2];
+  fptable_hash128(url, strlen(url), fp);
   pthread_mutex_lock(&e->seen_lock);
-  int rc = fpset_insert(e->seen, url, strlen(url));
+  int rc = fptable_insert(e->seen, fp, NULL);
   if (rc == 1)
     it->seq = e->next_seq++;
   pthread_mutex_unlock(&e->seen_lock);
@@ -379,7 +381,7 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
     return rc < 0 ? -2 : 0;
   }
   atomic_fetch_add(&e->pending, 1);
-  if (speculated(e, url, true, it->seq, depth)) {
+  if (speculated(e, fp, true, it->seq, depth)) {
     fitem_delete(it);
     return 1;
   }
@@ -716,7 +718,7 @@ void engine_delete(engine_t *e)
   }
   free(e->smap);
   frontier_delete(e->frontier);
-  fpset_delete(e->seen);
+  fptable_delete(e->seen);
   free(e->order);
   pthread_cond_destroy(&e->fetched);
   pthread_cond_destroy(&e->space);

@@ -34,7 +34,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "fpset.h"
+#include "fptable.h"
 
 enum { NOWHERE, READY, WAITING };
 enum { GATE_OPEN, GATE_NEEDED, GATE_INFLIGHT };
@@ -292,7 +292,7 @@ static void map_put(struct hmap_slot *map, size_t cap, const uint64_t fp[2],
 static struct host *host_get(frontier_t *f, const char *key, double now)
 {
   uint64_t fp[2];
-  fpset_hash128(key, strlen(key), fp);
+  fptable_hash128(key, strlen(key), fp);
   size_t i = (size_t)fp[0] & (f->map_cap - 1);
   while (f->map[i].fp[0] != 0 || f->map[i].fp[1] != 0) {
     if (f->map[i].fp[0] == fp[0] && f->map[i].fp[1] == fp[1])
