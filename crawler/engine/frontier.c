@@ -1,7 +1,7 @@
 /* frontier.c: see frontier.h.
  *
  * Data: hosts live in a growable array (index = host id) and are found by
- * key through a small open-addressing map of 128-bit key fingerprints.
+ * key through a map of 128-bit key fingerprints to ids (fptable.h).
  * A host has two queues: ordinary items (singly linked, in seq order) and
  * after them speculative ones (doubly linked, so one can be taken out of
  * the middle when the engine promotes or withdraws it). Its first item is
@@ -62,19 +62,13 @@ typedef struct heap {
   int kind;              /* READY, WAITING, or 0 for the delayed items */
 } heap_t;
 
-struct hmap_slot {
-  uint64_t fp[2];
-  uint32_t id;
-};
-
 struct frontier {
   pthread_mutex_t lock;
   pthread_cond_t work, notfull;
   frontier_config_t cfg;
   struct host **host;     /* host[id] */
   size_t nhosts, cap_hosts;
-  struct hmap_slot *map;  /* fingerprint -> id; fp {0,0} = empty */
-  size_t map_cap;
+  fptable_t *map;         /* host key fingerprint -> id (uint32_t) */
   heap_t ready, waiting, delayed;
   size_t count;           /* ordinary items queued or delayed */
   size_t nspec;           /* speculative items queued or delayed */
@@ -276,29 +270,15 @@ static void host_schedule(frontier_t *f, struct host *h, double now)
   heap_push(h->where == READY ? &f->ready : &f->waiting, h);
 }
 
-static void map_put(struct hmap_slot *map, size_t cap, const uint64_t fp[2],
-                    uint32_t id)
-{
-  size_t i = (size_t)fp[0] & (cap - 1);
-  while (map[i].fp[0] != 0 || map[i].fp[1] != 0)
-    i = (i + 1) & (cap - 1);
-  map[i].fp[0] = fp[0];
-  map[i].fp[1] = fp[1];
-  map[i].id = id;
-}
-
 /* host_get: the host for KEY, created if new. Caller holds lock.
  * Returns NULL if out of memory. */
 static struct host *host_get(frontier_t *f, const char *key, double now)
 {
   uint64_t fp[2];
+  uint32_t id;
   fptable_hash128(key, strlen(key), fp);
-  size_t i = (size_t)fp[0] & (f->map_cap - 1);
-  while (f->map[i].fp[0] != 0 || f->map[i].fp[1] != 0) {
-    if (f->map[i].fp[0] == fp[0] && f->map[i].fp[1] == fp[1])
-      return f->host[f->map[i].id];
-    i = (i + 1) & (f->map_cap - 1);
-  }
+  if (fptable_find(f->map, fp, &id))
+    return f->host[id];
   if (f->nhosts == f->cap_hosts) {
     size_t cap = f->cap_hosts * 2;
     struct host **v = realloc(f->host, cap * sizeof(*v));
@@ -310,30 +290,21 @@ static struct host *host_get(frontier_t *f, const char *key, double now)
   if (!heap_reserve(&f->ready, f->nhosts + 1) ||
       !heap_reserve(&f->waiting, f->nhosts + 1))
     return NULL;
-  if ((f->nhosts + 1) * 2 > f->map_cap) {
-    size_t cap = f->map_cap * 2;
-    struct hmap_slot *m = calloc(cap, sizeof(*m));
-    if (m == NULL)
-      return NULL;
-    for (size_t j = 0; j < f->map_cap; j++)
-      if (f->map[j].fp[0] != 0 || f->map[j].fp[1] != 0)
-        map_put(m, cap, f->map[j].fp, f->map[j].id);
-    free(f->map);
-    f->map = m;
-    f->map_cap = cap;
-  }
+  id = (uint32_t)f->nhosts;
+  if (fptable_insert(f->map, fp, &id) != 1)
+    return NULL;
   struct host *h = calloc(1, sizeof(*h));
   if (h == NULL || (h->key = strdup(key)) == NULL) {
     free(h);
+    fptable_remove(f->map, fp, NULL);
     return NULL;
   }
   h->tokens = f->cfg.burst;
   h->last = now;
   h->last_take = -1;
   h->gate = f->cfg.gate ? GATE_NEEDED : GATE_OPEN;
-  h->id = (uint32_t)f->nhosts++;
-  f->host[h->id] = h;
-  map_put(f->map, f->map_cap, fp, h->id);
+  h->id = id;
+  f->host[f->nhosts++] = h;
   return h;
 }
 
@@ -407,9 +378,8 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
   f->ready.kind = READY;
   f->waiting.kind = WAITING;
   f->cap_hosts = 16;
-  f->map_cap = 64;
   f->host = malloc(f->cap_hosts * sizeof(*f->host));
-  f->map = calloc(f->map_cap, sizeof(*f->map));
+  f->map = fptable_new(sizeof(uint32_t), 0);
   pthread_condattr_t ca;
   bool ok = f->host && f->map && pthread_condattr_init(&ca) == 0;
   if (ok) {
@@ -427,7 +397,7 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
       pthread_cond_destroy(&f->notfull);
     }
     free(f->host);
-    free(f->map);
+    fptable_delete(f->map);
     free(f);
     return NULL;
   }
@@ -820,7 +790,7 @@ void frontier_delete(frontier_t *f)
   free(f->ready.v);
   free(f->waiting.v);
   free(f->host);
-  free(f->map);
+  fptable_delete(f->map);
   pthread_cond_destroy(&f->work);
   pthread_cond_destroy(&f->notfull);
   pthread_mutex_destroy(&f->lock);
