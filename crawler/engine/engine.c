@@ -5,7 +5,7 @@
  *   lock       guards the fetched-page queue (phead/ptail, nfetched),
  *              downloaders, pushing, the reorder heap, committing,
  *              next_commit, and the speculation records (smap,
- *              nspec, next_spec, every struct spec).
+ *              next_spec, every struct spec).
  * Only speculation nests them, always in this order: lock, then
  * seen_lock or the frontier's lock. Nothing takes lock while holding
  * either of those.
@@ -23,9 +23,11 @@
  * count against the limit (their own bound is the frontier's spec_out).
  *
  * Speculation: each speculative item has a struct spec (it->spec), found
- * by URL fingerprint in smap (open addressing, linear probing) until it is
- * adopted or dropped. Its item is queued in the frontier, or in a download
- * thread, or parked (fetched, waiting for adoption; the record owns it).
+ * by URL fingerprint in smap (an fptable) until it is adopted or dropped.
+ * The bound of cfg.speculate records is engine_speculate's to keep; the
+ * table is sized for that many, so it never grows. Its item is queued in
+ * the frontier, or in a download thread, or parked (fetched, waiting for
+ * adoption; the record owns it).
  * Adoption of a parked or queued item completes at once (a queued one is
  * promoted in the frontier); an item being fetched or given its
  * speculative parse is only marked (adopted, seq, depth), and settle()
@@ -78,9 +80,8 @@ struct engine {
   size_t norder, cap_order;
   bool committing;
   uint64_t next_commit;
-  struct spec **smap;      /* speculative items by fingerprint; NULL slot =
-                              empty; NULL map = no speculation */
-  size_t smap_cap, nspec;
+  fptable_t *smap;         /* URL fingerprint -> struct spec *; NULL = no
+                              speculation */
   uint64_t next_spec;
 
   atomic_size_t pending;
@@ -106,18 +107,14 @@ engine_t *engine_new(const engine_config_t *cfg)
                            cfg->gate, cfg->speculate_out };
   e->frontier = frontier_new(&fc);
   e->seen = fptable_new(0, 1024);
-  if (cfg->ordered && cfg->speculate > 0) {
-    /* At most half full, so probes stay short. */
-    e->smap_cap = 16;
-    while (e->smap_cap < 2 * cfg->speculate)
-      e->smap_cap *= 2;
-    e->smap = calloc(e->smap_cap, sizeof(*e->smap));
-  }
+  bool speculate = cfg->ordered && cfg->speculate > 0;
+  if (speculate)
+    e->smap = fptable_new(sizeof(struct spec *), cfg->speculate);
   if (e->frontier == NULL || e->seen == NULL ||
-      (e->smap_cap > 0 && e->smap == NULL)) {
+      (speculate && e->smap == NULL)) {
     frontier_delete(e->frontier);
     fptable_delete(e->seen);
-    free(e->smap);
+    fptable_delete(e->smap);
     free(e);
     return NULL;
   }
@@ -159,47 +156,6 @@ static void finish(engine_t *e, fitem_t *it)
 
 /* ---- speculation records (caller holds e->lock) ---- */
 
-enum { NO_SLOT = -1 };
-
-static long smap_find(const engine_t *e, const uint64_t fp[2])
-{
-  size_t mask = e->smap_cap - 1;
-  for (size_t i = (size_t)fp[0] & mask; e->smap[i]; i = (i + 1) & mask)
-    if (e->smap[i]->fp[0] == fp[0] && e->smap[i]->fp[1] == fp[1])
-      return (long)i;
-  return NO_SLOT;
-}
-
-static void smap_put(engine_t *e, struct spec *s)
-{
-  size_t mask = e->smap_cap - 1, i = (size_t)s->fp[0] & mask;
-  while (e->smap[i])
-    i = (i + 1) & mask;
-  e->smap[i] = s;
-  e->nspec++;
-}
-
-/* smap_remove: empty slot I, moving later entries of its probe run back
- * so that every entry stays reachable from its home slot. */
-static void smap_remove(engine_t *e, long slot)
-{
-  size_t mask = e->smap_cap - 1, i = (size_t)slot, j = i;
-  e->smap[i] = NULL;
-  e->nspec--;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (e->smap[j] == NULL)
-      return;
-    size_t home = (size_t)e->smap[j]->fp[0] & mask;
-    /* Move j back to i unless its home lies cyclically in (i, j]. */
-    if ((i < j) ? (home <= i || home > j) : (home <= i && home > j)) {
-      e->smap[i] = e->smap[j];
-      e->smap[j] = NULL;
-      i = j;
-    }
-  }
-}
-
 static void make_ordinary(fitem_t *it, uint64_t seq, int depth)
 {
   it->seq = seq;
@@ -223,12 +179,11 @@ static void append_fetched(engine_t *e, fitem_t *it)
   pthread_cond_signal(&e->fetched);
 }
 
-/* adopt: a commit added the URL of the record in SLOT as SEQ at DEPTH. */
-static void adopt(engine_t *e, long slot, uint64_t seq, int depth)
+/* adopt: a commit added the URL of record S, just taken out of smap, as
+ * SEQ at DEPTH. */
+static void adopt(engine_t *e, struct spec *s, uint64_t seq, int depth)
 {
-  struct spec *s = e->smap[slot];
   fitem_t *it = s->it;
-  smap_remove(e, slot);
   if (s->parked) {
     free(s);
     make_ordinary(it, seq, depth);
@@ -244,13 +199,12 @@ static void adopt(engine_t *e, long slot, uint64_t seq, int depth)
   }
 }
 
-/* unspeculate: the URL of the record in SLOT is claimed otherwise; drop
- * its item. Returns an item for the caller to drop() once unlocked. */
-static fitem_t *unspeculate(engine_t *e, long slot)
+/* unspeculate: the URL of record S, just taken out of smap, is claimed
+ * otherwise; drop its item. Returns an item for the caller to drop() once
+ * unlocked. */
+static fitem_t *unspeculate(engine_t *e, struct spec *s)
 {
-  struct spec *s = e->smap[slot];
   fitem_t *it = s->it;
-  smap_remove(e, slot);
   if (s->parked) {
     frontier_spec_return(e->frontier);
   } else if (!frontier_withdraw(e->frontier, it)) {
@@ -300,7 +254,8 @@ int engine_speculate(engine_t *e, const char *url, int depth,
   struct spec *s = NULL;
   int rc = 0;
   pthread_mutex_lock(&e->lock);
-  if (e->nspec >= e->cfg.speculate || smap_find(e, fp) != NO_SLOT)
+  if (fptable_count(e->smap) >= e->cfg.speculate ||
+      fptable_find(e->smap, fp, NULL))
     goto out;
   pthread_mutex_lock(&e->seen_lock);
   bool seen = fptable_find(e->seen, fp, NULL);
@@ -314,9 +269,14 @@ int engine_speculate(engine_t *e, const char *url, int depth,
   s->it = it;
   s->fp[0] = fp[0];
   s->fp[1] = fp[1];
-  if (frontier_requeue(e->frontier, it, hostkey, 0) != 0)
+  /* Within the bound the table does not grow, so this cannot fail; if it
+   * did, the URL would only go unspeculated. */
+  if (fptable_insert(e->smap, fp, &s) != 1)
     goto out;
-  smap_put(e, s);
+  if (frontier_requeue(e->frontier, it, hostkey, 0) != 0) {
+    fptable_remove(e->smap, fp, NULL);
+    goto out;
+  }
   it = NULL;
   s = NULL;
   rc = 1;
@@ -336,18 +296,19 @@ static bool speculated(engine_t *e, const uint64_t fp[2], bool adopt_it,
   if (e->smap == NULL)
     return false;
   fitem_t *gone = NULL;
+  struct spec *s;
   pthread_mutex_lock(&e->lock);
-  long slot = smap_find(e, fp);
-  if (slot != NO_SLOT) {
+  bool found = fptable_remove(e->smap, fp, &s);
+  if (found) {
     if (adopt_it)
-      adopt(e, slot, seq, depth);
+      adopt(e, s, seq, depth);
     else
-      gone = unspeculate(e, slot);
+      gone = unspeculate(e, s);
   }
   pthread_mutex_unlock(&e->lock);
   if (gone)
     drop(e, gone);
-  return slot != NO_SLOT;
+  return found;
 }
 
 int engine_mark_seen(engine_t *e, const char *url)
@@ -461,7 +422,7 @@ static void requeue_spec(engine_t *e, fitem_t *it, const char *new_url,
   s->it = it;
   bool queued = frontier_requeue(e->frontier, it, hostkey, not_before) == 0;
   if (!queued) {
-    smap_remove(e, smap_find(e, s->fp));
+    fptable_remove(e->smap, s->fp, NULL);
     free(s);
   }
   pthread_mutex_unlock(&e->lock);
@@ -692,6 +653,18 @@ int engine_run(engine_t *e)
   return status;
 }
 
+/* free_spec: engine_delete's end of record VALUE (a struct spec *). */
+static void free_spec(void *arg, const uint64_t fp[2], const void *value)
+{
+  engine_t *e = arg;
+  struct spec *s;
+  (void)fp;
+  memcpy(&s, value, sizeof(s));
+  if (s->parked)
+    drop(e, s->it);
+  free(s);
+}
+
 void engine_delete(engine_t *e)
 {
   if (e == NULL)
@@ -708,15 +681,9 @@ void engine_delete(engine_t *e)
   for (size_t i = 0; i < e->norder; i++)
     drop(e, e->order[i]);
   /* What speculation still holds: parked items (no thread runs now). */
-  for (size_t i = 0; i < e->smap_cap; i++) {
-    struct spec *s = e->smap[i];
-    if (s != NULL) {
-      if (s->parked)
-        drop(e, s->it);
-      free(s);
-    }
-  }
-  free(e->smap);
+  if (e->smap != NULL)
+    fptable_iterate(e->smap, e, free_spec);
+  fptable_delete(e->smap);
   frontier_delete(e->frontier);
   fptable_delete(e->seen);
   free(e->order);
