@@ -36,7 +36,8 @@
  * engine_speculate checks seen inside lock, so no URL is both queued for
  * real and speculated.
  *
- * The reorder buffer (ordered mode) is a min-heap of parsed items by seq.
+ * The reorder buffer (ordered mode) is a min-heap (heap.h) of parsed
+ * items by seq.
  * The thread that finds the next seq at the top and nobody committing
  * becomes the committer: it commits items one by one, without the lock,
  * until the next seq is missing. Others just leave their item there. */
@@ -49,6 +50,7 @@
 
 #include "crawl.h"
 #include "fptable.h"
+#include "heap.h"
 
 /* A speculative item's record (guarded by engine.lock). */
 struct spec {
@@ -76,8 +78,7 @@ struct engine {
   size_t nfetched;         /* pages in that queue */
   int pushing;             /* engine_add calls inside frontier_push */
   int downloaders;         /* download threads still running */
-  fitem_t **order;         /* reorder heap, by seq */
-  size_t norder, cap_order;
+  heap_t *order;           /* reorder heap: parsed items by seq */
   bool committing;
   uint64_t next_commit;
   fptable_t *smap;         /* URL fingerprint -> struct spec *; NULL = no
@@ -89,6 +90,13 @@ struct engine {
   atomic_int failure;      /* engine_fail's status; 0 = none */
   bool ran;
 };
+
+/* seq_less: the reorder heap's order. */
+static bool seq_less(const void *a, const void *b)
+{
+  const fitem_t *x = a, *y = b;
+  return x->seq < y->seq;
+}
 
 engine_t *engine_new(const engine_config_t *cfg)
 {
@@ -107,13 +115,15 @@ engine_t *engine_new(const engine_config_t *cfg)
                            cfg->gate, cfg->speculate_out };
   e->frontier = frontier_new(&fc);
   e->seen = fptable_new(0, 1024);
+  e->order = heap_new(seq_less, HEAP_NO_POS);
   bool speculate = cfg->ordered && cfg->speculate > 0;
   if (speculate)
     e->smap = fptable_new(sizeof(struct spec *), cfg->speculate);
-  if (e->frontier == NULL || e->seen == NULL ||
+  if (e->frontier == NULL || e->seen == NULL || e->order == NULL ||
       (speculate && e->smap == NULL)) {
     frontier_delete(e->frontier);
     fptable_delete(e->seen);
+    heap_delete(e->order);
     fptable_delete(e->smap);
     free(e);
     return NULL;
@@ -479,43 +489,14 @@ static void *download_main(void *arg)
 
 /* ---- reorder heap (caller holds e->lock) ---- */
 
-static bool order_push(engine_t *e, fitem_t *it)
+/* order_next: the item with seq next_commit, taken out of the heap, or
+ * NULL if it has not been parsed yet. */
+static fitem_t *order_next(engine_t *e)
 {
-  if (e->norder == e->cap_order) {
-    size_t cap = e->cap_order ? e->cap_order * 2 : 256;
-    fitem_t **v = realloc(e->order, cap * sizeof(*v));
-    if (v == NULL)
-      return false;
-    e->order = v;
-    e->cap_order = cap;
-  }
-  size_t i = e->norder++;
-  while (i > 0 && e->order[(i - 1) / 2]->seq > it->seq) {
-    e->order[i] = e->order[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  e->order[i] = it;
-  return true;
-}
-
-static fitem_t *order_pop(engine_t *e)
-{
-  fitem_t *top = e->order[0], *last = e->order[--e->norder];
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= e->norder)
-      break;
-    if (c + 1 < e->norder && e->order[c + 1]->seq < e->order[c]->seq)
-      c++;
-    if (e->order[c]->seq >= last->seq)
-      break;
-    e->order[i] = e->order[c];
-    i = c;
-  }
-  if (e->norder > 0)
-    e->order[i] = last;
-  return top;
+  fitem_t *top = heap_top(e->order);
+  if (top == NULL || top->seq != e->next_commit)
+    return NULL;
+  return heap_pop(e->order);
 }
 
 /* commit_in_order: add IT to the reorder buffer and commit whatever is
@@ -523,7 +504,7 @@ static fitem_t *order_pop(engine_t *e)
 static void commit_in_order(engine_t *e, fitem_t *it)
 {
   pthread_mutex_lock(&e->lock);
-  if (!order_push(e, it)) {
+  if (!heap_push(e->order, it)) {
     /* Out of memory: nothing can be committed after IT, so stop. */
     pthread_mutex_unlock(&e->lock);
     engine_fail(e, CRAWL_ENOMEM);
@@ -537,9 +518,8 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     return;
   }
   e->committing = true;
-  while (e->norder > 0 && e->order[0]->seq == e->next_commit &&
-         !atomic_load(&e->stopped)) {
-    fitem_t *next = order_pop(e);
+  fitem_t *next;
+  while (!atomic_load(&e->stopped) && (next = order_next(e)) != NULL) {
     e->next_commit++;
     uint64_t horizon = e->next_commit + e->cfg.window;
     pthread_mutex_unlock(&e->lock);
@@ -678,15 +658,15 @@ void engine_delete(engine_t *e)
     drop(e, it);
     it = next;
   }
-  for (size_t i = 0; i < e->norder; i++)
-    drop(e, e->order[i]);
+  for (size_t i = 0; i < heap_count(e->order); i++)
+    drop(e, heap_get(e->order, i));
   /* What speculation still holds: parked items (no thread runs now). */
   if (e->smap != NULL)
     fptable_iterate(e->smap, e, free_spec);
   fptable_delete(e->smap);
   frontier_delete(e->frontier);
   fptable_delete(e->seen);
-  free(e->order);
+  heap_delete(e->order);
   pthread_cond_destroy(&e->fetched);
   pthread_cond_destroy(&e->space);
   pthread_mutex_destroy(&e->lock);
