@@ -1,10 +1,11 @@
-/* seen_bench.c: memory of the crawler's seen set (libcs50/fpset.h).
+/* seen_bench.c: memory of the crawler's seen set (libcs50/fptable.h).
  *
  * usage: seen_bench [N...]    (default: 1000000 5000000)
  * Inserts distinct URLs like the generated site's, 60 to 70 bytes each,
- * into one fpset and, when the count reaches each N, prints the RSS growth
- * since the empty set (from /proc/self/statm) per URL, the table's own
- * bytes per URL, the peak RSS so far and the insert rate. */
+ * into one fptable set (value size 0, as the engine's) and, when the
+ * count reaches each N, prints the RSS growth since the empty set (from
+ * /proc/self/statm) per URL, the table's own bytes per URL, the peak RSS
+ * so far and the insert rate (hashing included). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fpset.h"
+#include "fptable.h"
 
 static long rss_bytes(void)
 {
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc && nm < 16; i++)
       marks[nm++] = atol(argv[i]);
   }
-  fpset_t *set = fpset_new(0);
+  fptable_t *set = fptable_new(0, 0);
   if (set == NULL)
     return 1;
   long base = rss_bytes();
@@ -54,7 +55,9 @@ int main(int argc, char **argv)
       int len = snprintf(url, sizeof url,
                          "http://127.0.0.%ld:38517/d%ld/section%ld/page%ld.html",
                          2 + n % 8, n / 100000, (n / 1000) % 100, n);
-      if (fpset_insert(set, url, (size_t)len) != 1) {
+      uint64_t fp[2];
+      fptable_hash128(url, (size_t)len, fp);
+      if (fptable_insert(set, fp, NULL) != 1) {
         fprintf(stderr, "seen_bench: insert failed at %ld\n", n);
         return 1;
       }
@@ -64,9 +67,9 @@ int main(int argc, char **argv)
     long grow = rss_bytes() - base;
     printf("urls %ld: RSS growth %.1f MB = %.1f bytes/URL; table %.1f "
            "bytes/URL; peak RSS %ld MB; %.2f M inserts/s\n", n, grow / 1e6,
-           (double)grow / n, (double)fpset_bytes(set) / n,
+           (double)grow / n, (double)fptable_bytes(set) / n,
            ru.ru_maxrss / 1024, n / (now() - t0) / 1e6);
   }
-  fpset_delete(set);
+  fptable_delete(set);
   return 0;
 }

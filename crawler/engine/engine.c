@@ -5,7 +5,7 @@
  *   lock       guards the fetched-page queue (phead/ptail, nfetched),
  *              downloaders, pushing, the reorder heap, committing,
  *              next_commit, and the speculation records (smap,
- *              nspec, next_spec, every struct spec).
+ *              next_spec, every struct spec).
  * Only speculation nests them, always in this order: lock, then
  * seen_lock or the frontier's lock. Nothing takes lock while holding
  * either of those.
@@ -23,9 +23,11 @@
  * count against the limit (their own bound is the frontier's spec_out).
  *
  * Speculation: each speculative item has a struct spec (it->spec), found
- * by URL fingerprint in smap (open addressing, linear probing) until it is
- * adopted or dropped. Its item is queued in the frontier, or in a download
- * thread, or parked (fetched, waiting for adoption; the record owns it).
+ * by URL fingerprint in smap (an fptable) until it is adopted or dropped.
+ * The bound of cfg.speculate records is engine_speculate's to keep; the
+ * table is sized for that many, so it never grows. Its item is queued in
+ * the frontier, or in a download thread, or parked (fetched, waiting for
+ * adoption; the record owns it).
  * Adoption of a parked or queued item completes at once (a queued one is
  * promoted in the frontier); an item being fetched or given its
  * speculative parse is only marked (adopted, seq, depth), and settle()
@@ -34,7 +36,8 @@
  * engine_speculate checks seen inside lock, so no URL is both queued for
  * real and speculated.
  *
- * The reorder buffer (ordered mode) is a min-heap of parsed items by seq.
+ * The reorder buffer (ordered mode) is a min-heap (heap.h) of parsed
+ * items by seq.
  * The thread that finds the next seq at the top and nobody committing
  * becomes the committer: it commits items one by one, without the lock,
  * until the next seq is missing. Others just leave their item there. */
@@ -46,7 +49,8 @@
 #include <string.h>
 
 #include "crawl.h"
-#include "fpset.h"
+#include "fptable.h"
+#include "heap.h"
 
 /* A speculative item's record (guarded by engine.lock). */
 struct spec {
@@ -65,7 +69,7 @@ struct engine {
   frontier_t *frontier;
 
   pthread_mutex_t seen_lock;
-  fpset_t *seen;
+  fptable_t *seen;        /* fingerprints of URLs added or marked seen */
   uint64_t next_seq;
 
   pthread_mutex_t lock;
@@ -74,13 +78,11 @@ struct engine {
   size_t nfetched;         /* pages in that queue */
   int pushing;             /* engine_add calls inside frontier_push */
   int downloaders;         /* download threads still running */
-  fitem_t **order;         /* reorder heap, by seq */
-  size_t norder, cap_order;
+  heap_t *order;           /* reorder heap: parsed items by seq */
   bool committing;
   uint64_t next_commit;
-  struct spec **smap;      /* speculative items by fingerprint; NULL slot =
-                              empty; NULL map = no speculation */
-  size_t smap_cap, nspec;
+  fptable_t *smap;         /* URL fingerprint -> struct spec *; NULL = no
+                              speculation */
   uint64_t next_spec;
 
   atomic_size_t pending;
@@ -88,6 +90,13 @@ struct engine {
   atomic_int failure;      /* engine_fail's status; 0 = none */
   bool ran;
 };
+
+/* seq_less: the reorder heap's order. */
+static bool seq_less(const void *a, const void *b)
+{
+  const fitem_t *x = a, *y = b;
+  return x->seq < y->seq;
+}
 
 engine_t *engine_new(const engine_config_t *cfg)
 {
@@ -105,19 +114,17 @@ engine_t *engine_new(const engine_config_t *cfg)
   frontier_config_t fc = { cfg->queue_size, cfg->rate, cfg->burst,
                            cfg->gate, cfg->speculate_out };
   e->frontier = frontier_new(&fc);
-  e->seen = fpset_new(1024);
-  if (cfg->ordered && cfg->speculate > 0) {
-    /* At most half full, so probes stay short. */
-    e->smap_cap = 16;
-    while (e->smap_cap < 2 * cfg->speculate)
-      e->smap_cap *= 2;
-    e->smap = calloc(e->smap_cap, sizeof(*e->smap));
-  }
-  if (e->frontier == NULL || e->seen == NULL ||
-      (e->smap_cap > 0 && e->smap == NULL)) {
+  e->seen = fptable_new(0, 1024);
+  e->order = heap_new(seq_less, HEAP_NO_POS);
+  bool speculate = cfg->ordered && cfg->speculate > 0;
+  if (speculate)
+    e->smap = fptable_new(sizeof(struct spec *), cfg->speculate);
+  if (e->frontier == NULL || e->seen == NULL || e->order == NULL ||
+      (speculate && e->smap == NULL)) {
     frontier_delete(e->frontier);
-    fpset_delete(e->seen);
-    free(e->smap);
+    fptable_delete(e->seen);
+    heap_delete(e->order);
+    fptable_delete(e->smap);
     free(e);
     return NULL;
   }
@@ -159,47 +166,6 @@ static void finish(engine_t *e, fitem_t *it)
 
 /* ---- speculation records (caller holds e->lock) ---- */
 
-enum { NO_SLOT = -1 };
-
-static long smap_find(const engine_t *e, const uint64_t fp[2])
-{
-  size_t mask = e->smap_cap - 1;
-  for (size_t i = (size_t)fp[0] & mask; e->smap[i]; i = (i + 1) & mask)
-    if (e->smap[i]->fp[0] == fp[0] && e->smap[i]->fp[1] == fp[1])
-      return (long)i;
-  return NO_SLOT;
-}
-
-static void smap_put(engine_t *e, struct spec *s)
-{
-  size_t mask = e->smap_cap - 1, i = (size_t)s->fp[0] & mask;
-  while (e->smap[i])
-    i = (i + 1) & mask;
-  e->smap[i] = s;
-  e->nspec++;
-}
-
-/* smap_remove: empty slot I, moving later entries of its probe run back
- * so that every entry stays reachable from its home slot. */
-static void smap_remove(engine_t *e, long slot)
-{
-  size_t mask = e->smap_cap - 1, i = (size_t)slot, j = i;
-  e->smap[i] = NULL;
-  e->nspec--;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (e->smap[j] == NULL)
-      return;
-    size_t home = (size_t)e->smap[j]->fp[0] & mask;
-    /* Move j back to i unless its home lies cyclically in (i, j]. */
-    if ((i < j) ? (home <= i || home > j) : (home <= i && home > j)) {
-      e->smap[i] = e->smap[j];
-      e->smap[j] = NULL;
-      i = j;
-    }
-  }
-}
-
 static void make_ordinary(fitem_t *it, uint64_t seq, int depth)
 {
   it->seq = seq;
@@ -223,12 +189,11 @@ static void append_fetched(engine_t *e, fitem_t *it)
   pthread_cond_signal(&e->fetched);
 }
 
-/* adopt: a commit added the URL of the record in SLOT as SEQ at DEPTH. */
-static void adopt(engine_t *e, long slot, uint64_t seq, int depth)
+/* adopt: a commit added the URL of record S, just taken out of smap, as
+ * SEQ at DEPTH. */
+static void adopt(engine_t *e, struct spec *s, uint64_t seq, int depth)
 {
-  struct spec *s = e->smap[slot];
   fitem_t *it = s->it;
-  smap_remove(e, slot);
   if (s->parked) {
     free(s);
     make_ordinary(it, seq, depth);
@@ -244,13 +209,12 @@ static void adopt(engine_t *e, long slot, uint64_t seq, int depth)
   }
 }
 
-/* unspeculate: the URL of the record in SLOT is claimed otherwise; drop
- * its item. Returns an item for the caller to drop() once unlocked. */
-static fitem_t *unspeculate(engine_t *e, long slot)
+/* unspeculate: the URL of record S, just taken out of smap, is claimed
+ * otherwise; drop its item. Returns an item for the caller to drop() once
+ * unlocked. */
+static fitem_t *unspeculate(engine_t *e, struct spec *s)
 {
-  struct spec *s = e->smap[slot];
   fitem_t *it = s->it;
-  smap_remove(e, slot);
   if (s->parked) {
     frontier_spec_return(e->frontier);
   } else if (!frontier_withdraw(e->frontier, it)) {
@@ -295,15 +259,16 @@ int engine_speculate(engine_t *e, const char *url, int depth,
     return 0;
   size_t len = strlen(url);
   uint64_t fp[2];
-  fpset_hash128(url, len, fp);
+  fptable_hash128(url, len, fp);
   fitem_t *it = NULL;
   struct spec *s = NULL;
   int rc = 0;
   pthread_mutex_lock(&e->lock);
-  if (e->nspec >= e->cfg.speculate || smap_find(e, fp) != NO_SLOT)
+  if (fptable_count(e->smap) >= e->cfg.speculate ||
+      fptable_find(e->smap, fp, NULL))
     goto out;
   pthread_mutex_lock(&e->seen_lock);
-  bool seen = fpset_contains(e->seen, url, len);
+  bool seen = fptable_find(e->seen, fp, NULL);
   pthread_mutex_unlock(&e->seen_lock);
   if (seen || (it = fitem_new(url, depth)) == NULL ||
       (s = calloc(1, sizeof(*s))) == NULL)
@@ -314,9 +279,14 @@ int engine_speculate(engine_t *e, const char *url, int depth,
   s->it = it;
   s->fp[0] = fp[0];
   s->fp[1] = fp[1];
-  if (frontier_requeue(e->frontier, it, hostkey, 0) != 0)
+  /* Within the bound the table does not grow, so this cannot fail; if it
+   * did, the URL would only go unspeculated. */
+  if (fptable_insert(e->smap, fp, &s) != 1)
     goto out;
-  smap_put(e, s);
+  if (frontier_requeue(e->frontier, it, hostkey, 0) != 0) {
+    fptable_remove(e->smap, fp, NULL);
+    goto out;
+  }
   it = NULL;
   s = NULL;
   rc = 1;
@@ -327,38 +297,39 @@ out:
   return rc;
 }
 
-/* speculated: handle URL's speculative item, if any, now that URL is
- * claimed: adopted as SEQ at DEPTH if ADOPT, else dropped. Returns true if
- * there was one. */
-static bool speculated(engine_t *e, const char *url, bool adopt_it,
+/* speculated: handle the speculative item of the URL with fingerprint FP,
+ * if any, now that the URL is claimed: adopted as SEQ at DEPTH if ADOPT,
+ * else dropped. Returns true if there was one. */
+static bool speculated(engine_t *e, const uint64_t fp[2], bool adopt_it,
                        uint64_t seq, int depth)
 {
   if (e->smap == NULL)
     return false;
-  uint64_t fp[2];
-  fpset_hash128(url, strlen(url), fp);
   fitem_t *gone = NULL;
+  struct spec *s;
   pthread_mutex_lock(&e->lock);
-  long slot = smap_find(e, fp);
-  if (slot != NO_SLOT) {
+  bool found = fptable_remove(e->smap, fp, &s);
+  if (found) {
     if (adopt_it)
-      adopt(e, slot, seq, depth);
+      adopt(e, s, seq, depth);
     else
-      gone = unspeculate(e, slot);
+      gone = unspeculate(e, s);
   }
   pthread_mutex_unlock(&e->lock);
   if (gone)
     drop(e, gone);
-  return slot != NO_SLOT;
+  return found;
 }
 
 int engine_mark_seen(engine_t *e, const char *url)
 {
+  uint64_t fp[2];
+  fptable_hash128(url, strlen(url), fp);
   pthread_mutex_lock(&e->seen_lock);
-  int rc = fpset_insert(e->seen, url, strlen(url));
+  int rc = fptable_insert(e->seen, fp, NULL);
   pthread_mutex_unlock(&e->seen_lock);
   if (rc == 1)
-    speculated(e, url, false, 0, 0);
+    speculated(e, fp, false, 0, 0);
   return rc < 0 ? -2 : rc;
 }
 
@@ -369,8 +340,10 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
   fitem_t *it = fitem_new(url, depth);
   if (it == NULL)
     return -2;
+  uint64_t fp[2];
+  fptable_hash128(url, strlen(url), fp);
   pthread_mutex_lock(&e->seen_lock);
-  int rc = fpset_insert(e->seen, url, strlen(url));
+  int rc = fptable_insert(e->seen, fp, NULL);
   if (rc == 1)
     it->seq = e->next_seq++;
   pthread_mutex_unlock(&e->seen_lock);
@@ -379,7 +352,7 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
     return rc < 0 ? -2 : 0;
   }
   atomic_fetch_add(&e->pending, 1);
-  if (speculated(e, url, true, it->seq, depth)) {
+  if (speculated(e, fp, true, it->seq, depth)) {
     fitem_delete(it);
     return 1;
   }
@@ -459,7 +432,7 @@ static void requeue_spec(engine_t *e, fitem_t *it, const char *new_url,
   s->it = it;
   bool queued = frontier_requeue(e->frontier, it, hostkey, not_before) == 0;
   if (!queued) {
-    smap_remove(e, smap_find(e, s->fp));
+    fptable_remove(e->smap, s->fp, NULL);
     free(s);
   }
   pthread_mutex_unlock(&e->lock);
@@ -516,43 +489,14 @@ static void *download_main(void *arg)
 
 /* ---- reorder heap (caller holds e->lock) ---- */
 
-static bool order_push(engine_t *e, fitem_t *it)
+/* order_next: the item with seq next_commit, taken out of the heap, or
+ * NULL if it has not been parsed yet. */
+static fitem_t *order_next(engine_t *e)
 {
-  if (e->norder == e->cap_order) {
-    size_t cap = e->cap_order ? e->cap_order * 2 : 256;
-    fitem_t **v = realloc(e->order, cap * sizeof(*v));
-    if (v == NULL)
-      return false;
-    e->order = v;
-    e->cap_order = cap;
-  }
-  size_t i = e->norder++;
-  while (i > 0 && e->order[(i - 1) / 2]->seq > it->seq) {
-    e->order[i] = e->order[(i - 1) / 2];
-    i = (i - 1) / 2;
-  }
-  e->order[i] = it;
-  return true;
-}
-
-static fitem_t *order_pop(engine_t *e)
-{
-  fitem_t *top = e->order[0], *last = e->order[--e->norder];
-  size_t i = 0;
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= e->norder)
-      break;
-    if (c + 1 < e->norder && e->order[c + 1]->seq < e->order[c]->seq)
-      c++;
-    if (e->order[c]->seq >= last->seq)
-      break;
-    e->order[i] = e->order[c];
-    i = c;
-  }
-  if (e->norder > 0)
-    e->order[i] = last;
-  return top;
+  fitem_t *top = heap_top(e->order);
+  if (top == NULL || top->seq != e->next_commit)
+    return NULL;
+  return heap_pop(e->order);
 }
 
 /* commit_in_order: add IT to the reorder buffer and commit whatever is
@@ -560,7 +504,7 @@ static fitem_t *order_pop(engine_t *e)
 static void commit_in_order(engine_t *e, fitem_t *it)
 {
   pthread_mutex_lock(&e->lock);
-  if (!order_push(e, it)) {
+  if (!heap_push(e->order, it)) {
     /* Out of memory: nothing can be committed after IT, so stop. */
     pthread_mutex_unlock(&e->lock);
     engine_fail(e, CRAWL_ENOMEM);
@@ -574,9 +518,8 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     return;
   }
   e->committing = true;
-  while (e->norder > 0 && e->order[0]->seq == e->next_commit &&
-         !atomic_load(&e->stopped)) {
-    fitem_t *next = order_pop(e);
+  fitem_t *next;
+  while (!atomic_load(&e->stopped) && (next = order_next(e)) != NULL) {
     e->next_commit++;
     uint64_t horizon = e->next_commit + e->cfg.window;
     pthread_mutex_unlock(&e->lock);
@@ -690,6 +633,18 @@ int engine_run(engine_t *e)
   return status;
 }
 
+/* free_spec: engine_delete's end of record VALUE (a struct spec *). */
+static void free_spec(void *arg, const uint64_t fp[2], const void *value)
+{
+  engine_t *e = arg;
+  struct spec *s;
+  (void)fp;
+  memcpy(&s, value, sizeof(s));
+  if (s->parked)
+    drop(e, s->it);
+  free(s);
+}
+
 void engine_delete(engine_t *e)
 {
   if (e == NULL)
@@ -703,21 +658,15 @@ void engine_delete(engine_t *e)
     drop(e, it);
     it = next;
   }
-  for (size_t i = 0; i < e->norder; i++)
-    drop(e, e->order[i]);
+  for (size_t i = 0; i < heap_count(e->order); i++)
+    drop(e, heap_get(e->order, i));
   /* What speculation still holds: parked items (no thread runs now). */
-  for (size_t i = 0; i < e->smap_cap; i++) {
-    struct spec *s = e->smap[i];
-    if (s != NULL) {
-      if (s->parked)
-        drop(e, s->it);
-      free(s);
-    }
-  }
-  free(e->smap);
+  if (e->smap != NULL)
+    fptable_iterate(e->smap, e, free_spec);
+  fptable_delete(e->smap);
   frontier_delete(e->frontier);
-  fpset_delete(e->seen);
-  free(e->order);
+  fptable_delete(e->seen);
+  heap_delete(e->order);
   pthread_cond_destroy(&e->fetched);
   pthread_cond_destroy(&e->space);
   pthread_mutex_destroy(&e->lock);

@@ -1,7 +1,7 @@
 /* frontier.c: see frontier.h.
  *
  * Data: hosts live in a growable array (index = host id) and are found by
- * key through a small open-addressing map of 128-bit key fingerprints.
+ * key through a map of 128-bit key fingerprints to ids (fptable.h).
  * A host has two queues: ordinary items (singly linked, in seq order) and
  * after them speculative ones (doubly linked, so one can be taken out of
  * the middle when the engine promotes or withdraws it). Its first item is
@@ -9,7 +9,11 @@
  * A host with queued items and an open gate is in exactly one heap:
  * READY (may be fetched now; key = seq of its first item) or WAITING (key =
  * the time it may be fetched). Items retried later sit in the DELAYED heap
- * (key = not_before) until due, then join their host's queue.
+ * (key = not_before, then seq) until due, then join their host's queue.
+ * The heaps are heap.h's; a host's position in its heap is kept in hpos,
+ * so host_schedule takes it out in O(log n). Delayed items keep no
+ * position: one is taken out of the middle only when speculation
+ * withdraws or promotes it, by a scan.
  *
  * Lock: f->lock guards everything in struct frontier and struct host.
  * Condition variables (both on f->lock, monotonic clock):
@@ -34,7 +38,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "fpset.h"
+#include "fptable.h"
+#include "heap.h"
 
 enum { NOWHERE, READY, WAITING };
 enum { GATE_OPEN, GATE_NEEDED, GATE_INFLIGHT };
@@ -52,19 +57,8 @@ struct host {
   double due;            /* when the host may be fetched next */
   int gate;
   int where;             /* NOWHERE, READY or WAITING */
-  size_t hpos;           /* index in the heap named by `where` */
-};
-
-/* An indexed binary heap of hosts (READY or WAITING) or of items. */
-typedef struct heap {
-  void **v;
-  size_t n, cap;
-  int kind;              /* READY, WAITING, or 0 for the delayed items */
-} heap_t;
-
-struct hmap_slot {
-  uint64_t fp[2];
-  uint32_t id;
+  size_t hpos;           /* index in the heap named by `where`; the heap
+                            writes it */
 };
 
 struct frontier {
@@ -73,9 +67,9 @@ struct frontier {
   frontier_config_t cfg;
   struct host **host;     /* host[id] */
   size_t nhosts, cap_hosts;
-  struct hmap_slot *map;  /* fingerprint -> id; fp {0,0} = empty */
-  size_t map_cap;
-  heap_t ready, waiting, delayed;
+  fptable_t *map;         /* host key fingerprint -> id (uint32_t) */
+  heap_t *ready, *waiting;  /* hosts, positions in hpos */
+  heap_t *delayed;          /* items */
   size_t count;           /* ordinary items queued or delayed */
   size_t nspec;           /* speculative items queued or delayed */
   size_t spec_out;        /* speculative items handed out, not returned */
@@ -128,97 +122,23 @@ static fitem_t *first_item(const struct host *h)
   return h->head ? h->head : h->shead;
 }
 
-static bool less(const heap_t *h, const void *a, const void *b)
+static bool ready_less(const void *a, const void *b)
 {
-  if (h->kind == READY) {
-    const struct host *x = a, *y = b;
-    return first_item(x)->seq < first_item(y)->seq;
-  }
-  if (h->kind == WAITING) {
-    const struct host *x = a, *y = b;
-    return x->due < y->due;
-  }
+  const struct host *x = a, *y = b;
+  return first_item(x)->seq < first_item(y)->seq;
+}
+
+static bool waiting_less(const void *a, const void *b)
+{
+  const struct host *x = a, *y = b;
+  return x->due < y->due;
+}
+
+static bool delayed_less(const void *a, const void *b)
+{
   const fitem_t *x = a, *y = b;
   return x->not_before < y->not_before ||
          (x->not_before == y->not_before && x->seq < y->seq);
-}
-
-static void place(heap_t *h, size_t i, void *e)
-{
-  h->v[i] = e;
-  if (h->kind != 0)
-    ((struct host *)e)->hpos = i;
-}
-
-static void sift_up(heap_t *h, size_t i)
-{
-  void *e = h->v[i];
-  while (i > 0) {
-    size_t p = (i - 1) / 2;
-    if (!less(h, e, h->v[p]))
-      break;
-    place(h, i, h->v[p]);
-    i = p;
-  }
-  place(h, i, e);
-}
-
-static void sift_down(heap_t *h, size_t i)
-{
-  void *e = h->v[i];
-  for (;;) {
-    size_t c = 2 * i + 1;
-    if (c >= h->n)
-      break;
-    if (c + 1 < h->n && less(h, h->v[c + 1], h->v[c]))
-      c++;
-    if (!less(h, h->v[c], e))
-      break;
-    place(h, i, h->v[c]);
-    i = c;
-  }
-  place(h, i, e);
-}
-
-static bool heap_reserve(heap_t *h, size_t n)
-{
-  if (n <= h->cap)
-    return true;
-  size_t cap = h->cap ? h->cap * 2 : 64;
-  while (cap < n)
-    cap *= 2;
-  void **v = realloc(h->v, cap * sizeof(*v));
-  if (v == NULL)
-    return false;
-  h->v = v;
-  h->cap = cap;
-  return true;
-}
-
-/* heap_push: false if out of memory. The host heaps never fail: host_get
- * reserves room for every host in both. */
-static bool heap_push(heap_t *h, void *e)
-{
-  if (!heap_reserve(h, h->n + 1))
-    return false;
-  place(h, h->n++, e);
-  sift_up(h, h->n - 1);
-  return true;
-}
-
-static void heap_remove(heap_t *h, size_t i)
-{
-  h->n--;
-  if (i == h->n)
-    return;
-  place(h, i, h->v[h->n]);
-  sift_down(h, i);
-  sift_up(h, i);
-}
-
-static void *heap_top(const heap_t *h)
-{
-  return h->n ? h->v[0] : NULL;
 }
 
 /* ---- hosts ---- */
@@ -255,9 +175,9 @@ static void refill(const frontier_t *f, struct host *h, double now)
 static void host_schedule(frontier_t *f, struct host *h, double now)
 {
   if (h->where == READY)
-    heap_remove(&f->ready, h->hpos);
+    heap_remove(f->ready, h->hpos);
   else if (h->where == WAITING)
-    heap_remove(&f->waiting, h->hpos);
+    heap_remove(f->waiting, h->hpos);
   h->where = NOWHERE;
   if (first_item(h) == NULL || h->gate == GATE_INFLIGHT)
     return;
@@ -273,18 +193,8 @@ static void host_schedule(frontier_t *f, struct host *h, double now)
   }
   h->due = due;
   h->where = due <= now ? READY : WAITING;
-  heap_push(h->where == READY ? &f->ready : &f->waiting, h);
-}
-
-static void map_put(struct hmap_slot *map, size_t cap, const uint64_t fp[2],
-                    uint32_t id)
-{
-  size_t i = (size_t)fp[0] & (cap - 1);
-  while (map[i].fp[0] != 0 || map[i].fp[1] != 0)
-    i = (i + 1) & (cap - 1);
-  map[i].fp[0] = fp[0];
-  map[i].fp[1] = fp[1];
-  map[i].id = id;
+  /* Cannot fail: host_get reserved room for every host in both. */
+  (void)heap_push(h->where == READY ? f->ready : f->waiting, h);
 }
 
 /* host_get: the host for KEY, created if new. Caller holds lock.
@@ -292,13 +202,10 @@ static void map_put(struct hmap_slot *map, size_t cap, const uint64_t fp[2],
 static struct host *host_get(frontier_t *f, const char *key, double now)
 {
   uint64_t fp[2];
-  fpset_hash128(key, strlen(key), fp);
-  size_t i = (size_t)fp[0] & (f->map_cap - 1);
-  while (f->map[i].fp[0] != 0 || f->map[i].fp[1] != 0) {
-    if (f->map[i].fp[0] == fp[0] && f->map[i].fp[1] == fp[1])
-      return f->host[f->map[i].id];
-    i = (i + 1) & (f->map_cap - 1);
-  }
+  uint32_t id;
+  fptable_hash128(key, strlen(key), fp);
+  if (fptable_find(f->map, fp, &id))
+    return f->host[id];
   if (f->nhosts == f->cap_hosts) {
     size_t cap = f->cap_hosts * 2;
     struct host **v = realloc(f->host, cap * sizeof(*v));
@@ -307,33 +214,24 @@ static struct host *host_get(frontier_t *f, const char *key, double now)
     f->host = v;
     f->cap_hosts = cap;
   }
-  if (!heap_reserve(&f->ready, f->nhosts + 1) ||
-      !heap_reserve(&f->waiting, f->nhosts + 1))
+  if (!heap_reserve(f->ready, f->nhosts + 1) ||
+      !heap_reserve(f->waiting, f->nhosts + 1))
     return NULL;
-  if ((f->nhosts + 1) * 2 > f->map_cap) {
-    size_t cap = f->map_cap * 2;
-    struct hmap_slot *m = calloc(cap, sizeof(*m));
-    if (m == NULL)
-      return NULL;
-    for (size_t j = 0; j < f->map_cap; j++)
-      if (f->map[j].fp[0] != 0 || f->map[j].fp[1] != 0)
-        map_put(m, cap, f->map[j].fp, f->map[j].id);
-    free(f->map);
-    f->map = m;
-    f->map_cap = cap;
-  }
+  id = (uint32_t)f->nhosts;
+  if (fptable_insert(f->map, fp, &id) != 1)
+    return NULL;
   struct host *h = calloc(1, sizeof(*h));
   if (h == NULL || (h->key = strdup(key)) == NULL) {
     free(h);
+    fptable_remove(f->map, fp, NULL);
     return NULL;
   }
   h->tokens = f->cfg.burst;
   h->last = now;
   h->last_take = -1;
   h->gate = f->cfg.gate ? GATE_NEEDED : GATE_OPEN;
-  h->id = (uint32_t)f->nhosts++;
-  f->host[h->id] = h;
-  map_put(f->map, f->map_cap, fp, h->id);
+  h->id = id;
+  f->host[f->nhosts++] = h;
   return h;
 }
 
@@ -404,14 +302,15 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
   f->horizon = UINT64_MAX;
   if (f->cfg.burst < 1)
     f->cfg.burst = 1;
-  f->ready.kind = READY;
-  f->waiting.kind = WAITING;
   f->cap_hosts = 16;
-  f->map_cap = 64;
   f->host = malloc(f->cap_hosts * sizeof(*f->host));
-  f->map = calloc(f->map_cap, sizeof(*f->map));
+  f->map = fptable_new(sizeof(uint32_t), 0);
+  f->ready = heap_new(ready_less, offsetof(struct host, hpos));
+  f->waiting = heap_new(waiting_less, offsetof(struct host, hpos));
+  f->delayed = heap_new(delayed_less, HEAP_NO_POS);
   pthread_condattr_t ca;
-  bool ok = f->host && f->map && pthread_condattr_init(&ca) == 0;
+  bool ok = f->host && f->map && f->ready && f->waiting && f->delayed &&
+            pthread_condattr_init(&ca) == 0;
   if (ok) {
     ok = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC) == 0 &&
          pthread_cond_init(&f->work, &ca) == 0;
@@ -427,7 +326,10 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
       pthread_cond_destroy(&f->notfull);
     }
     free(f->host);
-    free(f->map);
+    fptable_delete(f->map);
+    heap_delete(f->ready);
+    heap_delete(f->waiting);
+    heap_delete(f->delayed);
     free(f);
     return NULL;
   }
@@ -445,7 +347,7 @@ static int add(frontier_t *f, fitem_t *it, const char *hostkey,
   it->host = h->id;
   it->not_before = not_before;
   if (not_before > now) {
-    if (!heap_push(&f->delayed, it))
+    if (!heap_push(f->delayed, it))
       return -2;
     it->flags |= FITEM_DELAYED;
   } else {
@@ -488,8 +390,8 @@ int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
 static void release_delayed(frontier_t *f, double now)
 {
   fitem_t *it;
-  while ((it = heap_top(&f->delayed)) != NULL && it->not_before <= now) {
-    heap_remove(&f->delayed, 0);
+  while ((it = heap_top(f->delayed)) != NULL && it->not_before <= now) {
+    heap_pop(f->delayed);
     it->flags &= ~FITEM_DELAYED;
     struct host *h = f->host[it->host];
     enqueue(h, it);
@@ -550,17 +452,17 @@ fitem_t *frontier_pop(frontier_t *f)
     double now = frontier_now();
     release_delayed(f, now);
     struct host *h;
-    while ((h = heap_top(&f->waiting)) != NULL && h->due <= now)
+    while ((h = heap_top(f->waiting)) != NULL && h->due <= now)
       host_schedule(f, h, now);
-    if ((h = heap_top(&f->ready)) != NULL && may_take(f, h)) {
+    if ((h = heap_top(f->ready)) != NULL && may_take(f, h)) {
       it = take(f, h, now);
       if (it != NULL)
         break;
     }
     double deadline = INFINITY;
-    if ((h = heap_top(&f->waiting)) != NULL)
+    if ((h = heap_top(f->waiting)) != NULL)
       deadline = h->due;
-    fitem_t *d = heap_top(&f->delayed);
+    fitem_t *d = heap_top(f->delayed);
     if (d != NULL && d->not_before < deadline)
       deadline = d->not_before;
     if (isinf(deadline)) {
@@ -578,7 +480,8 @@ fitem_t *frontier_pop(frontier_t *f)
   }
   /* Pass the baton: if work is left, a sleeping worker must see it.
    * (Work beyond the horizon is left for frontier_set_horizon to wake.) */
-  if (it != NULL && (f->ready.n || f->waiting.n || f->delayed.n))
+  if (it != NULL && (heap_count(f->ready) || heap_count(f->waiting) ||
+                     heap_count(f->delayed)))
     pthread_cond_signal(&f->work);
   pthread_mutex_unlock(&f->lock);
   return it;
@@ -590,7 +493,7 @@ void frontier_set_horizon(frontier_t *f, uint64_t horizon)
   if (horizon > f->horizon || f->horizon == UINT64_MAX) {
     uint64_t old = f->horizon == UINT64_MAX ? 0 : f->horizon;
     f->horizon = horizon;
-    struct host *h = heap_top(&f->ready);
+    struct host *h = heap_top(f->ready);
     if (h != NULL && first_item(h)->seq >= old &&
         first_item(h)->seq < horizon)
       pthread_cond_signal(&f->work);
@@ -604,9 +507,9 @@ static void unqueue(frontier_t *f, fitem_t *it)
 {
   struct host *h = f->host[it->host];
   if (it->flags & FITEM_DELAYED) {
-    for (size_t i = 0; i < f->delayed.n; i++)
-      if (f->delayed.v[i] == it) {
-        heap_remove(&f->delayed, i);
+    for (size_t i = 0; i < heap_count(f->delayed); i++)
+      if (heap_get(f->delayed, i) == it) {
+        heap_remove(f->delayed, i);
         break;
       }
   } else {
@@ -773,14 +676,14 @@ fitem_t *frontier_take_all(frontier_t *f)
         v[k++] = it;
       h->head = h->tail = h->shead = h->stail = NULL;
       if (h->where == READY)
-        heap_remove(&f->ready, h->hpos);
+        heap_remove(f->ready, h->hpos);
       else if (h->where == WAITING)
-        heap_remove(&f->waiting, h->hpos);
+        heap_remove(f->waiting, h->hpos);
       h->where = NOWHERE;
     }
-    for (size_t i = 0; i < f->delayed.n; i++)
-      v[k++] = f->delayed.v[i];
-    f->delayed.n = 0;
+    for (size_t i = 0; i < heap_count(f->delayed); i++)
+      v[k++] = heap_get(f->delayed, i);
+    heap_clear(f->delayed);
     qsort(v, k, sizeof(*v), by_seq);
     for (size_t i = k; i-- > 0;) {
       v[i]->flags &= ~(FITEM_QUEUED | FITEM_DELAYED);
@@ -814,13 +717,13 @@ void frontier_delete(frontier_t *f)
     free(h->key);
     free(h);
   }
-  for (size_t i = 0; i < f->delayed.n; i++)
-    fitem_delete(f->delayed.v[i]);
-  free(f->delayed.v);
-  free(f->ready.v);
-  free(f->waiting.v);
+  for (size_t i = 0; i < heap_count(f->delayed); i++)
+    fitem_delete(heap_get(f->delayed, i));
+  heap_delete(f->delayed);
+  heap_delete(f->ready);
+  heap_delete(f->waiting);
   free(f->host);
-  free(f->map);
+  fptable_delete(f->map);
   pthread_cond_destroy(&f->work);
   pthread_cond_destroy(&f->notfull);
   pthread_mutex_destroy(&f->lock);
