@@ -5,10 +5,12 @@
 #   make demo       install missing deps, build, crawl the bundled course site
 #   make asan       build under build/asan with ASan+UBSan, run all tests
 #   make tsan       build under build/tsan with TSan, run all tests
-#   make check-deps check the layering (libcs50 <- common <- crawler) and
-#                   that every header compiles on its own
+#   make check-deps check the layering (libcs50 <- common <- crawler/engine
+#                   <- crawler), that libcrawler.so needs no libcurl,
+#                   libxml2 or libcrypto, and that every header compiles
+#                   on its own
 #   make install    PREFIX=/usr/local DESTDIR= : programs, library, header
-#   make bench      benchmarks (bench/), about 15 minutes
+#   make bench      benchmarks (bench/), about 8 minutes (bench/RESULTS.md)
 #   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (30) each
 #   make deps       install the Debian packages the build and tests need
 #   make clean

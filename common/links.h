@@ -121,7 +121,7 @@ typedef struct links_sink {
  *   inside an attribute value cuts the value there; a quoted value holding
  *   a raw '>' and later '<' may lose the text between them (see
  *   feed_elided() in links_elide.c); one tag with N attributes costs
- *   O(N^2) (20,000 attributes: 0.4 s).
+ *   O(N^2) (bench/RESULTS.md, "Link extraction: the parts").
  * Returns: LINKS_OK, LINKS_STOPPED (a callback returned nonzero) or
  *   LINKS_ENOMEM. Malformed input is never an error.
  * Thread-safety: any thread, once xmlInitParser() has run (see top);

@@ -5,10 +5,10 @@
  * character at a time and tokenising tags, and nearly all of both can
  * never yield a link. So before links_html.c feeds a page, two elisions
  * drop them, each argued exact where it is done:
- *  - text elision (feed_elided): runs of text; 2.5x faster;
+ *  - text elision (feed_elided): runs of text;
  *  - markup elision (elide_tags): then the tags that cannot matter (span,
- *    div, code ...), by a model of libxml2 2.9.14's tokenizer; 2x faster
- *    again on documentation.
+ *    div, code ...), by a model of libxml2 2.9.14's tokenizer.
+ * What each buys: bench/RESULTS.md, "Link extraction: the parts".
  * Both work on bytes alone (libxml2 is asked only its version) and keep
  * no state between calls. */
 #include "links_elide.h"
@@ -21,7 +21,8 @@
 #include "ascii.h"
 
 /* Text elision, the main speed-up: libxml2 2.9 walks text one character
- * at a time (about 60 instructions a byte), and text never holds a link.
+ * at a time, at a cost per byte (bench/RESULTS.md) far above a memchr(),
+ * and text never holds a link.
  * So we copy the page to out minus every run of bytes that directly
  * follows a '>', reaches the next '<', and holds no '>' and no quote
  * character. Why that is safe:

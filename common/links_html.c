@@ -9,16 +9,17 @@
  * Around libxml2 2.9 (Debian 12's) we add five things, each explained
  * where it is done:
  *  - text elision: runs of text are dropped before parsing, since
- *    libxml2 spends most of its time walking them; 2.5x faster;
+ *    libxml2 spends most of its time walking them;
  *  - markup elision: then tags that cannot matter (span, div, code ...)
- *    are dropped too; 2x faster again on documentation. Both are
+ *    are dropped too, which pays again on documentation. Both are
  *    links_elide.c's (a model of libxml2's tokenizer, a job of its own);
+ *    what each buys is in bench/RESULTS.md, "Link extraction: the parts";
  *  - a root element that never closes (ROOT_TAG), because the push
  *    parser ends the document at its root's end tag or a stray early end
  *    tag, losing all later links;
  *  - the page goes in as one final chunk (terminate = 1): fed in pieces,
  *    2.9's push parser scans ahead to the next '>' from every "<?" or
- *    "</" and is quadratic on pages full of them (200 KB: 3 s); given
+ *    "</" and is quadratic on pages full of them; given
  *    everything at once it never scans ahead;
  *  - a cap on its open-element stack (trim_stack), against another
  *    quadratic case.

@@ -1,4 +1,5 @@
-/* url.c: URL resolution, normalisation and scope; see url.h.
+/* url.c: URL resolution, normalisation, host keys and the default scope
+ * prefix; see url.h (the scope itself is scope.c's).
  *
  * Design. libcurl's URL API does the parsing (authority, IPv4/IPv6 hosts,
  * ports) and the RFC 3986 merge of relative references. libcurl 7.88 gets

@@ -32,7 +32,8 @@ enum {
   EXIT_PAGEDIR = 3,    /* bad pageDirectory */
   EXIT_DEPTH = 4,      /* bad maxDepth */
   EXIT_INTERRUPTED = 5,
-  EXIT_IO = 6,         /* a page could not be written */
+  EXIT_IO = 6,         /* a page, the journal or the WARC file could not
+                          be written, or a resume found the site changed */
   EXIT_FATAL = 7,      /* out of memory, no threads */
   EXIT_NOSEED = 8      /* the seed page was not saved */
 };

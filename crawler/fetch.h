@@ -47,8 +47,10 @@ typedef struct fetch_config {
 #define FETCH_CAPTURE_MAX (256 * 1024)
 
 typedef enum {
-  FETCH_OK,          /* 200 and a page type: body holds the page */
-  FETCH_REDIRECT,    /* 3xx with a Location: see location */
+  FETCH_OK,          /* 200 and a page type (fetcher_get_robots: any
+                        2xx): body holds the page */
+  FETCH_REDIRECT,    /* 301, 302, 303, 307 or 308 with a non-empty
+                        Location: see location */
   FETCH_HTTP_ERROR,  /* any other status */
   FETCH_WRONG_TYPE,  /* 200 but not a page type; body not downloaded */
   FETCH_TOO_LARGE,   /* body over max_size; abandoned */

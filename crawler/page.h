@@ -34,7 +34,8 @@ struct page {
   int hops;                /* fetch: redirects followed */
   char **chain;            /* fetch: URLs redirected from, in order */
   fetch_result_t res;      /* fetch: the final response */
-  bool skipped;            /* not fetched: the page limit was reached */
+  bool skipped;            /* not fetched: --max-pages or the host's
+                              --max-pages-per-host was reached */
   const char *robots;      /* not fetched: why robots.txt forbids it */
   bool noindex, nofollow;  /* parse: meta robots / X-Robots-Tag */
   bool binary;             /* parse: the body is clearly not text */

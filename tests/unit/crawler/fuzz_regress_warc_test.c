@@ -3,7 +3,7 @@
  * function in the ordinary build, so `make test`, `make asan` and
  * `make tsan` keep every bug fuzzing found in crawler/warc.c fixed.
  *
- * A crawler-layer test: the warc target needs crawler/warc.c (libengine),
+ * A crawler-layer test: the warc target needs crawler/warc.c (libwebcrawl.a),
  * which tests/unit/common/fuzz_regress_test.c must not link; that test
  * replays the common-layer targets. */
 #define FUZZ_WITH_CRAWLER 1
