@@ -69,7 +69,8 @@ static void lib_parse(void *ctx, engine_t *e, fitem_t *it)
     return;
   struct scan s = { ctx, e, it, NULL, 0 };
   links_sink_t sink = { .link = lib_link, .arg = &s };
-  links_scan_text(it->data, strlen(it->data), &sink);
+  if (links_scan_text(it->data, strlen(it->data), &sink) == LINKS_ENOMEM)
+    engine_fail(e, CRAWL_ENOMEM);  /* the rest of the page's links */
   free(s.buf);
 }
 

@@ -651,9 +651,15 @@ void engine_delete(engine_t *e)
     return;
   /* No thread runs now. Whatever was not committed goes: what the frontier
    * still queues (a speculative item among it keeps its record in smap,
-   * freed below), and the reorder heap. */
+   * freed below), the fetched-page queue (left full when engine_run
+   * could not start a parse thread) and the reorder heap. */
   fitem_t *it = frontier_take_all(e->frontier);
   while (it) {
+    fitem_t *next = it->next;
+    drop(e, it);
+    it = next;
+  }
+  for (it = e->phead; it;) {
     fitem_t *next = it->next;
     drop(e, it);
     it = next;
