@@ -1,7 +1,8 @@
 /* engine.c: see engine.h.
  *
  * Locks (no lock is held while a hook runs):
- *   seen_lock  guards seen, next_seq. Taken by engine_add/mark_seen.
+ *   seen_lock  guards seen, next_seq. Taken by engine_add, mark_seen and
+ *              speculate (inside lock).
  *   lock       guards the fetched-page queue (phead/ptail, nfetched),
  *              downloaders, pushing, the reorder heap, committing,
  *              next_commit, and the speculation records (smap,
@@ -360,7 +361,7 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
    * downloaders (a full frontier). An unbounded frontier never makes a
    * push wait, and lifting the limit for every add would lift it almost
    * always (the commit adds all the time): fetched pages piled up to the
-   * download window, 40 MB of bodies on the generated benchmark site. */
+   * download window (bench/RESULTS.md, "The fetched-page limit holds"). */
   bool may_block = e->cfg.fetched_limit && e->cfg.queue_size;
   if (may_block) {
     pthread_mutex_lock(&e->lock);
@@ -375,8 +376,8 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
     pthread_mutex_unlock(&e->lock);
   }
   if (rc != 0) {
-    /* Closed (stopping) or out of memory: the URL stays marked seen, so
-     * a resumed crawl must rebuild the seen set from its journal. */
+    /* Closed (stopping) or out of memory: the URL stays marked seen,
+     * which is harmless: the crawl is ending, or failing just below. */
     fitem_delete(it);
     if (atomic_fetch_sub(&e->pending, 1) == 1)
       frontier_close(e->frontier);

@@ -135,8 +135,10 @@ int engine_mark_seen(engine_t *e, const char *url);
 
 /* engine_requeue: put a popped item back into the frontier, optionally
  * under a new URL (NEW_URL borrowed, may be NULL) and host, not before
- * monotonic time NOT_BEFORE. On failure (stopping, out of memory) the item
- * goes on to parse with it->data as it is, so nothing is lost or leaked.
+ * monotonic time NOT_BEFORE. On failure (stopping, out of memory) an
+ * ordinary item goes on to parse with it->data as it is, so nothing is
+ * lost or leaked; a speculative item that was not adopted is dropped (a
+ * guess costs nothing to lose).
  * Thread-safety: from hooks.fetch only; the hook then returns
  * ENGINE_REQUEUED. */
 void engine_requeue(engine_t *e, fitem_t *it, const char *new_url,

@@ -6,7 +6,7 @@
  * after them speculative ones (doubly linked, so one can be taken out of
  * the middle when the engine promotes or withdraws it). Its first item is
  * the head of the first non-empty one.
- * A host with queued items and an open gate is in exactly one heap:
+ * A host with queued items and no gate in flight is in exactly one heap:
  * READY (may be fetched now; key = seq of its first item) or WAITING (key =
  * the time it may be fetched). Items retried later sit in the DELAYED heap
  * (key = not_before, then seq) until due, then join their host's queue.
@@ -19,16 +19,16 @@
  * Condition variables (both on f->lock, monotonic clock):
  *   work     waited on by frontier_pop while nothing is due; signalled when
  *            an item or host may have become due earlier (push, requeue,
- *            promote, gate done, refund, a raised horizon, a speculative
- *            item returned, a push starting to wait for capacity, which
- *            lifts the horizon), and passed on by a pop
+ *            promote, gate done or retried, refund, a raised horizon, a
+ *            speculative item returned, a push starting to wait for
+ *            capacity, which lifts the horizon), and passed on by a pop
  *            that leaves work behind, so a sleeping worker always holds
  *            the next deadline;
  *            broadcast by frontier_close. Waiters re-check: closed, ready
  *            host, or the earliest deadline.
  *   notfull  waited on by frontier_push while count >= capacity; signalled
- *            by each pop, broadcast by close. Waiters re-check: closed or
- *            count < capacity. */
+ *            by each pop of an ordinary item, broadcast by close. Waiters
+ *            re-check: closed or count < capacity. */
 #include "frontier.h"
 
 #include <errno.h>

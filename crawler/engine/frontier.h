@@ -158,8 +158,8 @@ void frontier_refund(frontier_t *f, uint32_t host);
  * the horizon cannot block the commit that would raise it. */
 void frontier_set_horizon(frontier_t *f, uint64_t horizon);
 
-/* frontier_count: ordinary items queued now (gate and speculative items
- * not counted). */
+/* frontier_count: ordinary items queued or delayed now (gate and
+ * speculative items not counted). */
 size_t frontier_count(frontier_t *f);
 
 /* frontier_hosts: hosts known so far. */
