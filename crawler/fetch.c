@@ -34,7 +34,6 @@ struct xfer {
   bool zinit;
   bool zend;             /* a gzip member ended: reset before more input */
   bool ztail;            /* junk followed a complete stream: skip the rest */
-  int members;           /* gzip members decoded completely */
   bool bad_coding;       /* the body could not be decoded */
   strbuf_t body, req, head, raw;
 };
@@ -330,7 +329,14 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
   x->z.avail_in = (unsigned)n;
   while (x->z.avail_in > 0) {
     if (x->zend) {
-      /* gzip allows several members back to back */
+      /* gzip allows several members back to back; as gzip(1), bytes
+       * that do not start with a member's first magic byte are junk
+       * after the body and ignored. Anything else is a member, which
+       * must decode whole. */
+      if (x->z.next_in[0] != 0x1f) {
+        x->ztail = true;
+        return true;
+      }
       if (inflateReset(&x->z) != Z_OK)
         return false;
       x->zend = false;
@@ -342,12 +348,6 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
       return false;
     if (rc == Z_STREAM_END) {
       x->zend = true;
-      x->members++;
-    } else if (rc == Z_DATA_ERROR && x->members > 0) {
-      /* Junk after a complete stream, which gzip(1) ignores too: the
-       * stream did end, and what follows is no more body. */
-      x->ztail = true;
-      return true;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
       x->bad_coding = true;
       return false;
