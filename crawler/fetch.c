@@ -471,8 +471,8 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_TIMEOUT, f->cfg.timeout);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, f->cfg.low_speed_limit);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, f->cfg.low_speed_time);
-  if (!robots)
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
+  /* No CURLOPT_MAXFILESIZE: it compares the Content-Length, the
+   * encoded size, with the cap, which counts decoded bytes (on_body). */
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
   char errbuf[CURL_ERROR_SIZE] = "";
@@ -521,15 +521,12 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
 
   if (rc == CURLE_OK && !x.checked)
     check(&x);  /* an empty body: decide now */
-  if (x.abort == FETCH_OK && rc == CURLE_FILESIZE_EXCEEDED)
-    x.abort = FETCH_TOO_LARGE;
   if (x.bad_coding && x.abort == FETCH_OK) {
     /* reported above */
   } else if (x.truncated) {
     res->outcome = FETCH_OK;
   } else if (x.abort != FETCH_OK &&
-      (rc == CURLE_OK || rc == CURLE_WRITE_ERROR ||
-       rc == CURLE_FILESIZE_EXCEEDED)) {
+      (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)) {
     res->outcome = x.abort;
   } else if (rc != CURLE_OK) {
     res->outcome = FETCH_NET_ERROR;

@@ -114,6 +114,12 @@ check_eq "one byte after a complete gzip stream is ignored" \
   "$(tail -n +3 "$TEST_DIR/junk1/1" 2>&1)" "<p>whole</p>"
 check "a broken second gzip member is a failure, not a short page" \
   test ! -e "$TEST_DIR/member2/1"
+# The cap counts decoded bytes: 11 of them, sent gzipped in about 30.
+mkdir "$TEST_DIR/small"
+"$BIN/crawler" --rate 0 --quiet --max-page-size 20 "$BASE_URL/junk.html" \
+  "$TEST_DIR/small" 0
+check_eq "--max-page-size counts decoded bytes, not Content-Length" \
+  "$(tail -n +3 "$TEST_DIR/small/1" 2>&1)" "<p>whole</p>"
 # At maxDepth no links are wanted, but a noindex still is.
 run leaf 1 --timeout 1 --retries 0 --max-page-size 4096
 check_eq "meta noindex at maxDepth: not saved" \
