@@ -363,10 +363,25 @@ char *pagedir_marker_read(const char *dir)
     errno = ENOMEM;
     return NULL;
   }
-  FILE *fp = fopen(path, "r");
+  /* A regular file only: a FIFO would block the open, a device (a link
+   * to /dev/zero) be read without end. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   free(path);
-  if (fp == NULL)
+  if (fd < 0)
     return NULL;
+  struct stat st;
+  int bad = 0;
+  if (fstat(fd, &st) != 0)
+    bad = errno;
+  else if (!S_ISREG(st.st_mode))
+    bad = EINVAL;
+  FILE *fp = bad == 0 ? fdopen(fd, "r") : NULL;
+  if (fp == NULL) {
+    bad = bad != 0 ? bad : errno;
+    close(fd);
+    errno = bad;
+    return NULL;
+  }
   size_t len;
   char *text = file_readAll(fp, &len);
   int e = ferror(fp) ? (errno ? errno : EIO) : ENOMEM;

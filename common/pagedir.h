@@ -81,7 +81,8 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
  * after the magic line), read whole, whatever its size.
  * Returns: owned by caller (free()), "" for a marker of the magic line
  * alone; NULL with errno ENOENT (no marker), EINVAL (line 1 is not the
- * magic line), ENOMEM, or the error that stopped the read.
+ * magic line, or the marker is no regular file: a FIFO, a device),
+ * ENOMEM, or the error that stopped the read.
  * Thread-safety: any thread. */
 char *pagedir_marker_read(const char *dir);
 

@@ -457,9 +457,17 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
   int opt;
   opterr = 0;
   /* The leading ':' makes a missing value ':' rather than '?'. */
-  while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1)
-    parse_option(c, opt,
-                 optind > 0 && optind <= argc ? argv[optind - 1] : "");
+  while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+    const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    /* A short option (there are none: "-12" where maxDepth goes, or
+     * "-xy"): getopt moves past its word only at the word's last
+     * letter, so before that the word is still argv[optind]. */
+    size_t len = strlen(name);
+    if (opt == '?' && optopt > 0 && optopt < 256 && optind < argc &&
+        !(name[0] == '-' && len > 1 && name[len - 1] == optopt))
+      name = argv[optind];
+    parse_option(c, opt, name);
+  }
   if (argc - optind != 3)
     refuse(EXIT_USAGE, "expected 3 arguments (seedURL pageDirectory "
            "maxDepth), got %d", argc - optind);

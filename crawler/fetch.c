@@ -34,7 +34,6 @@ struct xfer {
   bool zinit;
   bool zend;             /* a gzip member ended: reset before more input */
   bool ztail;            /* junk followed a complete stream: skip the rest */
-  int members;           /* gzip members decoded completely */
   bool bad_coding;       /* the body could not be decoded */
   strbuf_t body, req, head, raw;
 };
@@ -330,7 +329,14 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
   x->z.avail_in = (unsigned)n;
   while (x->z.avail_in > 0) {
     if (x->zend) {
-      /* gzip allows several members back to back */
+      /* gzip allows several members back to back; as gzip(1), bytes
+       * that do not start with a member's first magic byte are junk
+       * after the body and ignored. Anything else is a member, which
+       * must decode whole. */
+      if (x->z.next_in[0] != 0x1f) {
+        x->ztail = true;
+        return true;
+      }
       if (inflateReset(&x->z) != Z_OK)
         return false;
       x->zend = false;
@@ -342,12 +348,6 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
       return false;
     if (rc == Z_STREAM_END) {
       x->zend = true;
-      x->members++;
-    } else if (rc == Z_DATA_ERROR && x->members > 0) {
-      /* Junk after a complete stream, which gzip(1) ignores too: the
-       * stream did end, and what follows is no more body. */
-      x->ztail = true;
-      return true;
     } else if (rc != Z_OK && rc != Z_BUF_ERROR) {
       x->bad_coding = true;
       return false;
@@ -471,8 +471,8 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_TIMEOUT, f->cfg.timeout);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, f->cfg.low_speed_limit);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, f->cfg.low_speed_time);
-  if (!robots)
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max);
+  /* No CURLOPT_MAXFILESIZE: it compares the Content-Length, the
+   * encoded size, with the cap, which counts decoded bytes (on_body). */
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
   char errbuf[CURL_ERROR_SIZE] = "";
@@ -521,15 +521,12 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
 
   if (rc == CURLE_OK && !x.checked)
     check(&x);  /* an empty body: decide now */
-  if (x.abort == FETCH_OK && rc == CURLE_FILESIZE_EXCEEDED)
-    x.abort = FETCH_TOO_LARGE;
   if (x.bad_coding && x.abort == FETCH_OK) {
     /* reported above */
   } else if (x.truncated) {
     res->outcome = FETCH_OK;
   } else if (x.abort != FETCH_OK &&
-      (rc == CURLE_OK || rc == CURLE_WRITE_ERROR ||
-       rc == CURLE_FILESIZE_EXCEEDED)) {
+      (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)) {
     res->outcome = x.abort;
   } else if (rc != CURLE_OK) {
     res->outcome = FETCH_NET_ERROR;

@@ -96,6 +96,13 @@ for bad in 2x -1 "" " 3" "3 " +3 0x3 1.5 1001 99999999999999999999; do
   expect "maxDepth '$bad'" 4 "$SEED" "$D" "$bad"
 done
 check "a refused maxDepth writes no marker" test ! -e "$D/.crawler"
+# getopt reads "-12" as short options, staying on the word till its end.
+expect "maxDepth '-12'" 4 "$SEED" "$D" -12
+check "which is named whole" grep -qx \
+  "crawler: maxDepth '-12' is not an integer from 0 to 1000" "$TEST_DIR/err"
+expect "unknown short options" 1 -xy "$SEED" "$D" 1
+check "which are named as given" \
+  grep -qx "crawler: unknown option '-xy'" "$TEST_DIR/err"
 
 fresh
 touch "$TEST_DIR/old.warc.gz"

@@ -41,6 +41,13 @@ head -c 2000 /dev/urandom | base64 | gzip -c | head -c 1000 >"$S/cut.html"
 { echo '<p>one</p>' | gzip -c; echo '<p>two</p>' | gzip -c; } \
   >"$S/members.html"
 { echo '<p>whole</p>' | gzip -c; printf '\n\n'; } >"$S/junk.html"
+{ echo '<p>whole</p>' | gzip -c; printf '\n'; } >"$S/junk1.html"
+# A complete member, then one with 40 bytes of its data overwritten
+# (gzip -t: "crc error"): the page must not be saved with part of it.
+seq 1 3000 | gzip -nc >"$TEST_DIR/m2.gz"
+{ echo '<p>one</p>' | gzip -nc; head -c 100 "$TEST_DIR/m2.gz"
+  head -c 40 /dev/zero | tr '\0' '\377'; tail -c +141 "$TEST_DIR/m2.gz"
+} >"$S/member2.html"
 cat >"$TEST_DIR/rules" <<'RULES'
 /hang.html hang
 /flaky.html status 500
@@ -48,6 +55,8 @@ cat >"$TEST_DIR/rules" <<'RULES'
 /cut.html header Content-Encoding gzip
 /members.html header Content-Encoding gzip
 /junk.html header Content-Encoding gzip
+/junk1.html header Content-Encoding gzip
+/member2.html header Content-Encoding gzip
 RULES
 server_start "$S" --rules "$TEST_DIR/rules" || { not_ok "server"; finish; }
 
@@ -92,7 +101,7 @@ check "the summary counts noindex and nofollow" \
   grep -q '3 pages noindex, 2 nofollow' "$TEST_DIR/main.err"
 check_eq "a robots meta naming our product token counts" \
   "$(grep -c 'IgnIndex: .*/agent.html' "$TEST_DIR/main.log")" 1
-for p in members junk; do
+for p in members junk junk1 member2; do
   mkdir "$TEST_DIR/$p"
   "$BIN/crawler" --rate 0 --quiet "$BASE_URL/$p.html" "$TEST_DIR/$p" 0
 done
@@ -101,6 +110,16 @@ check_eq "gzip members back to back are all decoded" \
   "<p>one</p> <p>two</p> "
 check_eq "bytes after a complete gzip stream are ignored" \
   "$(tail -n +3 "$TEST_DIR/junk/1" 2>&1)" "<p>whole</p>"
+check_eq "one byte after a complete gzip stream is ignored" \
+  "$(tail -n +3 "$TEST_DIR/junk1/1" 2>&1)" "<p>whole</p>"
+check "a broken second gzip member is a failure, not a short page" \
+  test ! -e "$TEST_DIR/member2/1"
+# The cap counts decoded bytes: 11 of them, sent gzipped in about 30.
+mkdir "$TEST_DIR/small"
+"$BIN/crawler" --rate 0 --quiet --max-page-size 20 "$BASE_URL/junk.html" \
+  "$TEST_DIR/small" 0
+check_eq "--max-page-size counts decoded bytes, not Content-Length" \
+  "$(tail -n +3 "$TEST_DIR/small/1" 2>&1)" "<p>whole</p>"
 # At maxDepth no links are wanted, but a noindex still is.
 run leaf 1 --timeout 1 --retries 0 --max-page-size 4096
 check_eq "meta noindex at maxDepth: not saved" \

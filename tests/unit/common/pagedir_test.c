@@ -290,6 +290,28 @@ static void test_unreadable_markers(void)
   remove_dir(dir);
 }
 
+/* A marker that is no regular file (a FIFO, a link to a device) is no
+ * marker: refused at once, not waited on or read without end. */
+static void test_special_markers(void)
+{
+  alarm(10);   /* a wait on the FIFO ends the test, failed */
+  char *dir = fresh_dir();
+  char path[4200];
+  snprintf(path, sizeof(path), "%s/%s", dir, PAGEDIR_MARKER);
+  CHECK_INT(mkfifo(path, 0600), 0);
+  errno = 0;
+  CHECK(pagedir_marker_read(dir) == NULL);
+  CHECK_INT(errno, EINVAL);
+  CHECK_INT(pagedir_count(dir), -1);
+  unlink(path);
+  CHECK_INT(symlink("/dev/zero", path), 0);
+  errno = 0;
+  CHECK(pagedir_marker_read(dir) == NULL);
+  CHECK_INT(errno, EINVAL);
+  remove_dir(dir);
+  alarm(0);
+}
+
 static void test_param(void)
 {
   char *dir = fresh_dir();
@@ -408,6 +430,7 @@ int main(void)
   RUN(test_compare);
   RUN(test_domains);
   RUN(test_unreadable_markers);
+  RUN(test_special_markers);
   RUN(test_param);
   RUN(test_big_marker);
   RUN(test_golden_samples);
