@@ -283,6 +283,15 @@ static bool check(struct xfer *x)
     x->abort = FETCH_WRONG_TYPE;
     return false;
   }
+  /* Without a content coding the Content-Length is the decoded size:
+   * refuse a body over the cap now rather than read it up to the cap. */
+  curl_off_t cl = -1;
+  if (!x->robots && x->coding == 0 &&
+      curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
+                        &cl) == CURLE_OK && cl > (curl_off_t)x->max) {
+    x->abort = FETCH_TOO_LARGE;
+    return false;
+  }
   presize(x);
   return true;
 }
@@ -472,7 +481,8 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, f->cfg.low_speed_limit);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, f->cfg.low_speed_time);
   /* No CURLOPT_MAXFILESIZE: it compares the Content-Length, the
-   * encoded size, with the cap, which counts decoded bytes (on_body). */
+   * encoded size, with the cap, which counts decoded bytes (on_body;
+   * check refuses an identity body by its length at the first byte). */
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
   char errbuf[CURL_ERROR_SIZE] = "";
