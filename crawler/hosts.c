@@ -19,6 +19,7 @@
 
 enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
 #define MAX_CRAWL_DELAY 60.0             /* seconds; slower hosts skipped */
+#define MAX_RETRY_AFTER 60.0             /* seconds a host is paused, at most */
 
 /* What the crawl knows of one host. Who writes what (always under
  * hosts.lock):
@@ -236,6 +237,19 @@ double hosts_backoff(int attempt)
   for (int i = 1; i < attempt && s < 60; i++)
     s *= 2;
   return s;
+}
+
+bool hosts_overloaded(const fetch_result_t *r)
+{
+  return r->status == 429 || r->status == 503;
+}
+
+double hosts_retry_delay(const fetch_result_t *r, int attempt)
+{
+  if (hosts_overloaded(r) && r->retry_after >= 0)
+    return r->retry_after < MAX_RETRY_AFTER ? r->retry_after
+                                            : MAX_RETRY_AFTER;
+  return hosts_backoff(attempt);
 }
 
 void hosts_delete(hosts_t *h)

@@ -88,6 +88,19 @@ void hosts_count_saved(hosts_t *h, uint32_t host);
  * Thread-safety: any thread. */
 double hosts_backoff(int attempt);
 
+/* hosts_overloaded: whether the response R (borrowed) asks the whole host
+ * to wait: a 429 (too many requests) or a 503 (overloaded, down for
+ * maintenance). The host is then paused for hosts_retry_delay, whether or
+ * not the request is tried again (DESIGN.md, Politeness).
+ * Thread-safety: any thread. */
+bool hosts_overloaded(const fetch_result_t *r);
+
+/* hosts_retry_delay: seconds to leave the host of the response R
+ * (borrowed) to attempt ATTEMPT (1, 2, 3, ...) alone: its Retry-After, at
+ * most 60 s, when R is a 429 or 503 that has one; else hosts_backoff.
+ * Thread-safety: any thread. */
+double hosts_retry_delay(const fetch_result_t *r, int attempt);
+
 /* hosts_delete: free H and every host's rules; NULL is fine.
  * Thread-safety: any thread, once no other thread uses H. */
 void hosts_delete(hosts_t *h);

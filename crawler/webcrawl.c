@@ -34,7 +34,6 @@
 #include "url.h"
 
 enum { MAX_REDIRECTS = 10 };
-#define MAX_RETRY_AFTER 60.0             /* seconds a host is paused, at most */
 enum { MAX_LINKS_PER_PAGE = 100000 };
 
 struct webcrawl {
@@ -190,23 +189,12 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e,
   return ENGINE_REQUEUED;
 }
 
-/* retry: requeue IT, whose response failed for a while, after the
- * back-off, pausing its whole host when the server asks for that.
- * ENGINE_PARSE (the failure stands) only if out of memory. */
+/* retry: requeue IT, whose response failed for a while, not before
+ * monotonic time AT. ENGINE_PARSE (the failure stands) only if out of
+ * memory. */
 static engine_fetched_t retry(struct webcrawl *w, engine_t *e,
-                              fitem_t *it, struct page *p)
+                              fitem_t *it, double at)
 {
-  fetch_result_t *r = &p->res;
-  double now = frontier_now();
-  double at = now + hosts_backoff(p->attempts);
-  if (r->status == 429 || r->status == 503) {
-    /* The server is overloaded or asks the whole host to wait: pause
-     * the host until Retry-After, or for the back-off without one. */
-    if (r->retry_after >= 0)
-      at = now + (r->retry_after < MAX_RETRY_AFTER ? r->retry_after
-                                                   : MAX_RETRY_AFTER);
-    frontier_host_pause(engine_frontier(e), it->host, at);
-  }
   atomic_fetch_add(&w->retries, 1);
   char *key = url_host_key(it->url);
   if (key == NULL)
@@ -269,9 +257,16 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
   }
   if (p->res.outcome == FETCH_REDIRECT)
     return follow(w, e, it, p);
+  double at = frontier_now() + hosts_retry_delay(&p->res, p->attempts);
+  if (hosts_overloaded(&p->res)) {
+    /* The server is overloaded or asks the whole host to wait (until
+     * Retry-After, else for the back-off): the host's other URLs wait,
+     * whether or not this one is tried again. */
+    frontier_host_pause(engine_frontier(e), it->host, at);
+  }
   if (p->res.retryable && p->attempts <= w->o->retries &&
       !engine_stopped(e))
-    return retry(w, e, it, p);
+    return retry(w, e, it, at);
   return ENGINE_PARSE;
 }
 

@@ -236,6 +236,32 @@ static void test_backoff(void)
     CHECK(hosts_backoff(i) == want[i]);
 }
 
+/* Retry-After counts for a 429 or 503 only, capped at 60 s; otherwise,
+ * and without one, the back-off. */
+static void test_retry_delay(void)
+{
+  fetch_result_t r = { .outcome = FETCH_HTTP_ERROR, .status = 503,
+                       .retry_after = 5 };
+  CHECK(hosts_overloaded(&r));
+  CHECK(hosts_retry_delay(&r, 3) == 5);
+  r.retry_after = 0;
+  CHECK(hosts_retry_delay(&r, 3) == 0);
+  r.retry_after = 3600;
+  CHECK(hosts_retry_delay(&r, 1) == 60);
+  r.status = 429;
+  r.retry_after = -1;
+  CHECK(hosts_overloaded(&r));
+  CHECK(hosts_retry_delay(&r, 3) == 4);
+  r.status = 500;
+  r.retry_after = 5;
+  CHECK(!hosts_overloaded(&r));
+  CHECK(hosts_retry_delay(&r, 2) == 2);
+  r.outcome = FETCH_NET_ERROR;
+  r.status = 0;
+  CHECK(!hosts_overloaded(&r));
+  CHECK(hosts_retry_delay(&r, 1) == 1);
+}
+
 /* Threads growing and reading the table at once (a TSan target). */
 struct worker {
   hosts_t *h;
@@ -287,6 +313,7 @@ int main(void)
   RUN(test_robots_off);
   RUN(test_page_limit);
   RUN(test_backoff);
+  RUN(test_retry_delay);
   RUN(test_concurrent);
   return TEST_EXIT();
 }
