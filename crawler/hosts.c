@@ -133,7 +133,7 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
                ? url_resolve_normalized(url, r->location) : NULL;
   enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
   int failures = 0;
-  double delay = -1;
+  double delay = -1, wait = 0;
 
   pthread_mutex_lock(&h->lock);
   /* Begin put the host in the table, which never shrinks. */
@@ -152,12 +152,13 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
     then = AGAIN_NOW;
   } else if (r->outcome == FETCH_REDIRECT ||
              (r->outcome == FETCH_HTTP_ERROR && r->status >= 400 &&
-              r->status < 500)) {
+              r->status < 500 && r->status != 429)) {
     /* Unavailable (4xx, or redirects without end): no restrictions. */
     hs->rules = robots_allow_all();
   } else if (hs->failures++ < h->retries) {
-    /* Unreachable (5xx, network): retry later; nothing of the host is
-     * fetched meanwhile. */
+    /* Unreachable (5xx, 429, network): retry later (after Retry-After,
+     * if a 429 or 503 has one); nothing of the host is fetched
+     * meanwhile. */
     failures = hs->failures;
     then = AGAIN_LATER;
   } else {
@@ -172,14 +173,15 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
   }
   pthread_mutex_unlock(&h->lock);
 
+  if (then == AGAIN_LATER)
+    wait = hosts_retry_delay(r, failures);
   free(next);
   fetch_result_free(r);
   free(url);
   if (then == AGAIN_NOW) {
     frontier_gate_retry(fr, it->host, 0);
   } else if (then == AGAIN_LATER) {
-    frontier_gate_retry(fr, it->host,
-                        frontier_now() + hosts_backoff(failures));
+    frontier_gate_retry(fr, it->host, frontier_now() + wait);
   } else {
     if (delay > 0 && delay <= MAX_CRAWL_DELAY)
       frontier_host_interval(fr, it->host, delay);

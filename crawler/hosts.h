@@ -11,9 +11,11 @@
  * (it is a request like any other: counted, archived):
  *     hosts_gate_begin -> fetch the URL it gives -> hosts_gate_end
  * 2xx: the rules of our product token; 3xx: up to 5 hops, each a new gate
- * item (so each takes the host's token); 4xx, or redirects without end:
- * no restrictions; 5xx or a network failure: the gate again after a
- * back-off, up to RETRIES times, then nothing of the host is allowed. A
+ * item (so each takes the host's token); 4xx but 429, or redirects
+ * without end: no restrictions; 5xx, 429 or a network failure: the gate
+ * again after a back-off (or the Retry-After of a 429 or 503,
+ * hosts_retry_delay), up to RETRIES times, then nothing of the host is
+ * allowed (DESIGN.md, robots.txt, says why). A
  * Crawl-delay above 60 s skips the whole host; a lower one slows it down
  * (frontier_host_interval). The host is opened once its rules are known.
  *

@@ -132,6 +132,17 @@ robots_case() {  # robots_case NAME RULE WANT_PAGES [OPTIONS...]
 robots_case missing '/robots.txt status 404' 2
 robots_case failing '/robots.txt status 503' 0
 check_eq "robots.txt 503 is retried (--retries 1)" "$(log_count /robots.txt)" 2
+# 429 is a server asking for less, not a missing robots.txt: as a 5xx.
+robots_case toomany '/robots.txt status 429' 0
+check_eq "robots.txt 429 is retried (--retries 1)" "$(log_count /robots.txt)" 2
+# Retry-After on a robots.txt 503: the retry waits for it (not the 1 s
+# back-off). The log's arrival times are microseconds; 20 ms spare.
+robots_case busy $'/robots.txt status 503\n/robots.txt header Retry-After 2' 0
+check "robots.txt 503 with Retry-After 2: asked again 2 s later" \
+  awk -F'\t' '$4 == "/robots.txt" { t[n++] = $1 }
+    END { if (n != 2) exit 1
+          printf "# %.3f s apart\n", t[1] - t[0] > "/dev/stderr"
+          exit !(t[1] - t[0] >= 1.98) }' "$SERVER_LOG"
 robots_case redirected '/robots.txt redirect 301 /real-robots.txt' 1
 check_eq "the redirect target is fetched" "$(log_count /real-robots.txt)" 1
 robots_case ignored '/robots.txt status 503' 2 --ignore-robots

@@ -136,14 +136,17 @@ static void test_redirects(void)
   fix_delete(&x);
 }
 
-/* 4xx: everything allowed; 5xx and network failures, no retries left:
- * nothing. */
+/* 4xx: everything allowed, but 429; 429, 5xx and network failures, no
+ * retries left: nothing. */
 static void test_unavailable_and_unreachable(void)
 {
   struct fix x = fix_new(0);
   CHECK_STR(verdict(&x, "http://a:80", "http://a/robots.txt",
                     answer(FETCH_HTTP_ERROR, 404, NULL, NULL), "/x"),
             NULL);
+  CHECK_STR(verdict(&x, "http://d:80", "http://d/robots.txt",
+                    answer(FETCH_HTTP_ERROR, 429, NULL, NULL), "/x"),
+            "robots.txt unreachable");
   CHECK_STR(verdict(&x, "http://b:80", "http://b/robots.txt",
                     answer(FETCH_HTTP_ERROR, 503, NULL, NULL), "/x"),
             "robots.txt unreachable");
@@ -169,6 +172,27 @@ static void test_retry(void)
   opened(&x);
   CHECK_STR(hosts_forbids(x.h, g->host, "/x"), "disallowed by robots.txt");
   fix_delete(&x);
+}
+
+/* A 429 or 503 with Retry-After asks for the gate again after it, not
+ * after the back-off (1 s for the first failure). */
+static void test_retry_after(void)
+{
+  static const long status[] = { 429, 503 };
+  for (int i = 0; i < 2; i++) {
+    struct fix x = fix_new(1);
+    fitem_t *g = gate(&x, "http://a:80");
+    double t0 = frontier_now();
+    fetch_result_t r = answer(FETCH_HTTP_ERROR, status[i], NULL, NULL);
+    r.retry_after = 1.5;
+    step(&x, g, "http://a/robots.txt", r);
+    fitem_t *again = pop_gate(&x);
+    CHECK(frontier_now() - t0 >= 1.4);
+    step(&x, again, "http://a/robots.txt",
+         answer(FETCH_HTTP_ERROR, 404, NULL, NULL));
+    opened(&x);
+    fix_delete(&x);
+  }
 }
 
 static void test_crawl_delay(void)
@@ -308,6 +332,7 @@ int main(void)
   RUN(test_redirects);
   RUN(test_unavailable_and_unreachable);
   RUN(test_retry);
+  RUN(test_retry_after);
   RUN(test_crawl_delay);
   RUN(test_no_robots_url);
   RUN(test_robots_off);
