@@ -89,6 +89,36 @@ static struct hoststate *hoststate_get(hosts_t *h, uint32_t id)
   return &h->v[id];
 }
 
+/* hop_charged: whether the robots.txt redirect target U (owned) of IT's
+ * host may be fetched now, charged to the host it goes to. The pop of the
+ * gate item took its own host's token; a target on another host takes
+ * that host's instead (the token of IT's host is given back), or, if
+ * that host may not be fetched yet, U is kept for the next gate item,
+ * asked for when it may (and false is returned). IT's host is gating
+ * (hosts_gate_begin has set it). */
+static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it,
+                        char *u)
+{
+  char *key = url_host_key(u);
+  if (key != NULL && strcmp(key, it->url) == 0) {
+    free(key);  /* same host: its gate item's token pays */
+    return true;
+  }
+  double when = frontier_now() + 1;  /* if out of memory */
+  bool now = key != NULL && frontier_host_take(fr, key, &when);
+  free(key);
+  frontier_refund(fr, it->host);
+  if (now)
+    return true;
+  pthread_mutex_lock(&h->lock);
+  struct hoststate *hs = &h->v[it->host];  /* begin put it there */
+  hs->gating = false;
+  hs->next_url = u;
+  pthread_mutex_unlock(&h->lock);
+  frontier_gate_retry(fr, it->host, when);
+  return false;
+}
+
 bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
                       char **url)
 {
@@ -118,6 +148,8 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
     frontier_gate_done(fr, it->host);
     return false;
   }
+  if (u != first && !hop_charged(h, fr, it, u))
+    return false;
   *url = u;
   return true;
 }

@@ -136,6 +136,47 @@ static void test_redirects(void)
   fix_delete(&x);
 }
 
+/* A redirect to another host's robots.txt is a request to that host: it
+ * waits for that host's token (not the gated host's, which the gate item
+ * took and which is given back) and takes it. The rules found are the
+ * gated host's. */
+static void test_redirect_other_host(void)
+{
+  frontier_config_t cfg = { .rate = 4, .burst = 1, .gate = true };
+  struct fix x = { .f = frontier_new(&cfg),
+                   .h = hosts_new("TestBot/1.0", 2, 0, true) };
+  CHECK(x.f != NULL && x.h != NULL);
+  fitem_t *g = gate(&x, "http://a:80");
+  step(&x, g, "http://a/robots.txt",
+       answer(FETCH_REDIRECT, 301, NULL, "http://b/robots.txt"));
+  fitem_t *g2 = pop_gate(&x);
+  /* Host b's token goes elsewhere just now: the hop must wait 0.25 s. */
+  double when;
+  while (frontier_host_take(x.f, "http://b:80", &when))
+    continue;
+  double t0 = frontier_now();
+  char *url = NULL;
+  if (hosts_gate_begin(x.h, x.f, g2, &url)) {
+    CHECK(!"the hop to b waits for b's token");
+    fetch_result_t r = answer(FETCH_HTTP_ERROR, 404, NULL, NULL);
+    hosts_gate_end(x.h, x.f, g2, url, &r);  /* settle it: no hang */
+    opened(&x);
+    fix_delete(&x);
+    return;
+  }
+  CHECK(when > t0 && when <= t0 + 0.26);
+  fitem_t *g3 = pop_gate(&x);
+  CHECK(frontier_now() - t0 >= 0.2);
+  step(&x, g3, "http://b/robots.txt",
+       answer(FETCH_OK, 200, "User-agent: *\nDisallow: /x\n", NULL));
+  /* The hop took b's token; a's was given back. */
+  CHECK(!frontier_host_take(x.f, "http://b:80", &when));
+  CHECK(frontier_host_take(x.f, "http://a:80", &when));
+  opened(&x);
+  CHECK_STR(hosts_forbids(x.h, g->host, "/x"), "disallowed by robots.txt");
+  fix_delete(&x);
+}
+
 /* 4xx: everything allowed, but 429; 429, 5xx and network failures, no
  * retries left: nothing. */
 static void test_unavailable_and_unreachable(void)
@@ -330,6 +371,7 @@ int main(void)
 {
   RUN(test_rules);
   RUN(test_redirects);
+  RUN(test_redirect_other_host);
   RUN(test_unavailable_and_unreachable);
   RUN(test_retry);
   RUN(test_retry_after);
