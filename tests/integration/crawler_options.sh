@@ -35,6 +35,25 @@ printf 'text link:p6.html and link:p1.html\n' >"$S/links.txt"
 # A gzip stream cut in half, sent whole (Content-Length matches): the page
 # must not be saved truncated.
 head -c 2000 /dev/urandom | base64 | gzip -c | head -c 1000 >"$S/cut.html"
+# meta/: robots metas that only a parser reads as such: the name spelt
+# with character references (decimal, hex, our product token), and a
+# UTF-16 page; keep.html has none. No page links further, so a crawl of
+# depth 1 and one of depth 2 must save the same pages.
+mkdir "$S/meta"
+cat >"$S/meta/index.html" <<'HTML'
+<a href="dec.html">dec</a> <a href="hex.html">hex</a>
+<a href="agent.html">agent</a> <a href="u16.html">utf-16</a>
+<a href="keep.html">keep</a>
+HTML
+echo '<meta name="&#114;obots" content="noindex">' >"$S/meta/dec.html"
+echo '<meta name="&#X52;&#x4f;BOTS" content="noindex">' >"$S/meta/hex.html"
+echo '<meta name="TSE&#45;Crawler" content="noindex">' >"$S/meta/agent.html"
+{
+  printf '\xff\xfe'
+  printf '<html><head><meta name="robots" content="noindex"></head>\n' |
+    iconv -f UTF-8 -t UTF-16LE
+} >"$S/meta/u16.html"
+echo '<p>no robots meta here</p>' >"$S/meta/keep.html"
 cat >"$TEST_DIR/rules" <<'RULES'
 /hang.html hang
 /flaky.html status 500
@@ -90,6 +109,18 @@ check_eq "meta noindex at maxDepth: not saved" \
   "$(urls "$TEST_DIR/leaf" | grep -c 'noindex.html\|agent.html')" 0
 check_eq "X-Robots-Tag noindex at maxDepth: not saved" \
   "$(urls "$TEST_DIR/leaf" | grep -c xrobots.html)" 0
+# The robots metas of a page are the same at maxDepth, where it is looked
+# at only for them, as below it, where it is parsed for its links too.
+for d in 1 2; do
+  mkdir "$TEST_DIR/meta$d"
+  "$BIN/crawler" --rate 0 --quiet "$BASE_URL/meta/" "$TEST_DIR/meta$d" "$d" \
+    2>"$TEST_DIR/meta$d.err"
+done
+check_eq "robots metas below maxDepth: only keep.html is saved" \
+  "$(urls "$TEST_DIR/meta2" | tr '\n' ' ')" "/meta/ /meta/keep.html "
+check_eq "robots metas at maxDepth: the same pages saved" \
+  "$(urls "$TEST_DIR/meta1" | tr '\n' ' ')" \
+  "$(urls "$TEST_DIR/meta2" | tr '\n' ' ')"
 
 : >"$SERVER_LOG"
 run relnf 1 --respect-rel-nofollow --retries 0 --timeout 1
