@@ -10,6 +10,7 @@
  * before the real fcntl runs. */
 #include "pagedir.h"
 
+#include "../../testdir.h"
 #include "../../testhelp.h"
 
 #include <errno.h>
@@ -139,34 +140,11 @@ static void child_stop(void)
   child = -1;
 }
 
-/* fresh_dir: a new empty directory; returned owned (free()). */
-static char *fresh_dir(void)
-{
-  const char *tmp = getenv("TMPDIR");
-  char path[4096];
-  snprintf(path, sizeof(path), "%s/pagedir_lock_test.XXXXXX",
-           tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-  if (mkdtemp(path) == NULL) {
-    fprintf(stderr, "cannot create '%s': %s\n", path, strerror(errno));
-    exit(1);
-  }
-  return strdup(path);
-}
-
-static void remove_dir(char *dir)
-{
-  char path[4200];
-  snprintf(path, sizeof(path), "%s/%s", dir, PAGEDIR_LOCK);
-  unlink(path);
-  rmdir(dir);
-  free(dir);
-}
-
 /* One holder: the other process is refused while it holds the lock, and
  * gets it once it lets go. */
 static void test_exclusive(void)
 {
-  char *dir = fresh_dir();
+  char *dir = testdir_new("pagedir_lock_test");
   child_start(dir);
   CHECK_INT(child_do('L'), 'L');
   errno = 0;
@@ -179,7 +157,7 @@ static void test_exclusive(void)
   CHECK_INT(child_do('L'), 'E');
   pagedir_unlock(dir, fd);
   child_stop();
-  remove_dir(dir);
+  testdir_remove(dir);
 }
 
 /* We open .lock; before we lock it, its holder unlocks (unlinks it, then
@@ -187,7 +165,7 @@ static void test_exclusive(void)
  * unlinked file must not count: the newcomer holds the directory. */
 static void test_holder_leaves_newcomer_locks(void)
 {
-  char *dir = fresh_dir();
+  char *dir = testdir_new("pagedir_lock_test");
   child_start(dir);
   CHECK_INT(child_do('L'), 'L');
   armed = 'R';
@@ -199,14 +177,14 @@ static void test_holder_leaves_newcomer_locks(void)
   if (fd >= 0)
     close(fd);  /* not pagedir_unlock: the .lock is the child's */
   child_stop();
-  remove_dir(dir);
+  testdir_remove(dir);
 }
 
 /* As above, with no newcomer: the lock we get must be on the .lock at the
  * path, so that the next comer is refused. */
 static void test_holder_leaves(void)
 {
-  char *dir = fresh_dir();
+  char *dir = testdir_new("pagedir_lock_test");
   child_start(dir);
   CHECK_INT(child_do('L'), 'L');
   armed = 'U';
@@ -216,7 +194,7 @@ static void test_holder_leaves(void)
   CHECK_INT(child_do('L'), 'E');  /* the next comer is refused */
   pagedir_unlock(dir, fd);
   child_stop();
-  remove_dir(dir);
+  testdir_remove(dir);
 }
 
 int main(void)

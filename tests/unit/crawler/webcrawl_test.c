@@ -11,11 +11,10 @@
  * it runs on a freed engine: AddressSanitizer (make asan) reports it. */
 #include "webcrawl.h"
 
+#include "../../testdir.h"
 #include "../../testhelp.h"
 
 #include <curl/curl.h>
-#include <dirent.h>
-#include <errno.h>
 #include <libxml/parser.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -52,44 +51,12 @@ void __wrap_engine_stop(engine_t *e)
   __real_engine_stop(e);
 }
 
-/* fresh_dir: a new empty directory; returned owned (free()). */
-static char *fresh_dir(const char *name)
-{
-  const char *tmp = getenv("TMPDIR");
-  char path[4096];
-  snprintf(path, sizeof(path), "%s/webcrawl_test.%s.XXXXXX",
-           tmp != NULL && *tmp != '\0' ? tmp : "/tmp", name);
-  if (mkdtemp(path) == NULL) {
-    fprintf(stderr, "cannot create '%s': %s\n", path, strerror(errno));
-    exit(1);
-  }
-  return strdup(path);
-}
-
-/* remove_dir: DIR and the files in it (no subdirectories); frees DIR. */
-static void remove_dir(char *dir)
-{
-  DIR *d = opendir(dir);
-  struct dirent *de;
-  while (d != NULL && (de = readdir(d)) != NULL) {
-    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-      continue;
-    char path[4400];
-    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-    unlink(path);
-  }
-  if (d != NULL)
-    closedir(d);
-  rmdir(dir);
-  free(dir);
-}
-
 static const char SEED[] = "http://example.invalid/";
 
 /* saved_site: a page directory holding SEED alone, to replay. */
 static char *saved_site(void)
 {
-  char *dir = fresh_dir("saved");
+  char *dir = testdir_new("webcrawl_test.saved");
   char err[256];
   const char body[] = "<p>the only page</p>\n";
   char *tmp = NULL;
@@ -128,7 +95,7 @@ static void test_interrupt_while_crawls_end(void)
   CHECK(store != NULL);
   if (store == NULL) {
     fprintf(stderr, "store_open: %s\n", err);
-    remove_dir(saved);
+    testdir_remove(saved);
     return;
   }
   const char *scope[] = { SEED };
@@ -141,11 +108,11 @@ static void test_interrupt_while_crawls_end(void)
    * in time for slow sanitizer builds. */
   while (crawls < 200 && (atomic_load(&stops_delayed) < 10 || crawls < 20) &&
          (double)time(NULL) - t0 < 60) {
-    char *out = fresh_dir("out");
+    char *out = testdir_new("webcrawl_test.out");
     if (pagedir_init(out, NULL, err, sizeof(err)) != 0) {
       fprintf(stderr, "pagedir_init: %s\n", err);
       bad++;
-      remove_dir(out);
+      testdir_remove(out);
       break;
     }
     webcrawl_opts_t o = {
@@ -161,7 +128,7 @@ static void test_interrupt_while_crawls_end(void)
       fprintf(stderr, "crawl %d: status %d\n", crawls, rc);
       bad++;
     }
-    remove_dir(out);
+    testdir_remove(out);
     crawls++;
   }
   atomic_store(&done, true);
@@ -172,7 +139,7 @@ static void test_interrupt_while_crawls_end(void)
           atomic_load(&stops_delayed));
   CHECK(atomic_load(&stops_delayed) > 0);
   store_close(store);
-  remove_dir(saved);
+  testdir_remove(saved);
 }
 
 int main(void)
