@@ -680,6 +680,11 @@ out:
   return rc;
 }
 
+/* Tries of pagedir_lock, at most: each one after the first means that
+ * the .lock we locked had been unlinked, by a crawler that ended while we
+ * were between open and fcntl. */
+enum { LOCK_TRIES = 100 };
+
 int pagedir_lock(const char *dir)
 {
   /* A file of its own: an fcntl lock is dropped when the process closes
@@ -687,17 +692,44 @@ int pagedir_lock(const char *dir)
   char *path = path_join(dir, PAGEDIR_LOCK);
   if (path == NULL)
     return -1;
-  int fd = open(path, O_RDWR | O_CREAT, 0644);
+  int fd = -1, err = EAGAIN;
+  for (int i = 0; i < LOCK_TRIES; i++) {
+    fd = open(path, O_RDWR | O_CREAT, 0644);
+    if (fd < 0) {
+      err = errno;
+      break;
+    }
+    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+    if (fcntl(fd, F_SETLK, &fl) != 0) {
+      err = errno == EACCES ? EAGAIN : errno;
+      close(fd);
+      fd = -1;
+      break;
+    }
+    /* pagedir_unlock unlinks .lock before closing it, so the file we
+     * opened may be gone from the path by now, the lock we got on it
+     * dropped by its holder, and a newcomer may hold a fresh .lock: ours
+     * counts only if it is on the file at the path. Else try that one. */
+    struct stat ours, at_path;
+    if (fstat(fd, &ours) != 0) {
+      err = errno;
+      close(fd);
+      fd = -1;
+      break;
+    }
+    int st = stat(path, &at_path);
+    if (st == 0 && at_path.st_dev == ours.st_dev &&
+        at_path.st_ino == ours.st_ino)
+      break;
+    err = st != 0 && errno != ENOENT ? errno : EAGAIN;
+    close(fd);
+    fd = -1;
+    if (err != EAGAIN)
+      break;
+  }
   free(path);
   if (fd < 0)
-    return -1;
-  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-  if (fcntl(fd, F_SETLK, &fl) != 0) {
-    int e = errno == EACCES ? EAGAIN : errno;
-    close(fd);
-    errno = e;
-    return -1;
-  }
+    errno = err;
   return fd;
 }
 

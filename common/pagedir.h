@@ -139,7 +139,9 @@ int pagedir_journal(const char *dir,
 
 /* pagedir_lock: take a write lock on DIR/.lock (fcntl), held until
  * the process closes the returned descriptor or exits (kill -9 included),
- * so two crawlers can never write one directory.
+ * so two crawlers can never write one directory. The lock counts only if
+ * it is on the file at DIR/.lock when taken: a holder's pagedir_unlock
+ * may unlink the file this call opened (then it tries the new one).
  * Returns: a descriptor (the caller closes it), or -1 with errno EAGAIN if
  * another process holds the lock, or another errno. */
 int pagedir_lock(const char *dir);

@@ -20,6 +20,7 @@
 
 enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
 #define MAX_CRAWL_DELAY 60.0             /* seconds; slower hosts skipped */
+#define MAX_RETRY_AFTER 60.0             /* seconds a host is paused, at most */
 
 /* What the crawl knows of one host. Who writes what (always under
  * hosts.lock):
@@ -91,6 +92,36 @@ static struct hoststate *hoststate_get(hosts_t *h, uint32_t id)
   return &h->v[id];
 }
 
+/* hop_charged: whether the robots.txt redirect target U (owned) of IT's
+ * host may be fetched now, charged to the host it goes to. The pop of the
+ * gate item took its own host's token; a target on another host takes
+ * that host's instead (the token of IT's host is given back), or, if
+ * that host may not be fetched yet, U is kept for the next gate item,
+ * asked for when it may (and false is returned). IT's host is gating
+ * (hosts_gate_begin has set it). */
+static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it,
+                        char *u)
+{
+  char *key = url_host_key(u);
+  if (key != NULL && strcmp(key, it->url) == 0) {
+    free(key);  /* same host: its gate item's token pays */
+    return true;
+  }
+  double when = frontier_now() + 1;  /* if out of memory */
+  bool now = key != NULL && frontier_host_take(fr, key, &when);
+  free(key);
+  frontier_refund(fr, it->host);
+  if (now)
+    return true;
+  pthread_mutex_lock(&h->lock);
+  struct hoststate *hs = &h->v[it->host];  /* begin put it there */
+  hs->gating = false;
+  hs->next_url = u;
+  pthread_mutex_unlock(&h->lock);
+  frontier_gate_retry(fr, it->host, when);
+  return false;
+}
+
 bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
                       char **url)
 {
@@ -120,6 +151,8 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
     frontier_gate_done(fr, it->host);
     return false;
   }
+  if (u != first && !hop_charged(h, fr, it, u))
+    return false;
   *url = u;
   return true;
 }
@@ -150,7 +183,7 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
                       ? unreachable_text(r->error) : NULL;
   enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
   int failures = 0;
-  double delay = -1;
+  double delay = -1, wait = 0;
 
   pthread_mutex_lock(&h->lock);
   /* Begin put the host in the table, which never shrinks. */
@@ -169,12 +202,13 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
     then = AGAIN_NOW;
   } else if (r->outcome == FETCH_REDIRECT ||
              (r->outcome == FETCH_HTTP_ERROR && r->status >= 400 &&
-              r->status < 500)) {
+              r->status < 500 && r->status != 429)) {
     /* Unavailable (4xx, or redirects without end): no restrictions. */
     hs->rules = robots_allow_all();
   } else if (hs->failures++ < h->retries) {
-    /* Unreachable (5xx, network): retry later; nothing of the host is
-     * fetched meanwhile. */
+    /* Unreachable (5xx, 429, network): retry later (after Retry-After,
+     * if a 429 or 503 has one); nothing of the host is fetched
+     * meanwhile. */
     failures = hs->failures;
     then = AGAIN_LATER;
   } else {
@@ -191,6 +225,8 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
   }
   pthread_mutex_unlock(&h->lock);
 
+  if (then == AGAIN_LATER)
+    wait = hosts_retry_delay(r, failures);
   free(next);
   free(unreachable);
   fetch_result_free(r);
@@ -198,8 +234,7 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
   if (then == AGAIN_NOW) {
     frontier_gate_retry(fr, it->host, 0);
   } else if (then == AGAIN_LATER) {
-    frontier_gate_retry(fr, it->host,
-                        frontier_now() + hosts_backoff(failures));
+    frontier_gate_retry(fr, it->host, frontier_now() + wait);
   } else {
     if (delay > 0 && delay <= MAX_CRAWL_DELAY)
       frontier_host_interval(fr, it->host, delay);
@@ -257,6 +292,19 @@ double hosts_backoff(int attempt)
   for (int i = 1; i < attempt && s < 60; i++)
     s *= 2;
   return s;
+}
+
+bool hosts_overloaded(const fetch_result_t *r)
+{
+  return r->status == 429 || r->status == 503;
+}
+
+double hosts_retry_delay(const fetch_result_t *r, int attempt)
+{
+  if (hosts_overloaded(r) && r->retry_after >= 0)
+    return r->retry_after < MAX_RETRY_AFTER ? r->retry_after
+                                            : MAX_RETRY_AFTER;
+  return hosts_backoff(attempt);
 }
 
 void hosts_delete(hosts_t *h)

@@ -11,10 +11,14 @@
  * (it is a request like any other: counted, archived):
  *     hosts_gate_begin -> fetch the URL it gives -> hosts_gate_end
  * 2xx: the rules of our product token; 3xx: up to 5 hops, each a new gate
- * item (so each takes the host's token); 4xx, or redirects without end:
- * no restrictions; 5xx or a network failure: the gate again after a
- * back-off, up to RETRIES times, then nothing of the host is allowed. A
- * Crawl-delay above 60 s skips the whole host; a lower one slows it down
+ * item, each a request charged to the host it goes to: the host's token
+ * (the gate item's), or for a hop to another host that host's, which the
+ * gate waits for (frontier_host_take); 4xx but 429, or redirects without
+ * end: no restrictions; 5xx, 429 or a network failure: the gate again
+ * after a back-off (or the Retry-After of a 429 or 503,
+ * hosts_retry_delay), up to RETRIES times, then nothing of the host is
+ * allowed (DESIGN.md, robots.txt, says why). A Crawl-delay above 60 s
+ * skips the whole host; a lower one slows it down
  * (frontier_host_interval). The host is opened once its rules are known.
  *
  * Thread-safety: every function: any thread. The module takes its lock
@@ -45,10 +49,12 @@ hosts_t *hosts_new(const char *user_agent, int retries, long max_pages,
 /* hosts_gate_begin: the first half of the gate item IT (borrowed) of a
  * host: the robots.txt URL to fetch now (the host's /robots.txt, or where
  * the last one redirected to).
- * Returns: true with *URL owned by the caller, to be fetched and handed
- *   to hosts_gate_end. False if the gate was settled without a request:
- *   no robots.txt URL could be made (the host is skipped and opened), or
- *   out of memory (the gate is asked for again in a second).
+ * Returns: true with *URL owned by the caller, to be fetched now and
+ *   handed to hosts_gate_end. False if there is no request to make now:
+ *   no robots.txt URL could be made (the host is skipped and opened);
+ *   the URL is a redirect target on another host that may not be fetched
+ *   yet (the gate is asked for again when it may); or out of memory (the
+ *   gate is asked for again in a second).
  * Thread-safety: any thread; the one that holds IT. */
 bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
                       char **url);
@@ -92,6 +98,19 @@ void hosts_count_saved(hosts_t *h, uint32_t host);
  * anything on a host: 1, 2, 4, ..., at most 64.
  * Thread-safety: any thread. */
 double hosts_backoff(int attempt);
+
+/* hosts_overloaded: whether the response R (borrowed) asks the whole host
+ * to wait: a 429 (too many requests) or a 503 (overloaded, down for
+ * maintenance). The host is then paused for hosts_retry_delay, whether or
+ * not the request is tried again (DESIGN.md, Politeness).
+ * Thread-safety: any thread. */
+bool hosts_overloaded(const fetch_result_t *r);
+
+/* hosts_retry_delay: seconds to leave the host of the response R
+ * (borrowed) to attempt ATTEMPT (1, 2, 3, ...) alone: its Retry-After, at
+ * most 60 s, when R is a 429 or 503 that has one; else hosts_backoff.
+ * Thread-safety: any thread. */
+double hosts_retry_delay(const fetch_result_t *r, int attempt);
 
 /* hosts_delete: free H and every host's rules; NULL is fine.
  * Thread-safety: any thread, once no other thread uses H. */

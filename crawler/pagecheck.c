@@ -1,10 +1,9 @@
 /* pagecheck.c: see pagecheck.h. No locks: nothing here is shared. */
 #include "pagecheck.h"
 
-#include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
+#include "ascii.h"
 #include "links.h"
 #include "robots.h"
 
@@ -64,17 +63,163 @@ bool pagecheck_binary(const char *body, size_t len)
   return memchr(body, '\0', len < SNIFF_BYTES ? len : SNIFF_BYTES) != NULL;
 }
 
-/* Runs on every page at maxDepth, so the first byte is tested before a
- * comparison is started; a NUL in BODY never matches, since strncasecmp
- * stops there unequal. */
+/* html_char: the character an HTML parser reads at B[*I] (*I < LEN), as
+ * far as ASCII goes, and *I moved past it: the byte itself, or for a
+ * numeric character reference ("&#114;", "&#x72;", any number of digits,
+ * the ';' optional, as parsers take it) what it names, -1 for anything
+ * beyond ASCII. Named references name no ASCII letter or digit, so they
+ * stay bytes. */
+static int html_char(const char *b, size_t len, size_t *i)
+{
+  size_t j = *i + 1;
+  int c = (unsigned char)b[*i];
+  if (c != '&' || j + 1 >= len || b[j] != '#') {
+    *i = j;
+    return c;
+  }
+  j++;
+  bool hex = b[j] == 'x' || b[j] == 'X';
+  if (hex)
+    j++;
+  size_t start = j;
+  unsigned long v = 0;
+  for (; j < len; j++) {
+    int ch = (unsigned char)b[j];
+    int d = hex ? ascii_hexval(ch) : ascii_isdigit(ch) ? ch - '0' : -1;
+    if (d < 0)
+      break;
+    if (v < 0x110000)
+      v = v * (hex ? 16 : 10) + (unsigned long)d;
+  }
+  if (j == start) {  /* "&#" and no digit: only the '&' counts */
+    *i += 1;
+    return c;
+  }
+  if (j < len && b[j] == ';')
+    j++;
+  *i = j;
+  return v < 0x80 ? (int)v : -1;
+}
+
+/* match_at: whether BODY[I..LEN) starts with WORD as pagecheck_mentions
+ * reads it; if so *END is set past the match. */
+static bool match_at(const char *body, size_t len, size_t i,
+                     const char *word, size_t *end)
+{
+  size_t k = 0;
+  while (word[k] != '\0' && i < len &&
+         ascii_tolower(html_char(body, len, &i)) ==
+             ascii_tolower((unsigned char)word[k]))
+    k++;
+  *end = i;
+  return word[k] == '\0';
+}
+
+/* Runs on every page at maxDepth, so a comparison starts only where the
+ * byte is the word's first letter or a '&'; a NUL in BODY never matches,
+ * as WORD has none. */
 bool pagecheck_mentions(const char *body, size_t len, const char *word)
 {
-  size_t n = strlen(word);
-  int c = tolower((unsigned char)word[0]);
-  for (size_t i = 0; i + n <= len; i++)
-    if (tolower((unsigned char)body[i]) == c &&
-        strncasecmp(body + i, word, n) == 0)
+  int first = ascii_tolower((unsigned char)word[0]);
+  size_t end;
+  for (size_t i = 0; i < len; i++) {
+    int c = ascii_tolower((unsigned char)body[i]);
+    if ((c == first || c == '&') && match_at(body, len, i, word, &end))
       return true;
+  }
+  return false;
+}
+
+/* ascii_label: whether the charset label L (N bytes) is known to name an
+ * encoding that writes ASCII as ASCII bytes, so that a parser reads a
+ * word of ASCII only where the bytes spell it: UTF-8, ISO 8859, Windows
+ * and Mac code pages, KOI8, the CJK multibyte encodings. Not: UTF-16 and
+ * UTF-32, UTF-7, EBCDIC, and any label not listed here. */
+static bool ascii_label(const char *l, size_t n)
+{
+  static const char *const prefix[] = {
+    "utf-8", "utf8", "us-ascii", "ascii", "iso-8859-", "iso8859", "iso_8859",
+    "latin", "windows-", "cp125", "koi8", "shift_jis", "shift-jis", "sjis",
+    "x-sjis", "euc-", "x-euc", "gb", "big5", "iso-2022-", "tis-620", "mac",
+    "x-mac",
+  };
+  for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++) {
+    size_t m = strlen(prefix[i]);
+    if (n >= m && ascii_strnieq(l, prefix[i], m))
+      return true;
+  }
+  return false;
+}
+
+/* foreign_label: whether the charset named at BODY[I..LEN), after a
+ * "charset" (a <meta charset>, an http-equiv Content-Type, which libxml2
+ * honours mid-page, or just text), is one not known to write ASCII as
+ * ASCII (ascii_label), read as a parser reads it (references count). A
+ * "charset" without '=' after it names nothing. */
+static bool foreign_label(const char *body, size_t len, size_t i)
+{
+  int c;
+  do
+    c = i < len ? html_char(body, len, &i) : -1;
+  while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f');
+  if (c != '=')
+    return false;
+  do
+    c = i < len ? html_char(body, len, &i) : -1;
+  while (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+         c == '"' || c == '\'');
+  char label[32];
+  size_t n = 0;
+  while (n < sizeof(label) &&
+         (ascii_isalpha(c) || ascii_isdigit(c) || c == '-' || c == '_' ||
+          c == '.' || c == ':')) {
+    label[n++] = (char)c;
+    c = i < len ? html_char(body, len, &i) : -1;
+  }
+  return !ascii_label(label, n);
+}
+
+/* One pass over the body for three words at once (it runs on every page
+ * at maxDepth, and a pass per word cost nearly as much as the parse it
+ * saves): a table marks the bytes a match can start with, the first
+ * letter of a word in either case, and '&' for all of them. */
+bool pagecheck_meta_possible(const char *body, size_t len,
+                             const char *charset, const char *agent)
+{
+  if (len >= 2 && ((body[0] == '\xff' && body[1] == '\xfe') ||
+                   (body[0] == '\xfe' && body[1] == '\xff')))
+    return true;  /* UTF-16 */
+  if (memchr(body, '\0', len) != NULL)
+    return true;  /* UTF-16 or UTF-32 without a BOM, or bytes a parser
+                     may read otherwise */
+  if (charset != NULL && !ascii_label(charset, strlen(charset)))
+    return true;
+  const char *word[3] = { "robots", "charset", agent };
+  int nwords = agent[0] != '\0' ? 3 : 2;
+  unsigned char starts[256] = { 0 };
+  for (int w = 0; w < nwords; w++) {
+    unsigned char c = (unsigned char)word[w][0];
+    starts[ascii_tolower(c)] |= (unsigned char)(1u << w);
+    starts[c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c] |=
+        (unsigned char)(1u << w);
+  }
+  starts['&'] = 7;
+  for (size_t i = 0; i < len; i++) {
+    unsigned m = starts[(unsigned char)body[i]];
+    if (m == 0)
+      continue;
+    /* A letter is followed by the word's second one, or a '&', or it is
+     * no match: most candidates end here, without a call. */
+    int next = i + 1 < len ? ascii_tolower((unsigned char)body[i + 1]) : 0;
+    size_t end;
+    for (int w = 0; w < nwords; w++)
+      if ((m & (1u << w)) &&
+          (body[i] == '&' || next == '&' || word[w][1] == '\0' ||
+           next == ascii_tolower((unsigned char)word[w][1])) &&
+          match_at(body, len, i, word[w], &end) &&
+          (w != 1 || foreign_label(body, len, end)))
+        return true;
+  }
   return false;
 }
 
@@ -109,14 +254,13 @@ static int on_meta(void *arg, const char *name, const char *content)
 
 unsigned pagecheck_meta_robots(const fetch_result_t *r, const char *agent)
 {
-  if (!pagecheck_mentions(r->body, r->len, "robots") &&
-      (agent[0] == '\0' || !pagecheck_mentions(r->body, r->len, agent)))
+  char cs[64];
+  const char *charset = fetch_charset(r->content_type, cs, sizeof(cs));
+  if (!pagecheck_meta_possible(r->body, r->len, charset, agent))
     return 0;
   struct meta_scan s = { .agent = agent };
   links_sink_t sink = { .meta_robots = on_meta, .meta_agent = agent,
                         .arg = &s };
-  char cs[64];
-  links_scan_html(r->body, r->len,
-                  fetch_charset(r->content_type, cs, sizeof(cs)), &sink);
+  links_scan_html(r->body, r->len, charset, &sink);
   return s.robots;
 }

@@ -6,7 +6,7 @@
  * Each check is a function of its arguments alone, run by the parse
  * threads on every link or page, so each is a single pass without
  * allocation; the one exception, pagecheck_meta_robots, parses a page
- * only when a pass over it has found a reason to.
+ * only when a few passes over it have found a reason to.
  *
  * Thread-safety: every function: any thread; no shared state. */
 #ifndef CRAWLER_PAGECHECK_H
@@ -40,10 +40,24 @@ bool pagecheck_trap(const char *path);
 bool pagecheck_binary(const char *body, size_t len);
 
 /* pagecheck_mentions: whether BODY (LEN bytes, borrowed, any bytes)
- * contains WORD (borrowed, NUL-terminated, non-empty), ignoring ASCII
- * case. A NUL in BODY never matches. Runs on every page at maxDepth:
- * O(LEN) on ordinary text, comparing only where the first byte matches. */
+ * contains WORD (borrowed, NUL-terminated, non-empty, ASCII) as an HTML
+ * parser reads it: each character as itself or as a numeric character
+ * reference to it ("&#114;", "&#x72;"), ignoring ASCII case. A NUL in
+ * BODY never matches. Runs on every page at maxDepth: O(LEN) on ordinary
+ * text, comparing only where the byte is WORD's first letter or '&'. */
 bool pagecheck_mentions(const char *body, size_t len, const char *word);
+
+/* pagecheck_meta_possible: whether a parse of the HTML page BODY (LEN
+ * bytes, borrowed) could find a robots meta naming "robots" or AGENT
+ * (our product token, borrowed; "" names none): false only when it
+ * surely cannot, so that pagecheck_meta_robots gives the same answer as
+ * the parse at every depth. True when BODY starts with a UTF-16 byte
+ * order mark or has a NUL byte (not ASCII-compatible), when CHARSET (its
+ * HTTP charset, borrowed, or NULL) or a "charset=" in BODY names an
+ * encoding not known to write ASCII as ASCII bytes, or when BODY mentions
+ * (pagecheck_mentions) "robots" or AGENT. */
+bool pagecheck_meta_possible(const char *body, size_t len,
+                             const char *charset, const char *agent);
 
 /* What a fetched page is (pagecheck_sniff). */
 typedef struct pagecheck_kind {
@@ -65,8 +79,9 @@ pagecheck_kind_t pagecheck_sniff(const fetch_result_t *r, int format,
  * (borrowed; body, len and content_type for its charset are looked at),
  * for a page whose links are not wanted (at maxDepth), which is then not
  * scanned otherwise. Scanning costs a parse, so a page is scanned only if
- * it mentions "robots" or AGENT (our product token, borrowed; "" names
- * none) anywhere.
+ * pagecheck_meta_possible says a parse could find one (AGENT is our
+ * product token, borrowed; "" names none): the answer is the parse's
+ * whatever the depth.
  * Returns: ROBOTS_NOINDEX | ROBOTS_NOFOLLOW (robots.h) from <meta
  *   name="robots"> and <meta name="AGENT">, 0 if none (also when out of
  *   memory mid-scan: what was read by then). */

@@ -17,6 +17,7 @@
 #include "webcrawl.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,6 @@
 #include "url.h"
 
 enum { MAX_REDIRECTS = 10 };
-#define MAX_RETRY_AFTER 60.0             /* seconds a host is paused, at most */
 enum { MAX_LINKS_PER_PAGE = 100000 };
 
 struct webcrawl {
@@ -61,14 +61,17 @@ _Static_assert((int)WEBCRAWL_ESTOPPED == (int)ENGINE_ESTOPPED, "statuses");
 
 /* running: the engine of the crawl in progress, or NULL. Process-wide
  * because webcrawl_interrupt takes no handle: crawler.c's signal thread
- * has none to give. webcrawl_run sets it around engine_run; any thread
- * reads it. Atomic, no lock: it is only stored and loaded whole. Hence
- * one webcrawl_run at a time per process (webcrawl.h).
- * NEEDSWORK: an interrupt that loads the pointer just before
- * webcrawl_run clears it and deletes the engine calls engine_stop on a
- * freed engine; a lock over load-and-stop and over clear-and-delete
- * would close the window. */
-static _Atomic(engine_t *) running;
+ * has none to give. Hence one webcrawl_run at a time per process
+ * (webcrawl.h). Guarded by running_lock, which webcrawl_interrupt holds
+ * from reading it through engine_stop, and webcrawl_run takes to set it
+ * before engine_run and to clear it before engine_delete: an interrupt
+ * finds no engine, or one that stays alive until it is stopped. (An
+ * atomic pointer cannot do that: between its load and engine_stop, the
+ * crawl could end and free the engine.) A mutex is fine: the caller is
+ * a thread, never a signal handler. Lock order: running_lock, then the
+ * engine's and frontier's locks engine_stop takes; never the reverse. */
+static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
+static engine_t *running;
 
 /* archive: write the exchange in R to the WARC file, if there is one, and
  * drop the raw copies. A write failure stops the crawl (nothing may be
@@ -92,9 +95,10 @@ static void archive(struct webcrawl *w, engine_t *e, const char *url,
 
 void webcrawl_interrupt(void)
 {
-  engine_t *e = atomic_load(&running);
-  if (e != NULL)
-    engine_stop(e);
+  pthread_mutex_lock(&running_lock);
+  if (running != NULL)
+    engine_stop(running);
+  pthread_mutex_unlock(&running_lock);
 }
 
 static void log_event(struct webcrawl *w, int depth, const char *label,
@@ -193,23 +197,12 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e,
   return ENGINE_REQUEUED;
 }
 
-/* retry: requeue IT, whose response failed for a while, after the
- * back-off, pausing its whole host when the server asks for that.
- * ENGINE_PARSE (the failure stands) only if out of memory. */
+/* retry: requeue IT, whose response failed for a while, not before
+ * monotonic time AT. ENGINE_PARSE (the failure stands) only if out of
+ * memory. */
 static engine_fetched_t retry(struct webcrawl *w, engine_t *e,
-                              fitem_t *it, struct page *p)
+                              fitem_t *it, double at)
 {
-  fetch_result_t *r = &p->res;
-  double now = frontier_now();
-  double at = now + hosts_backoff(p->attempts);
-  if (r->status == 429 || r->status == 503) {
-    /* The server is overloaded or asks the whole host to wait: pause
-     * the host until Retry-After, or for the back-off without one. */
-    if (r->retry_after >= 0)
-      at = now + (r->retry_after < MAX_RETRY_AFTER ? r->retry_after
-                                                   : MAX_RETRY_AFTER);
-    frontier_host_pause(engine_frontier(e), it->host, at);
-  }
   atomic_fetch_add(&w->retries, 1);
   char *key = url_host_key(it->url);
   if (key == NULL)
@@ -272,9 +265,16 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
   }
   if (p->res.outcome == FETCH_REDIRECT)
     return follow(w, e, it, p);
+  double at = frontier_now() + hosts_retry_delay(&p->res, p->attempts);
+  if (hosts_overloaded(&p->res)) {
+    /* The server is overloaded or asks the whole host to wait (until
+     * Retry-After, else for the back-off): the host's other URLs wait,
+     * whether or not this one is tried again. */
+    frontier_host_pause(engine_frontier(e), it->host, at);
+  }
   if (p->res.retryable && p->attempts <= w->o->retries &&
       !engine_stopped(e))
-    return retry(w, e, it, p);
+    return retry(w, e, it, at);
   return ENGINE_PARSE;
 }
 
@@ -752,9 +752,13 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     return CRAWL_ENOMEM;
   }
   w.start = w.last_progress = frontier_now();
-  atomic_store(&running, w.e);
+  pthread_mutex_lock(&running_lock);
+  running = w.e;
+  pthread_mutex_unlock(&running_lock);
   int status = engine_run(w.e);
-  atomic_store(&running, NULL);
+  pthread_mutex_lock(&running_lock);
+  running = NULL;  /* no interrupt reaches the engine from here on */
+  pthread_mutex_unlock(&running_lock);
   progress(&w, true);
   st->hosts = (long)frontier_hosts(engine_frontier(w.e));
   tally_sort(&st->failures);

@@ -91,8 +91,10 @@ enum {
 int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st);
 
 /* webcrawl_interrupt: ask the running crawl, if any, to stop: in-flight
- * requests finish, nothing new starts. Any thread; not a signal handler
- * (engine_stop is not async-signal-safe). */
+ * requests finish, nothing new starts. Safe at any moment of a crawl,
+ * its very end included (the engine is not freed while it is stopped).
+ * Any thread; not a signal handler (it takes a mutex, and engine_stop is
+ * not async-signal-safe). */
 void webcrawl_interrupt(void);
 
 #endif /* CRAWLER_WEBCRAWL_H */

@@ -630,6 +630,33 @@ void frontier_refund(frontier_t *f, uint32_t host)
   pthread_mutex_unlock(&f->lock);
 }
 
+bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
+{
+  pthread_mutex_lock(&f->lock);
+  double now = frontier_now();
+  struct host *h = host_get(f, hostkey, now);
+  double due = now + 1;  /* out of memory: ask again later */
+  if (h != NULL) {
+    /* As host_schedule computes it, without a queue to schedule. */
+    due = h->pause_until;
+    double r = host_rate(f, h);
+    if (r > 0) {
+      refill(f, h, now);
+      if (h->tokens < 1.0 - 1e-9 && now + (1.0 - h->tokens) / r > due)
+        due = now + (1.0 - h->tokens) / r;
+    }
+    if (due <= now) {
+      if (r > 0)
+        h->tokens -= 1.0;
+      h->last_take = now;
+      host_schedule(f, h, now);  /* its queue, if any, is due later now */
+    }
+  }
+  pthread_mutex_unlock(&f->lock);
+  *when = due;
+  return h != NULL && due <= now;
+}
+
 size_t frontier_count(frontier_t *f)
 {
   pthread_mutex_lock(&f->lock);

@@ -150,6 +150,16 @@ void frontier_host_interval(frontier_t *f, uint32_t host, double seconds);
  * was dropped without a request). */
 void frontier_refund(frontier_t *f, uint32_t host);
 
+/* frontier_host_take: take a token of HOSTKEY's host (borrowed; the host
+ * is added if new) for a request to it that no pop of it hands out, as a
+ * pop would: only if the host may be fetched now (a token, not paused);
+ * its gate and queue are not looked at. For a robots.txt redirect to
+ * another host, so that every request is charged to the host it goes to.
+ * Returns: true if taken (make the request now); false if not, with
+ *   *WHEN the monotonic time to ask again (a second from now if out of
+ *   memory). */
+bool frontier_host_take(frontier_t *f, const char *hostkey, double *when);
+
 /* frontier_set_horizon: from now on hand out only items whose seq is
  * below HORIZON (initially unlimited); a lower value than the current one
  * is ignored. Bounds how far downloads run ahead of an ordered commit.

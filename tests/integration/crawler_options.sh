@@ -48,6 +48,25 @@ seq 1 3000 | gzip -nc >"$TEST_DIR/m2.gz"
 { echo '<p>one</p>' | gzip -nc; head -c 100 "$TEST_DIR/m2.gz"
   head -c 40 /dev/zero | tr '\0' '\377'; tail -c +141 "$TEST_DIR/m2.gz"
 } >"$S/member2.html"
+# meta/: robots metas that only a parser reads as such: the name spelt
+# with character references (decimal, hex, our product token), and a
+# UTF-16 page; keep.html has none. No page links further, so a crawl of
+# depth 1 and one of depth 2 must save the same pages.
+mkdir "$S/meta"
+cat >"$S/meta/index.html" <<'HTML'
+<a href="dec.html">dec</a> <a href="hex.html">hex</a>
+<a href="agent.html">agent</a> <a href="u16.html">utf-16</a>
+<a href="keep.html">keep</a>
+HTML
+echo '<meta name="&#114;obots" content="noindex">' >"$S/meta/dec.html"
+echo '<meta name="&#X52;&#x4f;BOTS" content="noindex">' >"$S/meta/hex.html"
+echo '<meta name="TSE&#45;Crawler" content="noindex">' >"$S/meta/agent.html"
+{
+  printf '\xff\xfe'
+  printf '<html><head><meta name="robots" content="noindex"></head>\n' |
+    iconv -f UTF-8 -t UTF-16LE
+} >"$S/meta/u16.html"
+echo '<p>no robots meta here</p>' >"$S/meta/keep.html"
 cat >"$TEST_DIR/rules" <<'RULES'
 /hang.html hang
 /flaky.html status 500
@@ -126,6 +145,18 @@ check_eq "meta noindex at maxDepth: not saved" \
   "$(urls "$TEST_DIR/leaf" | grep -c 'noindex.html\|agent.html')" 0
 check_eq "X-Robots-Tag noindex at maxDepth: not saved" \
   "$(urls "$TEST_DIR/leaf" | grep -c xrobots.html)" 0
+# The robots metas of a page are the same at maxDepth, where it is looked
+# at only for them, as below it, where it is parsed for its links too.
+for d in 1 2; do
+  mkdir "$TEST_DIR/meta$d"
+  "$BIN/crawler" --rate 0 --quiet "$BASE_URL/meta/" "$TEST_DIR/meta$d" "$d" \
+    2>"$TEST_DIR/meta$d.err"
+done
+check_eq "robots metas below maxDepth: only keep.html is saved" \
+  "$(urls "$TEST_DIR/meta2" | tr '\n' ' ')" "/meta/ /meta/keep.html "
+check_eq "robots metas at maxDepth: the same pages saved" \
+  "$(urls "$TEST_DIR/meta1" | tr '\n' ' ')" \
+  "$(urls "$TEST_DIR/meta2" | tr '\n' ' ')"
 
 : >"$SERVER_LOG"
 run relnf 1 --respect-rel-nofollow --retries 0 --timeout 1
@@ -168,6 +199,17 @@ robots_case() {  # robots_case NAME RULE WANT_PAGES [OPTIONS...]
 robots_case missing '/robots.txt status 404' 2
 robots_case failing '/robots.txt status 503' 0
 check_eq "robots.txt 503 is retried (--retries 1)" "$(log_count /robots.txt)" 2
+# 429 is a server asking for less, not a missing robots.txt: as a 5xx.
+robots_case toomany '/robots.txt status 429' 0
+check_eq "robots.txt 429 is retried (--retries 1)" "$(log_count /robots.txt)" 2
+# Retry-After on a robots.txt 503: the retry waits for it (not the 1 s
+# back-off). The log's arrival times are microseconds; 20 ms spare.
+robots_case busy $'/robots.txt status 503\n/robots.txt header Retry-After 2' 0
+check "robots.txt 503 with Retry-After 2: asked again 2 s later" \
+  awk -F'\t' '$4 == "/robots.txt" { t[n++] = $1 }
+    END { if (n != 2) exit 1
+          printf "# %.3f s apart\n", t[1] - t[0] > "/dev/stderr"
+          exit !(t[1] - t[0] >= 1.98) }' "$SERVER_LOG"
 robots_case redirected '/robots.txt redirect 301 /real-robots.txt' 1
 check_eq "the redirect target is fetched" "$(log_count /real-robots.txt)" 1
 robots_case ignored '/robots.txt status 503' 2 --ignore-robots

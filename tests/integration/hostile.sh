@@ -340,7 +340,8 @@ if [ -n "$CLOSED" ]; then
   check "refused: it is retried (--retries 1)" \
     summary refused2 'retries 1$'
 else
-  ok "refused: skipped, no closed port found among the probes"
+  skip "refused: a refused connection" \
+    "no closed port found among the probes"
 fi
 
 # ------------------------------------------------------------ redirects

@@ -10,11 +10,15 @@
 # TAP output. Results go to stdout as "ok - SCRIPT: NAME" or
 # "not ok - SCRIPT: NAME"; everything else goes to stderr.
 #   ok NAME / not_ok NAME       record a result
+#   skip NAME REASON            record a check that could not run here:
+#                               "ok - SCRIPT: NAME # SKIP REASON", which
+#                               tests/run.sh counts as skipped, not passed
 #   check NAME CMD [ARGS...]    ok if CMD exits 0 (its stdout goes to stderr)
 #   check_eq NAME GOT WANT      ok if the two strings are equal
 #   check_same NAME FILE1 FILE2 ok if the files are equal (diff -u on stderr)
 #   finish                      exit 1 if any check failed, else 0; call last
-#   skip_all REASON             exit 77: the runner counts a skip
+#   skip_all REASON             exit 77: the runner counts the script as one
+#                               skip
 #   require_cmd CMD...          skip_all unless every CMD is installed
 #   require_file FILE...        skip_all unless every FILE exists (not built)
 #
@@ -68,6 +72,7 @@ TESTSERVER=${TESTSERVER:-$TESTS_BIN/testserver}
 TAP_NAME=${TAP_NAME:-$(basename "$0" .sh)}
 TAP_PASSED=0
 TAP_FAILED=0
+TAP_SKIPPED=0
 LIB_TMPDIRS=()
 SERVER_PID=
 SERVER_STATUS=
@@ -82,6 +87,11 @@ ok() {
 not_ok() {
   echo "not ok - $TAP_NAME: $*"
   TAP_FAILED=$((TAP_FAILED + 1))
+}
+
+skip() {  # skip NAME REASON
+  echo "ok - $TAP_NAME: $1 # SKIP $2"
+  TAP_SKIPPED=$((TAP_SKIPPED + 1))
 }
 
 check() {  # check NAME CMD [ARGS...]
@@ -113,7 +123,8 @@ check_same() {  # check_same NAME FILE1 FILE2
 }
 
 finish() {
-  echo "# $TAP_NAME: $TAP_PASSED passed, $TAP_FAILED failed" >&2
+  echo "# $TAP_NAME: $TAP_PASSED passed, $TAP_FAILED failed," \
+    "$TAP_SKIPPED skipped" >&2
   [ "$TAP_FAILED" = 0 ] && exit 0
   exit 1
 }

@@ -4,6 +4,7 @@
  * TOP comes from the environment (tests/run.sh), else ".". */
 #include "pagedir.h"
 
+#include "../../testdir.h"
 #include "../../testhelp.h"
 
 #include <dirent.h>
@@ -21,36 +22,15 @@ static const char *top(void)
   return t != NULL && *t != '\0' ? t : ".";
 }
 
-/* fresh_dir: a new empty directory; returned owned (free()). */
+/* fresh_dir, remove_dir: a new empty directory, and away with it. */
 static char *fresh_dir(void)
 {
-  const char *tmp = getenv("TMPDIR");
-  char path[4096];
-  snprintf(path, sizeof(path), "%s/pagedir_test.XXXXXX",
-           tmp != NULL && *tmp != '\0' ? tmp : "/tmp");
-  if (mkdtemp(path) == NULL) {
-    fprintf(stderr, "cannot create '%s': %s\n", path, strerror(errno));
-    exit(1);
-  }
-  return strdup(path);
+  return testdir_new("pagedir_test");
 }
 
-/* remove_dir: DIR and the files in it (it has no subdirectories). */
 static void remove_dir(char *dir)
 {
-  DIR *d = opendir(dir);
-  struct dirent *de;
-  while (d != NULL && (de = readdir(d)) != NULL) {
-    if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-      continue;
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-    unlink(path);
-  }
-  if (d != NULL)
-    closedir(d);
-  rmdir(dir);
-  free(dir);
+  testdir_remove(dir);
 }
 
 /* put: write TEXT as DIR/NAME. */

@@ -177,7 +177,7 @@ static void test_hostile(void)
 static void test_hostile_utf8(void)
 {
   if (setlocale(LC_CTYPE, "C.UTF-8") == NULL) {
-    fprintf(stderr, "url_base_test: no C.UTF-8 locale, skipped\n");
+    SKIP("no C.UTF-8 locale");
     return;
   }
   test_hostile();

@@ -136,14 +136,58 @@ static void test_redirects(void)
   fix_delete(&x);
 }
 
-/* 4xx: everything allowed; 5xx and network failures, no retries left:
- * nothing. */
+/* A redirect to another host's robots.txt is a request to that host: it
+ * waits for that host's token (not the gated host's, which the gate item
+ * took and which is given back) and takes it. The rules found are the
+ * gated host's. */
+static void test_redirect_other_host(void)
+{
+  frontier_config_t cfg = { .rate = 4, .burst = 1, .gate = true };
+  struct fix x = { .f = frontier_new(&cfg),
+                   .h = hosts_new("TestBot/1.0", 2, 0, true) };
+  CHECK(x.f != NULL && x.h != NULL);
+  fitem_t *g = gate(&x, "http://a:80");
+  step(&x, g, "http://a/robots.txt",
+       answer(FETCH_REDIRECT, 301, NULL, "http://b/robots.txt"));
+  fitem_t *g2 = pop_gate(&x);
+  /* Host b's token goes elsewhere just now: the hop must wait 0.25 s. */
+  double when;
+  while (frontier_host_take(x.f, "http://b:80", &when))
+    continue;
+  double t0 = frontier_now();
+  char *url = NULL;
+  if (hosts_gate_begin(x.h, x.f, g2, &url)) {
+    CHECK(!"the hop to b waits for b's token");
+    fetch_result_t r = answer(FETCH_HTTP_ERROR, 404, NULL, NULL);
+    hosts_gate_end(x.h, x.f, g2, url, &r);  /* settle it: no hang */
+    opened(&x);
+    fix_delete(&x);
+    return;
+  }
+  CHECK(when > t0 && when <= t0 + 0.26);
+  fitem_t *g3 = pop_gate(&x);
+  CHECK(frontier_now() - t0 >= 0.2);
+  step(&x, g3, "http://b/robots.txt",
+       answer(FETCH_OK, 200, "User-agent: *\nDisallow: /x\n", NULL));
+  /* The hop took b's token; a's was given back. */
+  CHECK(!frontier_host_take(x.f, "http://b:80", &when));
+  CHECK(frontier_host_take(x.f, "http://a:80", &when));
+  opened(&x);
+  CHECK_STR(hosts_forbids(x.h, g->host, "/x"), "disallowed by robots.txt");
+  fix_delete(&x);
+}
+
+/* 4xx: everything allowed, but 429; 429, 5xx and network failures, no
+ * retries left: nothing. */
 static void test_unavailable_and_unreachable(void)
 {
   struct fix x = fix_new(0);
   CHECK_STR(verdict(&x, "http://a:80", "http://a/robots.txt",
                     answer(FETCH_HTTP_ERROR, 404, NULL, NULL), "/x"),
             NULL);
+  CHECK_STR(verdict(&x, "http://d:80", "http://d/robots.txt",
+                    answer(FETCH_HTTP_ERROR, 429, NULL, NULL), "/x"),
+            "robots.txt unreachable");
   CHECK_STR(verdict(&x, "http://b:80", "http://b/robots.txt",
                     answer(FETCH_HTTP_ERROR, 503, NULL, NULL), "/x"),
             "robots.txt unreachable");
@@ -186,6 +230,27 @@ static void test_retry(void)
   opened(&x);
   CHECK_STR(hosts_forbids(x.h, g->host, "/x"), "disallowed by robots.txt");
   fix_delete(&x);
+}
+
+/* A 429 or 503 with Retry-After asks for the gate again after it, not
+ * after the back-off (1 s for the first failure). */
+static void test_retry_after(void)
+{
+  static const long status[] = { 429, 503 };
+  for (int i = 0; i < 2; i++) {
+    struct fix x = fix_new(1);
+    fitem_t *g = gate(&x, "http://a:80");
+    double t0 = frontier_now();
+    fetch_result_t r = answer(FETCH_HTTP_ERROR, status[i], NULL, NULL);
+    r.retry_after = 1.5;
+    step(&x, g, "http://a/robots.txt", r);
+    fitem_t *again = pop_gate(&x);
+    CHECK(frontier_now() - t0 >= 1.4);
+    step(&x, again, "http://a/robots.txt",
+         answer(FETCH_HTTP_ERROR, 404, NULL, NULL));
+    opened(&x);
+    fix_delete(&x);
+  }
 }
 
 static void test_crawl_delay(void)
@@ -253,6 +318,32 @@ static void test_backoff(void)
     CHECK(hosts_backoff(i) == want[i]);
 }
 
+/* Retry-After counts for a 429 or 503 only, capped at 60 s; otherwise,
+ * and without one, the back-off. */
+static void test_retry_delay(void)
+{
+  fetch_result_t r = { .outcome = FETCH_HTTP_ERROR, .status = 503,
+                       .retry_after = 5 };
+  CHECK(hosts_overloaded(&r));
+  CHECK(hosts_retry_delay(&r, 3) == 5);
+  r.retry_after = 0;
+  CHECK(hosts_retry_delay(&r, 3) == 0);
+  r.retry_after = 3600;
+  CHECK(hosts_retry_delay(&r, 1) == 60);
+  r.status = 429;
+  r.retry_after = -1;
+  CHECK(hosts_overloaded(&r));
+  CHECK(hosts_retry_delay(&r, 3) == 4);
+  r.status = 500;
+  r.retry_after = 5;
+  CHECK(!hosts_overloaded(&r));
+  CHECK(hosts_retry_delay(&r, 2) == 2);
+  r.outcome = FETCH_NET_ERROR;
+  r.status = 0;
+  CHECK(!hosts_overloaded(&r));
+  CHECK(hosts_retry_delay(&r, 1) == 1);
+}
+
 /* Threads growing and reading the table at once (a TSan target). */
 struct worker {
   hosts_t *h;
@@ -297,14 +388,17 @@ int main(void)
 {
   RUN(test_rules);
   RUN(test_redirects);
+  RUN(test_redirect_other_host);
   RUN(test_unavailable_and_unreachable);
   RUN(test_unreachable_says_why);
   RUN(test_retry);
+  RUN(test_retry_after);
   RUN(test_crawl_delay);
   RUN(test_no_robots_url);
   RUN(test_robots_off);
   RUN(test_page_limit);
   RUN(test_backoff);
+  RUN(test_retry_delay);
   RUN(test_concurrent);
   return TEST_EXIT();
 }
