@@ -28,6 +28,7 @@
 #include "crawl.h"
 #include "engine.h"
 #include "pagedir.h"
+#include "scope.h"
 #include "store.h"
 
 void __real_engine_stop(engine_t *e);
@@ -98,7 +99,9 @@ static void test_interrupt_while_crawls_end(void)
     testdir_remove(saved);
     return;
   }
-  const char *scope[] = { SEED };
+  const char *prefix[] = { SEED };
+  scope_t *scope = scope_new(prefix, 1, NULL, 0);
+  CHECK(scope != NULL);
   pthread_t th;
   atomic_store(&done, false);
   CHECK(pthread_create(&th, NULL, interrupt_main, NULL) == 0);
@@ -118,7 +121,7 @@ static void test_interrupt_while_crawls_end(void)
     webcrawl_opts_t o = {
       .seed = SEED, .pagedir = out, .max_depth = 0,
       .download_workers = 1, .parse_workers = 1, .rate = 0, .burst = 1,
-      .scope = scope, .nscope = 1, .user_agent = "webcrawl_test/1",
+      .scope = scope, .user_agent = "webcrawl_test/1",
       .timeout = 5, .retries = 0, .max_page_size = 1 << 20,
       .format = FORMAT_AUTO, .replay = store, .logfp = stdout,
     };
@@ -133,6 +136,7 @@ static void test_interrupt_while_crawls_end(void)
   }
   atomic_store(&done, true);
   pthread_join(th, NULL);
+  scope_delete(scope);
   CHECK_INT(bad, 0);
   /* The test means something only if the interrupter caught crawls. */
   fprintf(stderr, "webcrawl_test: %d crawls, %d found running\n", crawls,
