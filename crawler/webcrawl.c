@@ -505,6 +505,16 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it,
   return true;
 }
 
+/* lost_to_oom: URL could not be kept for lack of memory: the crawl can no
+ * longer be the complete one, so it stops and webcrawl_run says so. */
+static void lost_to_oom(struct webcrawl *w, engine_t *e, const char *url)
+{
+  if (!w->oom)
+    fprintf(stderr, "crawler: out of memory at '%s'\n", url);
+  w->oom = true;
+  engine_stop(e);
+}
+
 /* commit_link: log link L of a page at depth D and, if it is a
  * candidate, add it at D + 1; count what is ignored, and why. */
 static void commit_link(struct webcrawl *w, engine_t *e, int d,
@@ -537,6 +547,8 @@ static void commit_link(struct webcrawl *w, engine_t *e, int d,
   } else if (rc == 0) {
     st->ign_dupl++;
     log_event(w, d, "IgnDupl", l->url);
+  } else if (rc == -2) {
+    lost_to_oom(w, e, l->url);
   }
 }
 
@@ -621,10 +633,16 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   st->fetched++;
   log_event(w, d, "Fetched", it->url);
   for (int i = 0; i < p->hops; i++) {
-    engine_mark_seen(e, p->chain[i]);
+    if (engine_mark_seen(e, p->chain[i]) == -2)
+      lost_to_oom(w, e, p->chain[i]);
     log_event(w, d, "Redirect", p->chain[i]);
   }
-  if (p->hops > 0 && engine_mark_seen(e, it->url) == 0) {
+  int seen = p->hops > 0 ? engine_mark_seen(e, it->url) : 1;
+  if (seen == -2) {
+    lost_to_oom(w, e, it->url);
+    return;
+  }
+  if (seen == 0) {
     /* Redirected to a page an earlier page already claimed. */
     st->dup_redirects++;
     log_event(w, d, "IgnDupl", it->url);

@@ -33,6 +33,22 @@
 
 void __real_engine_stop(engine_t *e);
 void __wrap_engine_stop(engine_t *e);
+int __real_engine_add(engine_t *e, const char *url, int depth,
+                      const char *hostkey);
+int __wrap_engine_add(engine_t *e, const char *url, int depth,
+                      const char *hostkey);
+
+/* engine_add of this URL fails as out of memory does. */
+static const char *_Atomic add_fails;
+
+int __wrap_engine_add(engine_t *e, const char *url, int depth,
+                      const char *hostkey)
+{
+  const char *f = atomic_load(&add_fails);
+  if (f != NULL && strcmp(url, f) == 0)
+    return -2;
+  return __real_engine_add(e, url, depth, hostkey);
+}
 
 static _Thread_local bool interrupter;  /* this thread interrupts */
 static atomic_int stops_delayed;        /* engines it found running */
@@ -54,12 +70,15 @@ void __wrap_engine_stop(engine_t *e)
 
 static const char SEED[] = "http://example.invalid/";
 
-/* saved_site: a page directory holding SEED alone, to replay. */
+/* saved_site: a page directory holding SEED alone, to replay; its body
+ * links LINKED (not saved). */
+static const char LINKED[] = "http://example.invalid/next.html";
+
 static char *saved_site(void)
 {
   char *dir = testdir_new("webcrawl_test.saved");
   char err[256];
-  const char body[] = "<p>the only page</p>\n";
+  const char body[] = "<p>the only page <a href=\"next.html\">n</a></p>\n";
   char *tmp = NULL;
   if (pagedir_init(dir, NULL, err, sizeof(err)) != 0 ||
       (tmp = pagedir_write_tmp(dir, 1, SEED, 0, body, sizeof(body) - 1,
@@ -146,6 +165,40 @@ static void test_interrupt_while_crawls_end(void)
   testdir_remove(saved);
 }
 
+/* A link that cannot be queued for lack of memory fails the crawl: it
+ * must not end as if complete with the link silently gone. */
+static void test_link_lost_to_oom_fails(void)
+{
+  char *saved = saved_site();
+  char err[256];
+  store_t *store = store_open(saved, err, sizeof(err));
+  CHECK(store != NULL);
+  char *out = testdir_new("webcrawl_test.out");
+  CHECK(pagedir_init(out, NULL, err, sizeof(err)) == 0);
+  const char *prefix[] = { SEED };
+  scope_t *scope = scope_new(prefix, 1, NULL, 0);
+  webcrawl_opts_t o = {
+    .seed = SEED, .pagedir = out, .max_depth = 1,
+    .download_workers = 1, .parse_workers = 1, .rate = 0, .burst = 1,
+    .scope = scope, .user_agent = "webcrawl_test/1",
+    .timeout = 5, .retries = 0, .max_page_size = 1 << 20,
+    .format = FORMAT_AUTO, .replay = store, .logfp = stdout,
+  };
+  webcrawl_stats_t st;
+  CHECK_INT(webcrawl_run(&o, &st), CRAWL_OK);  /* the link is a 404 */
+  testdir_remove(out);
+  out = testdir_new("webcrawl_test.out");
+  CHECK(pagedir_init(out, NULL, err, sizeof(err)) == 0);
+  o.pagedir = out;
+  atomic_store(&add_fails, LINKED);
+  CHECK_INT(webcrawl_run(&o, &st), CRAWL_ENOMEM);
+  atomic_store(&add_fails, NULL);
+  scope_delete(scope);
+  store_close(store);
+  testdir_remove(out);
+  testdir_remove(saved);
+}
+
 int main(void)
 {
   if (curl_global_init(CURL_GLOBAL_ALL) != 0) {
@@ -154,6 +207,7 @@ int main(void)
   }
   xmlInitParser();
   RUN(test_interrupt_while_crawls_end);
+  RUN(test_link_lost_to_oom_fails);
   xmlCleanupParser();
   curl_global_cleanup();
   return TEST_EXIT();
