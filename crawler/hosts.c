@@ -139,6 +139,9 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
   char *u = hs->next_url ? hs->next_url : first;
   hs->next_url = NULL;
   if (u == NULL) {
+    /* NEEDSWORK: a host key always resolves, so this is out of memory,
+     * and the host's URLs are then skipped under a reason that is not
+     * the real one; retrying the gate later would be truer. */
     hs->skip = "no robots.txt URL";
     hs->open = true;
   } else {

@@ -746,8 +746,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     /* Speculative fetches keep hosts busy while the commit waits (see
      * engine.h). Queued ones cost a URL each. Fetched ones wait for their
      * adoption with body and links, about 256 x 20 KB = 5 MB on typical
-     * pages; on the polite benchmark (8 hosts at 10/s) 32 left hosts idle
-     * for 0.2-0.6 s, 256 none. */
+     * pages; fewer left hosts idle on the polite benchmark
+     * (bench/RESULTS.md, "What moved": Speculation). */
     .speculate = 4096,
     .speculate_out = 256,
     .rate = o->rate,

@@ -20,7 +20,8 @@
 
 typedef struct webcrawl_opts {
   const char *seed;            /* normalised, in scope */
-  const char *pagedir;         /* initialised with pagedir_init */
+  const char *pagedir;         /* holds a marker: pagedir_init, or checked
+                                  for --resume */
   int max_depth;
   int download_workers, parse_workers;
   size_t queue_size;           /* 0 = unbounded */
@@ -80,9 +81,10 @@ enum {
 
 /* webcrawl_run: crawl per O (borrowed) and fill *ST.
  * Returns: CRAWL_OK; WEBCRAWL_ESTOPPED if webcrawl_interrupt was called;
- * WEBCRAWL_EIO if a page could not be written (the crawl stops; every page
- * saved before is complete and the IDs have no gap); CRAWL_ENOMEM or
- * CRAWL_ETHREAD. Needs curl_global_init and xmlInitParser done.
+ * WEBCRAWL_EIO if a page, the journal or the WARC file could not be
+ * written, or a resumed crawl found a page under another ID (the crawl
+ * stops; every page saved before is complete and the IDs have no gap);
+ * CRAWL_ENOMEM (a link or page lost to out of memory) or CRAWL_ETHREAD. Needs curl_global_init and xmlInitParser done.
  * Thread-safety: one call at a time per process. Everything a crawl uses
  * is its own, except one process-wide global: the running crawl's
  * engine, published for webcrawl_interrupt, which takes no handle so
