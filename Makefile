@@ -10,6 +10,10 @@
 #   make install    PREFIX=/usr/local DESTDIR= : programs, library, header
 #   make bench      benchmarks (bench/), about 15 minutes
 #   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (30) each
+#   make format     clang-format (.clang-format) every tracked .c/.h of
+#                   libcs50 common crawler tests bench, in place
+#   make check-format  list the files make format would change; fails if
+#                   any (CI runs it)
 #   make deps       install the Debian packages the build and tests need
 #   make clean
 
@@ -53,6 +57,12 @@ fuzz: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) -C tests/fuzz build
 	@$(MAKE) --no-print-directory -C tests/fuzz run
 
+format:
+	@sh mk/format.sh
+
+check-format:
+	@sh mk/format.sh --check
+
 # Layering: each archive, linked whole with only the archives below it, must
 # have no undefined symbols; each header must compile by itself.
 check-deps: all
@@ -77,4 +87,5 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps test asan tsan demo bench fuzz check-deps install clean
+.PHONY: all deps test asan tsan demo bench fuzz format check-format check-deps \
+	install clean
