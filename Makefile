@@ -12,6 +12,10 @@
 #   make install    PREFIX=/usr/local DESTDIR= : programs, library, header
 #   make bench      benchmarks (bench/), about 8 minutes (bench/RESULTS.md)
 #   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (30) each
+#   make format     clang-format (.clang-format) every tracked .c/.h of
+#                   libcs50 common crawler tests bench, in place
+#   make check-format  list the files make format would change; fails if
+#                   any (CI runs it)
 #   make deps       install the Debian packages the build and tests need
 #   make clean
 
@@ -55,6 +59,12 @@ fuzz: deps
 	@$(MAKE) --no-print-directory -j$(JOBS) -C tests/fuzz build
 	@$(MAKE) --no-print-directory -C tests/fuzz run
 
+format:
+	@sh mk/format.sh
+
+check-format:
+	@sh mk/format.sh --check
+
 # Layering: each archive, linked whole with only the archives below it, must
 # have no undefined symbols; the engine (libcrawler.so) links no libcurl,
 # libxml2 or libcrypto, neither in its archive nor in the shared library's
@@ -84,4 +94,5 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps test asan tsan demo bench fuzz check-deps install clean
+.PHONY: all deps test asan tsan demo bench fuzz format check-format check-deps \
+	install clean

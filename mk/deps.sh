@@ -1,7 +1,8 @@
 #!/bin/sh
-# mk/deps.sh [--check]: make sure the Debian packages the build and the tests
-# need are installed. As root it installs what is missing with apt-get; as
-# anyone else it prints the exact command and fails. --check only reports.
+# mk/deps.sh [--check]: make sure the Debian packages the build, the tests
+# and make check-format need are installed. As root it installs what is
+# missing with apt-get; as anyone else it prints the exact command and
+# fails. --check only reports.
 #
 # Each entry is "package:probe", the probe being a pkg-config module or a
 # command that shows the package is there.
@@ -18,6 +19,7 @@ openssl:cmd=openssl
 valgrind:cmd=valgrind
 nodejs:cmd=node
 npm:cmd=npm
+clang-format:cmd=clang-format
 "
 missing=
 for entry in $NEED; do
