@@ -84,8 +84,8 @@ static const char *ctype(const char *path)
 /* Read file DIR/addr/path into a malloc'd buffer; NULL if absent. */
 static char *load(const char *addr, const char *path, size_t *len)
 {
-  if (path[0] != '/' || strstr(path, "/../") != NULL
-      || (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
+  if (path[0] != '/' || strstr(path, "/../") != NULL ||
+      (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
     return NULL;
   char full[4096];
   int n = snprintf(full, sizeof full, "%s/%s%s%s", root, addr, path,
@@ -176,8 +176,8 @@ static void *serve(void *arg)
     /* The delay counts from the request's arrival. */
     struct timespec t1;
     clock_gettime(CLOCK_REALTIME, &t1);
-    long spent = (t1.tv_sec - t0.tv_sec) * 1000
-                 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+    long spent = (t1.tv_sec - t0.tv_sec) * 1000 +
+                 (t1.tv_nsec - t0.tv_nsec) / 1000000;
     if (spent < delay_ms)
       sleep_ms(delay_ms - spent);
     /* Header and body in one send: two small writes would meet Nagle's
@@ -269,8 +269,8 @@ int main(int argc, char **argv)
       struct sockaddr_in sa;
       memset(&sa, 0, sizeof sa);
       sa.sin_family = AF_INET;
-      if (inet_pton(AF_INET, argv[i], &sa.sin_addr) != 1
-          || (ntohl(sa.sin_addr.s_addr) >> 24) != 127) {
+      if (inet_pton(AF_INET, argv[i], &sa.sin_addr) != 1 ||
+          (ntohl(sa.sin_addr.s_addr) >> 24) != 127) {
         fprintf(stderr, "delayserver: %s: not a 127.0.0.0/8 address\n",
                 argv[i]);
         return 1;
@@ -281,7 +281,7 @@ int main(int argc, char **argv)
   }
   if (port <= 0 || root == NULL || nl == 0) {
     fprintf(stderr, "usage: delayserver --port P --delay-ms D --root DIR "
-            "[--log FILE] [--lifetime S] ADDR...\n");
+                    "[--log FILE] [--lifetime S] ADDR...\n");
     return 1;
   }
   for (int i = 0; i < nl; i++) {
@@ -292,11 +292,10 @@ int main(int argc, char **argv)
     inet_pton(AF_INET, ls[i].addr, &sa.sin_addr);
     int one = 1;
     ls[i].fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (ls[i].fd < 0
-        || setsockopt(ls[i].fd, SOL_SOCKET, SO_REUSEADDR, &one,
-                      sizeof one) != 0
-        || bind(ls[i].fd, (struct sockaddr *)&sa, sizeof sa) != 0
-        || listen(ls[i].fd, 1024) != 0) {
+    if (ls[i].fd < 0 ||
+        setsockopt(ls[i].fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        bind(ls[i].fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+        listen(ls[i].fd, 1024) != 0) {
       fprintf(stderr, "delayserver: %s:%d: %s\n", ls[i].addr, port,
               strerror(errno));
       return 1;

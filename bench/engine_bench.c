@@ -14,8 +14,8 @@
  * the host map, the ready and waiting heaps, the reorder heap and the
  * speculation map; worker pairs 4/2 and 16/2 by default. */
 #include <pthread.h>
-#include <stdbool.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +31,7 @@ static atomic_long edges, fetches, speculated, spec_fetches;
 
 static char *fetch(char *link)
 {
-  int i = atoi(link + 1);  /* "p<i>" */
+  int i = atoi(link + 1); /* "p<i>" */
   atomic_fetch_add(&fetches, 1);
   if (i < 0 || i >= npages)
     return NULL;
@@ -66,8 +66,8 @@ static void run(int dw, int pw, int q)
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("workers %2d/%d queue %6d: %.3f s, %ld edges, %.0f edges/s, "
-         "%ld pages, peak RSS %ld MB%s\n", dw, pw, q, t,
-         atomic_load(&edges), atomic_load(&edges) / t,
+         "%ld pages, peak RSS %ld MB%s\n",
+         dw, pw, q, t, atomic_load(&edges), atomic_load(&edges) / t,
          atomic_load(&fetches), ru.ru_maxrss / 1024,
          rc == 0 ? "" : " (crawl failed)");
   fflush(stdout);
@@ -76,7 +76,7 @@ static void run(int dw, int pw, int q)
 /* ---- -o: the engine in ordered mode ---- */
 
 static int nhosts = 64;
-static char scanned;  /* it->data once the links were speculated */
+static char scanned; /* it->data once the links were speculated */
 
 static void names(int j, char *url, char *host)
 {
@@ -84,8 +84,7 @@ static void names(int j, char *url, char *host)
   snprintf(host, 16, "h%d", j % nhosts);
 }
 
-static engine_fetched_t o_fetch(void *ctx, void *ws, engine_t *e,
-                                fitem_t *it)
+static engine_fetched_t o_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 {
   (void)ctx;
   (void)ws;
@@ -127,7 +126,9 @@ static void o_commit(void *ctx, engine_t *e, fitem_t *it)
 }
 
 static const engine_hooks_t o_hooks = {
-  .fetch = o_fetch, .parse = o_parse, .commit = o_commit,
+  .fetch = o_fetch,
+  .parse = o_parse,
+  .commit = o_commit,
 };
 
 static void run_ordered(int dw, int pw, double rate)
@@ -138,10 +139,15 @@ static void run_ordered(int dw, int pw, double rate)
   atomic_store(&spec_fetches, 0);
   /* The crawler program's settings (webcrawl.c). */
   engine_config_t cfg = {
-    .download_workers = dw, .parse_workers = pw,
-    .fetched_limit = (size_t)(4 * pw + dw), .ordered = true,
+    .download_workers = dw,
+    .parse_workers = pw,
+    .fetched_limit = (size_t)(4 * pw + dw),
+    .ordered = true,
     .window = rate > 0 ? 0 : (size_t)(1024 + 64 * dw),
-    .speculate = 4096, .speculate_out = 256, .rate = rate, .burst = 1,
+    .speculate = 4096,
+    .speculate_out = 256,
+    .rate = rate,
+    .burst = 1,
     .hooks = &o_hooks,
   };
   double t0 = now();
@@ -155,10 +161,10 @@ static void run_ordered(int dw, int pw, double rate)
   getrusage(RUSAGE_SELF, &ru);
   printf("ordered %2d/%d hosts %4d rate %g: %.3f s, %ld edges, %.0f "
          "edges/s, %ld speculated, %ld fetches (%ld speculative), peak RSS "
-         "%ld MB%s\n", dw, pw, nhosts, rate, t, atomic_load(&edges),
-         atomic_load(&edges) / t, atomic_load(&speculated),
-         atomic_load(&fetches), atomic_load(&spec_fetches),
-         ru.ru_maxrss / 1024,
+         "%ld MB%s\n",
+         dw, pw, nhosts, rate, t, atomic_load(&edges), atomic_load(&edges) / t,
+         atomic_load(&speculated), atomic_load(&fetches),
+         atomic_load(&spec_fetches), ru.ru_maxrss / 1024,
          rc == 0 ? "" : " (crawl failed)");
   fflush(stdout);
 }

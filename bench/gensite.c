@@ -36,9 +36,9 @@
 enum { T_PAGE, T_MISSING, T_IMG, T_PDF, T_PRIV };
 
 typedef struct {
-  int host;   /* 0 .. HOSTS-1 */
+  int host; /* 0 .. HOSTS-1 */
   int kind;
-  int idx;    /* page index, or file number */
+  int idx; /* page index, or file number */
 } target_t;
 
 static uint64_t rng = 88172645463325252ULL;
@@ -96,12 +96,12 @@ static void href_for(int srchost, const char *srcpath, const target_t *t,
   target_path(t, p, sizeof p);
   int form = t->host != srchost ? 3 : rnd(4);
   const char *slash = strrchr(srcpath, '/');
-  size_t dlen = (size_t)(slash - srcpath) + 1;  /* "/" or "/d3/" */
+  size_t dlen = (size_t)(slash - srcpath) + 1; /* "/" or "/d3/" */
   const char *tslash = strrchr(p, '/');
   size_t tdlen = (size_t)(tslash - p) + 1;
   int same_dir = dlen == tdlen && strncmp(srcpath, p, dlen) == 0;
   switch (form) {
-  case 0:  /* relative: "p7.html", "../d4/p7.html", "d4/p7.html" */
+  case 0: /* relative: "p7.html", "../d4/p7.html", "d4/p7.html" */
     if (same_dir)
       snprintf(buf, n, "%s", tslash + 1);
     else if (dlen == 1)
@@ -109,7 +109,7 @@ static void href_for(int srchost, const char *srcpath, const target_t *t,
     else
       snprintf(buf, n, "..%s", p);
     break;
-  case 1:  /* "./" */
+  case 1: /* "./" */
     if (same_dir)
       snprintf(buf, n, "./%s", tslash + 1);
     else if (dlen == 1)
@@ -124,19 +124,21 @@ static void href_for(int srchost, const char *srcpath, const target_t *t,
     snprintf(buf, n, "http://127.0.0.%d:%d%s", t->host + 2, port, p);
     break;
   }
-  if (rnd(5) == 0) {  /* a fragment */
+  if (rnd(5) == 0) { /* a fragment */
     size_t l = strlen(buf);
     snprintf(buf + l, n - l, "#sec%d", rnd(9));
   }
 }
 
 static const char *words[] = {
-  "crawler", "frontier", "breadth", "depth", "politeness", "robots",
-  "archive", "index", "search", "engine", "thread", "queue", "token",
-  "bucket", "latency", "loopback", "page", "link", "anchor", "server",
-  "request", "response", "header", "content", "type", "length", "the",
-  "of", "and", "a", "to", "in", "is", "that", "for", "it", "as", "with",
-  "on", "by", "this", "be", "at", "from", "or", "an", "are", "which"
+  "crawler", "frontier", "breadth", "depth",    "politeness", "robots",
+  "archive", "index",    "search",  "engine",   "thread",     "queue",
+  "token",   "bucket",   "latency", "loopback", "page",       "link",
+  "anchor",  "server",   "request", "response", "header",     "content",
+  "type",    "length",   "the",     "of",       "and",        "a",
+  "to",      "in",       "is",      "that",     "for",        "it",
+  "as",      "with",     "on",      "by",       "this",       "be",
+  "at",      "from",     "or",      "an",       "are",        "which"
 };
 
 static void filler(FILE *f, int bytes)
@@ -209,37 +211,37 @@ static int clampi(int v, int lo, int hi)
 static void make_links(int h, int i, target_t *out)
 {
   int k = 0;
-  out[k++] = page_target(h, 0);                                /* home */
-  out[k++] = page_target(h, clampi(i + 1, 0, npages - 1));     /* next */
-  out[k++] = page_target(h, clampi(i - 1, 0, npages - 1));     /* prev */
+  out[k++] = page_target(h, 0);                            /* home */
+  out[k++] = page_target(h, clampi(i + 1, 0, npages - 1)); /* next */
+  out[k++] = page_target(h, clampi(i - 1, 0, npages - 1)); /* prev */
   out[k++] = page_target(h, clampi(i / 100 * 100, 0, npages - 1));
-  if (i == 0)  /* a home page links every section */
+  if (i == 0) /* a home page links every section */
     for (int s = 100; s < npages && k < LINKS / 2; s += 100)
       out[k++] = page_target(h, s);
   while (k < LINKS) {
     int r = rnd(100);
     target_t t;
-    if (r < 10) {         /* another host, a page near the same index */
+    if (r < 10) { /* another host, a page near the same index */
       int oh = (h + 1 + rnd(nhosts - 1)) % nhosts;
       t = page_target(nhosts > 1 ? oh : h,
                       clampi(i + rnd(41) - 20, 0, npages - 1));
-    } else if (r < 23) {  /* a random page of this host */
+    } else if (r < 23) { /* a random page of this host */
       t = page_target(h, rnd(npages));
-    } else if (r < 25) {  /* 404 */
+    } else if (r < 25) { /* 404 */
       t.host = h;
       t.kind = T_MISSING;
       t.idx = rnd(npages);
-    } else if (r < 26) {  /* non-HTML */
+    } else if (r < 26) { /* non-HTML */
       t.host = h;
       t.kind = rnd(4) == 0 ? T_PDF : T_IMG;
       t.idx = t.kind == T_PDF ? rnd(NPDF) : rnd(NIMG);
-    } else if (r < 28) {  /* disallowed by robots.txt */
+    } else if (r < 28) { /* disallowed by robots.txt */
       t.host = h;
       t.kind = T_PRIV;
       t.idx = rnd(NPRIV);
-    } else if (r < 33 && k > 4) {  /* a duplicate of an earlier link */
+    } else if (r < 33 && k > 4) { /* a duplicate of an earlier link */
       t = out[rnd(k)];
-    } else {              /* a nearby page */
+    } else { /* a nearby page */
       t = page_target(h, clampi(i + rnd(61) - 30, 0, npages - 1));
     }
     out[k++] = t;
@@ -255,7 +257,8 @@ static void write_page(int h, int i, const target_t *links, int priv)
     page_path(i, path, sizeof path);
   FILE *f = open_out(h, path);
   int size = 10240 + rnd(20481);
-  fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
+  fprintf(f,
+          "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
           "<meta charset=\"utf-8\">\n<title>Host %d page %d</title>\n"
           "</head>\n<body>\n<h1 id=\"top\">Host %d page %d</h1>\n",
           h + 2, i, h + 2, i);
@@ -360,8 +363,8 @@ int main(int argc, char **argv)
           queue[qt++] = v;
         }
       } else if (l[k].kind == T_IMG || l[k].kind == T_PDF) {
-        int o = l[k].host * (NIMG + NPDF)
-                + (l[k].kind == T_IMG ? l[k].idx : NIMG + l[k].idx);
+        int o = l[k].host * (NIMG + NPDF) +
+                (l[k].kind == T_IMG ? l[k].idx : NIMG + l[k].idx);
         if (odepth[o] < 0)
           odepth[o] = depth[u] + 1;
       }
@@ -388,13 +391,13 @@ int main(int argc, char **argv)
     if (f == NULL)
       return 1;
     int pages = 0, others = 0;
-    for (size_t q = 0; q < qt; q++) {  /* breadth-first order */
+    for (size_t q = 0; q < qt; q++) { /* breadth-first order */
       int v = queue[q];
       if (depth[v] > lim)
         break;
       page_path(v % npages, pp, sizeof pp);
-      fprintf(f, "http://127.0.0.%d:%d%s %d page\n", v / npages + 2, port,
-              pp, depth[v]);
+      fprintf(f, "http://127.0.0.%d:%d%s %d page\n", v / npages + 2, port, pp,
+              depth[v]);
       pages++;
     }
     for (int o = 0; o < nother; o++)
@@ -409,8 +412,8 @@ int main(int argc, char **argv)
         others++;
       }
     fclose(f);
-    fprintf(stderr, "gensite: depth %d: %d pages + %d other files = %d\n",
-            lim, pages, others, pages + others);
+    fprintf(stderr, "gensite: depth %d: %d pages + %d other files = %d\n", lim,
+            pages, others, pages + others);
   }
   free(depth);
   free(queue);

@@ -48,20 +48,20 @@
 typedef struct {
   char *body;
   size_t len;
-  char *url;     /* with -r: the page URL */
+  char *url; /* with -r: the page URL */
 } page_t;
 
 /* One item of a page's link stream, in document order. */
 typedef struct {
-  bool base;     /* a <base href>, else a link */
+  bool base; /* a <base href>, else a link */
   char *href;
 } item_t;
 
 typedef struct {
   item_t *v;
   size_t n, cap;
-  size_t page_start;   /* first item of the page being scanned */
-  size_t *starts;      /* per page: index of its first item; [npages] = n */
+  size_t page_start; /* first item of the page being scanned */
+  size_t *starts;    /* per page: index of its first item; [npages] = n */
 } stream_t;
 
 static int count_link(void *arg, const char *href, int flags)
@@ -118,7 +118,7 @@ typedef struct {
 static void resolve_page(const page_t *p, const item_t *it, size_t n,
                          const scope_t *scope, bool slow, tally_t *t)
 {
-  char *base = NULL;   /* the first <base href>, resolved */
+  char *base = NULL; /* the first <base href>, resolved */
   url_base_t b;
   if (!slow)
     url_base_init(&b, p->url);
@@ -151,8 +151,7 @@ static bool same(const char *a, const char *b)
 }
 
 /* check_page: resolve the links of p both ways and compare. */
-static void check_page(const page_t *p, const item_t *it, size_t n,
-                       tally_t *t)
+static void check_page(const page_t *p, const item_t *it, size_t n, tally_t *t)
 {
   char *base = NULL;
   url_base_t b;
@@ -174,9 +173,9 @@ static void check_page(const page_t *p, const item_t *it, size_t n,
     if (!same(old, new) || !same(ok, nk)) {
       t->diffs++;
       printf("DIFF base \"%s\" href \"%s\": slow \"%s\" key \"%s\", "
-             "fast \"%s\" key \"%s\"\n", bs, it[i].href,
-             old ? old : "(null)", ok ? ok : "(null)", new ? new : "(null)",
-             nk ? nk : "(null)");
+             "fast \"%s\" key \"%s\"\n",
+             bs, it[i].href, old ? old : "(null)", ok ? ok : "(null)",
+             new ? new : "(null)", nk ? nk : "(null)");
     }
     free(old);
     free(new);
@@ -189,9 +188,10 @@ static void check_page(const page_t *p, const item_t *it, size_t n,
 /* resolve_pass: one pass over every page's links (a function of its own,
  * never inlined, so that callgrind can count it alone:
  * --toggle-collect=resolve_pass). */
-__attribute__((noinline)) static void
-resolve_pass(const page_t *pages, size_t n, const stream_t *s,
-             const scope_t *scope, int mode, tally_t *t)
+__attribute__((noinline)) static void resolve_pass(const page_t *pages,
+                                                   size_t n, const stream_t *s,
+                                                   const scope_t *scope,
+                                                   int mode, tally_t *t)
 {
   memset(t, 0, sizeof(*t));
   for (size_t i = 0; i < n; i++) {
@@ -234,8 +234,7 @@ static int run_resolve(page_t *pages, size_t n, const char *url, int mode,
 {
   scope_t *scope = scope_new(&url, 1, NULL, 0);
   if (scope == NULL) {
-    fprintf(stderr, "links_bench: -r: '%s' is not a URL in normal form\n",
-            url);
+    fprintf(stderr, "links_bench: -r: '%s' is not a URL in normal form\n", url);
     return 1;
   }
   stream_t s = { 0 };
@@ -264,8 +263,8 @@ static int run_resolve(page_t *pages, size_t n, const char *url, int mode,
     rc = t.diffs != 0;
   } else {
     printf("%s links %ld resolved %ld keyed %ld passes %d ns/link %.0f\n",
-           mode == 's' ? "slow" : "fast", t.links, t.resolved, t.keyed,
-           passes, el * 1e9 / ((double)t.links * passes));
+           mode == 's' ? "slow" : "fast", t.links, t.resolved, t.keyed, passes,
+           el * 1e9 / ((double)t.links * passes));
   }
   for (size_t i = 0; i < s.n; i++)
     free(s.v[i].href);
@@ -349,8 +348,8 @@ int main(int argc, char **argv)
   do {
     links = 0;
     for (size_t i = 0; i < n; i++)
-      if (links_scan_html_test(pages[i].body, pages[i].len, NULL, &sink,
-                               tags, NULL) < 0) {
+      if (links_scan_html_test(pages[i].body, pages[i].len, NULL, &sink, tags,
+                               NULL) < 0) {
         fprintf(stderr, "links_bench: out of memory\n");
         return 1;
       }
@@ -358,8 +357,8 @@ int main(int argc, char **argv)
     t = now() - t0;
   } while (t < min_s && mode != 'c');
   double mb = total / 1e6;
-  printf("files %zu MB %.1f links %ld passes %d MB/s %.1f ms/page %.4f\n",
-         n, mb, links, passes, mb * passes / t, t * 1000 / (n * passes));
+  printf("files %zu MB %.1f links %ld passes %d MB/s %.1f ms/page %.4f\n", n,
+         mb, links, passes, mb * passes / t, t * 1000 / (n * passes));
   int rc = 0;
   if (root != NULL)
     rc = page_urls(pages, paths, n, root) ||

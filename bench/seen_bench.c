@@ -52,9 +52,10 @@ int main(int argc, char **argv)
   long n = 0;
   for (int m = 0; m < nm; m++) {
     for (; n < marks[m]; n++) {
-      int len = snprintf(url, sizeof url,
-                         "http://127.0.0.%ld:38517/d%ld/section%ld/page%ld.html",
-                         2 + n % 8, n / 100000, (n / 1000) % 100, n);
+      int len =
+        snprintf(url, sizeof url,
+                 "http://127.0.0.%ld:38517/d%ld/section%ld/page%ld.html",
+                 2 + n % 8, n / 100000, (n / 1000) % 100, n);
       uint64_t fp[2];
       fptable_hash128(url, (size_t)len, fp);
       if (fptable_insert(set, fp, NULL) != 1) {
@@ -66,8 +67,8 @@ int main(int argc, char **argv)
     getrusage(RUSAGE_SELF, &ru);
     long grow = rss_bytes() - base;
     printf("urls %ld: RSS growth %.1f MB = %.1f bytes/URL; table %.1f "
-           "bytes/URL; peak RSS %ld MB; %.2f M inserts/s\n", n, grow / 1e6,
-           (double)grow / n, (double)fptable_bytes(set) / n,
+           "bytes/URL; peak RSS %ld MB; %.2f M inserts/s\n",
+           n, grow / 1e6, (double)grow / n, (double)fptable_bytes(set) / n,
            ru.ru_maxrss / 1024, n / (now() - t0) / 1e6);
   }
   fptable_delete(set);

@@ -44,10 +44,10 @@ enum {
 
 /* Return values of links_scan_html() and links_scan_text(). */
 enum {
-  LINKS_OK = 0,        /* the whole page was scanned */
-  LINKS_STOPPED = 1,   /* a sink callback returned nonzero; scan cut short */
-  LINKS_ENOMEM = -1    /* out of memory; the sink may have seen a prefix of
-                        * the page's links */
+  LINKS_OK = 0,      /* the whole page was scanned */
+  LINKS_STOPPED = 1, /* a sink callback returned nonzero; scan cut short */
+  LINKS_ENOMEM = -1  /* out of memory; the sink may have seen a prefix of
+                      * the page's links */
 };
 
 /* links_sink_t: where the scanners deliver what they find.
@@ -88,7 +88,7 @@ typedef struct links_sink {
    * Borrowed; must outlive the scan. */
   const char *meta_agent;
 
-  void *arg;   /* passed to every callback; never touched by the scanner */
+  void *arg; /* passed to every callback; never touched by the scanner */
 } links_sink_t;
 
 /* links_scan_html: report the links, first base and robots metas of an HTML

@@ -58,9 +58,9 @@ static size_t feed_elided(const char *p, const char *end, char *out)
         lt = end;
     }
     size_t n = (size_t)(lt - p);
-    if (lt < end && memchr(p, '>', n) == NULL &&
-        memchr(p, '"', n) == NULL && memchr(p, '\'', n) == NULL)
-      p = lt;   /* drop the text run [p, lt) */
+    if (lt < end && memchr(p, '>', n) == NULL && memchr(p, '"', n) == NULL &&
+        memchr(p, '\'', n) == NULL)
+      p = lt; /* drop the text run [p, lt) */
   }
   return len;
 }
@@ -167,27 +167,30 @@ bool links_elide_safe(const char *p, size_t n)
  * name may hold; C_BAD what no dropped tag holds (controls, non-ASCII,
  * '<' and '>'); C_DQ and C_SQ the quotes. */
 enum {
-  C_BLANK = 1, C_NAME = 2, C_START = 4, C_ALNUM = 8, C_BAD = 16, C_DQ = 32,
+  C_BLANK = 1,
+  C_NAME = 2,
+  C_START = 4,
+  C_ALNUM = 8,
+  C_BAD = 16,
+  C_DQ = 32,
   C_SQ = 64
 };
 
 static const unsigned char cclass[256] = {
-  16, 16, 16, 16, 16, 16, 16, 16, 16,  1,  1, 16, 16,  1, 16, 16,
-  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-   1,  0, 32,  0,  0,  0,  0, 64,  0,  0,  0,  0,  0, 10,  6,  0,
-  10, 10, 10, 10, 10, 10, 10, 10, 10, 10,  6,  0, 16,  0, 16,  0,
-   0, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
-  14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,  0,  0,  0,  0,  6,
-   0, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
-  14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,  0,  0,  0,  0, 16,
-  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
-  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+  16, 16, 16, 16, 16, 16, 16, 16, 16, 1,  1,  16, 16, 1,  16, 16, 16, 16, 16,
+  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 1,  0,  32, 0,  0,  0,
+  0,  64, 0,  0,  0,  0,  0,  10, 6,  0,  10, 10, 10, 10, 10, 10, 10, 10, 10,
+  10, 6,  0,  16, 0,  16, 0,  0,  14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+  14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 0,  0,  0,  0,
+  6,  0,  14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14, 14,
+  14, 14, 14, 14, 14, 14, 14, 14, 14, 0,  0,  0,  0,  16, 16, 16, 16, 16, 16,
+  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+  16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16,
+  16, 16, 16, 16, 16, 16, 16, 16, 16,
 };
 
 static bool is_blank(unsigned char c)
@@ -211,8 +214,7 @@ static bool word_is(const unsigned char *b, size_t n, const char *w)
   return i == n && w[i] == '\0';
 }
 
-static bool word_in(const unsigned char *b, size_t n,
-                    const char *const *list)
+static bool word_in(const unsigned char *b, size_t n, const char *const *list)
 {
   for (size_t i = 0; list[i] != NULL; i++)
     if (word_is(b, n, list[i]))
@@ -222,13 +224,13 @@ static bool word_in(const unsigned char *b, size_t n,
 
 /* What an element name means to the model. */
 enum {
-  NAME_DROP,    /* its tags may be dropped */
-  NAME_KEEP,    /* its tags are kept */
-  NAME_A,       /* a: start tags kept, end tags may be dropped */
-  NAME_META,    /* kept, and may switch the encoding */
-  NAME_RAW,     /* script, style: kept, raw text follows */
-  NAME_PAGE,    /* html, head, body: kept, special-cased by libxml2 */
-  NAME_ROOT     /* LINKS_ROOT_NAME */
+  NAME_DROP, /* its tags may be dropped */
+  NAME_KEEP, /* its tags are kept */
+  NAME_A,    /* a: start tags kept, end tags may be dropped */
+  NAME_META, /* kept, and may switch the encoding */
+  NAME_RAW,  /* script, style: kept, raw text follows */
+  NAME_PAGE, /* html, head, body: kept, special-cased by libxml2 */
+  NAME_ROOT  /* LINKS_ROOT_NAME */
 };
 
 /* Classify the element name b[0..n) (libxml2 lowercases names). Names
@@ -315,8 +317,7 @@ typedef struct attr {
 /* Parse the attribute whose name starts at b[q] (a name start) as
  * htmlParseAttribute() does; return the index after it and the blanks
  * that follow. start_tag() does the same inline. */
-static size_t attr_parse(const unsigned char *b, size_t n, size_t q,
-                         attr_t *a)
+static size_t attr_parse(const unsigned char *b, size_t n, size_t q, attr_t *a)
 {
   a->name = q;
   while (q < n && (cclass[b[q]] & C_NAME))
@@ -348,10 +349,10 @@ static size_t attr_parse(const unsigned char *b, size_t n, size_t q,
 enum { TAG_GT, TAG_SELF, TAG_EOF };
 
 typedef struct tag {
-  size_t end;         /* index just after the tag */
-  int how;            /* TAG_GT, TAG_SELF or TAG_EOF */
-  bool plain;         /* no C_BAD byte between its first and last */
-  bool atts;          /* start tag: it has an attribute */
+  size_t end; /* index just after the tag */
+  int how;    /* TAG_GT, TAG_SELF or TAG_EOF */
+  bool plain; /* no C_BAD byte between its first and last */
+  bool atts;  /* start tag: it has an attribute */
   size_t name, namelen;
 } tag_t;
 
@@ -456,14 +457,19 @@ static bool end_tag(const unsigned char *b, size_t n, size_t p, tag_t *t)
  * BIG5-HKSCS), GB18030 (a four-byte character may hold digits) and Johab
  * ('<' and '>' may be trail bytes). */
 static const char *const elidable_charsets[] = {
-  "utf-8", "utf8", "us-ascii", "ascii", "iso-8859-1", "iso-8859-2",
-  "iso-8859-3", "iso-8859-4", "iso-8859-5", "iso-8859-6", "iso-8859-7",
-  "iso-8859-8", "iso-8859-9", "iso-8859-10", "iso-8859-11",
-  "iso-8859-13", "iso-8859-14", "iso-8859-15", "iso-8859-16", "latin1",
-  "windows-1250", "windows-1251", "windows-1252", "windows-1253",
-  "windows-1254", "windows-1256", "windows-1257", "koi8-r", "koi8-u",
-  "shift_jis", "sjis", "windows-31j", "cp932", "euc-jp", "euc-kr", "gbk",
-  "gb2312", "big5", NULL
+  "utf-8",        "utf8",         "us-ascii",
+  "ascii",        "iso-8859-1",   "iso-8859-2",
+  "iso-8859-3",   "iso-8859-4",   "iso-8859-5",
+  "iso-8859-6",   "iso-8859-7",   "iso-8859-8",
+  "iso-8859-9",   "iso-8859-10",  "iso-8859-11",
+  "iso-8859-13",  "iso-8859-14",  "iso-8859-15",
+  "iso-8859-16",  "latin1",       "windows-1250",
+  "windows-1251", "windows-1252", "windows-1253",
+  "windows-1254", "windows-1256", "windows-1257",
+  "koi8-r",       "koi8-u",       "shift_jis",
+  "sjis",         "windows-31j",  "cp932",
+  "euc-jp",       "euc-kr",       "gbk",
+  "gb2312",       "big5",         NULL
 };
 
 static bool charset_elidable(const unsigned char *cs, size_t n)
@@ -620,9 +626,9 @@ static void keep_bytes(unsigned char *b, size_t *o, size_t from, size_t to)
 static bool elide_tags(unsigned char *b, size_t *len, bool detect)
 {
   size_t n = *len;
-  size_t i = 0;   /* next byte to read */
-  size_t o = 0;   /* next byte to write; b[o - 1] is what precedes a cut */
-  bool dropped_atts = false;   /* a start tag with attributes was dropped */
+  size_t i = 0; /* next byte to read */
+  size_t o = 0; /* next byte to write; b[o - 1] is what precedes a cut */
+  bool dropped_atts = false; /* a start tag with attributes was dropped */
   /* With the encoding left to libxml2 (detect), the first non-ASCII
    * character it reads before a <meta> sets one makes it guess one from
    * a search of the input ahead: S must be ASCII up to such a <meta>. */
@@ -639,7 +645,7 @@ static bool elide_tags(unsigned char *b, size_t *len, bool detect)
       i = p;
     }
     if (n - p < 2)
-      break;   /* libxml2 stops at a lone '<' at the end */
+      break; /* libxml2 stops at a lone '<' at the end */
     unsigned char c = b[p + 1];
     /* Only right after a '>' that ends a token or text: libxml2 decides
      * what '<', "</", "<!" and "<?" start by looking at up to 7 bytes
@@ -651,13 +657,13 @@ static bool elide_tags(unsigned char *b, size_t *len, bool detect)
         return false;
       int kind = name_kind(b + t.name, t.namelen);
       if (kind == NAME_PAGE && t.how != TAG_GT)
-        return false;   /* may pop the top, whatever it is */
+        return false; /* may pop the top, whatever it is */
       if (kind == NAME_META) {
         int named = meta_charset(b, p, t.end, dropped_atts && !detect);
         if (named < 0 || (named > 0 && ascii < t.end))
           return false;
         if (named > 0)
-          ascii = n;   /* the encoding is set: libxml2 guesses no more */
+          ascii = n; /* the encoding is set: libxml2 guesses no more */
       }
       if (kind == NAME_DROP && t.plain && t.how != TAG_EOF && cut_ok) {
         dropped_atts |= t.atts;
@@ -682,14 +688,14 @@ static bool elide_tags(unsigned char *b, size_t *len, bool detect)
       }
       if (k < n && k + t.namelen + 2 < n &&
           (cclass[b[k + t.namelen + 2]] & C_NAME))
-        return false;   /* "</scripts": what it closes depends on the stack */
+        return false; /* "</scripts": what it closes depends on the stack */
       keep_bytes(b, &o, i, k);
       i = k;
       continue;
     }
     if (c == '/') {
       if (p + 2 == n || !(cclass[b[p + 2]] & C_START)) {
-        keep_bytes(b, &o, p, p + 2);   /* "</" alone is skipped */
+        keep_bytes(b, &o, p, p + 2); /* "</" alone is skipped */
         i = p + 2;
         continue;
       }
@@ -697,7 +703,7 @@ static bool elide_tags(unsigned char *b, size_t *len, bool detect)
         return false;
       int kind = name_kind(b + t.name, t.namelen);
       if (kind == NAME_ROOT)
-        return false;   /* whether it pops our root depends on the stack */
+        return false; /* whether it pops our root depends on the stack */
       if ((kind == NAME_DROP || kind == NAME_A) && t.plain && cut_ok) {
         i = t.end;
         continue;
@@ -744,9 +750,9 @@ static bool elide_tags(unsigned char *b, size_t *len, bool detect)
           k++;
         }
       } else if (n - p < 4) {
-        break;   /* libxml2 stops here */
+        break; /* libxml2 stops here */
       } else {
-        end = p + 1;   /* other "<!": the '<' is text */
+        end = p + 1; /* other "<!": the '<' is text */
       }
     } else if (c == '?') {
       /* htmlParsePI(): with a target name, to the first '>'; without
@@ -762,7 +768,7 @@ static bool elide_tags(unsigned char *b, size_t *len, bool detect)
         end = (size_t)(gt - b) + 1;
       }
     } else {
-      end = p + 1;   /* '<' and no name: text */
+      end = p + 1; /* '<' and no name: text */
     }
     keep_bytes(b, &o, p, end);
     i = end;
@@ -808,6 +814,6 @@ size_t links_elide(const char *p, size_t n, const char *pinned, bool tags,
   int how = tags ? tags_allowed(pinned, out, len) : TAGS_NO;
   if (how != TAGS_NO &&
       !elide_tags((unsigned char *)out, &len, how == TAGS_DETECT))
-    len = feed_elided(p, p + n, out);   /* gave up part way: text only */
+    len = feed_elided(p, p + n, out); /* gave up part way: text only */
   return len;
 }

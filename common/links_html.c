@@ -45,14 +45,14 @@
 typedef struct scan {
   const links_sink_t *sink;
   htmlParserCtxtPtr ctxt;
-  bool stopped;       /* no more callbacks: the sink asked, or nomem, or
-                       * conv_failed */
+  bool stopped; /* no more callbacks: the sink asked, or nomem, or
+                 * conv_failed */
   bool nomem;
-  bool conv_failed;   /* the charset converter met bytes it cannot decode */
-  bool seen_base;     /* only the first <base href> counts */
-  size_t delivered;   /* callbacks made so far, over both passes */
-  size_t skip;        /* items the retry pass must not deliver again */
-  strbuf_t buf;       /* scratch copy of a trimmed value */
+  bool conv_failed; /* the charset converter met bytes it cannot decode */
+  bool seen_base;   /* only the first <base href> counts */
+  size_t delivered; /* callbacks made so far, over both passes */
+  size_t skip;      /* items the retry pass must not deliver again */
+  strbuf_t buf;     /* scratch copy of a trimmed value */
 } scan_t;
 
 /* HTML's "ASCII whitespace" (no \v), which the spec strips from URLs. */
@@ -97,7 +97,7 @@ static const char *trim_value(scan_t *s, const xmlChar *value)
     p++;
   size_t n = strlen(p);
   if (n == 0 || !is_html_space((unsigned char)p[n - 1]))
-    return p;   /* common case: no copy */
+    return p; /* common case: no copy */
   while (n > 0 && is_html_space((unsigned char)p[n - 1]))
     n--;
   strbuf_reset(&s->buf);
@@ -164,7 +164,7 @@ static void on_base(scan_t *s, const xmlChar **atts)
   bool found;
   const xmlChar *href = attr_get(atts, "href", &found);
   if (!found)
-    return;   /* a <base target> alone does not count as "the" base */
+    return; /* a <base target> alone does not count as "the" base */
   s->seen_base = true;
   if (s->sink->base == NULL || item_skipped(s))
     return;
@@ -224,8 +224,7 @@ static void trim_stack(htmlParserCtxtPtr ctxt)
  * element after the bad bytes would be reported. */
 static bool conversion_failed(htmlParserCtxtPtr ctxt)
 {
-  xmlParserInputBufferPtr in =
-      ctxt->input != NULL ? ctxt->input->buf : NULL;
+  xmlParserInputBufferPtr in = ctxt->input != NULL ? ctxt->input->buf : NULL;
   if (in == NULL || in->encoder == NULL)
     return false;
   return in->error != 0 || (in->raw != NULL && xmlBufUse(in->raw) > 0);
@@ -286,20 +285,20 @@ static void quiet_msg(void *ctx, const char *msg, ...)
 
 /* The page's encoding as we set it up before the first byte is parsed. */
 typedef struct page_enc {
-  xmlCharEncodingHandlerPtr handler;  /* NULL: let libxml2 detect */
-  size_t skip;      /* BOM bytes to drop from the front of the body */
-  int unit;         /* bytes per ASCII character: 1 or 2 (UTF-16) */
-  bool big_endian;  /* for unit 2 */
+  xmlCharEncodingHandlerPtr handler; /* NULL: let libxml2 detect */
+  size_t skip;     /* BOM bytes to drop from the front of the body */
+  int unit;        /* bytes per ASCII character: 1 or 2 (UTF-16) */
+  bool big_endian; /* for unit 2 */
 } page_enc_t;
 
 /* WHATWG labels of UTF-16: libxml2 would take "utf-16" as big-endian
  * without a BOM; browsers take it as little-endian. */
 static bool utf16_label(const char *cs, bool *big_endian)
 {
-  static const char *const le[] = {
-    "utf-16", "utf-16le", "ucs-2", "unicode", "csunicode",
-    "iso-10646-ucs-2", "unicodefeff", NULL
-  };
+  static const char *const le[] = { "utf-16",      "utf-16le",
+                                    "ucs-2",       "unicode",
+                                    "csunicode",   "iso-10646-ucs-2",
+                                    "unicodefeff", NULL };
   for (size_t i = 0; le[i] != NULL; i++) {
     if (ascii_strnieq(cs, le[i], SIZE_MAX)) {
       *big_endian = false;
@@ -330,15 +329,16 @@ static page_enc_t choose_encoding(const char *body, size_t len,
   } else if (len >= 2 && ((b[0] == 0xFF && b[1] == 0xFE) ||
                           (b[0] == 0xFE && b[1] == 0xFF))) {
     pe.big_endian = b[0] == 0xFE;
-    pe.handler = xmlGetCharEncodingHandler(
-        pe.big_endian ? XML_CHAR_ENCODING_UTF16BE : XML_CHAR_ENCODING_UTF16LE);
+    pe.handler = xmlGetCharEncodingHandler(pe.big_endian
+                                             ? XML_CHAR_ENCODING_UTF16BE
+                                             : XML_CHAR_ENCODING_UTF16LE);
     pe.skip = 2;
     pe.unit = 2;
   } else if (charset != NULL && charset[0] != '\0') {
     bool be;
     if (utf16_label(charset, &be)) {
-      pe.handler = xmlGetCharEncodingHandler(
-          be ? XML_CHAR_ENCODING_UTF16BE : XML_CHAR_ENCODING_UTF16LE);
+      pe.handler = xmlGetCharEncodingHandler(be ? XML_CHAR_ENCODING_UTF16BE
+                                                : XML_CHAR_ENCODING_UTF16LE);
       pe.unit = 2;
       pe.big_endian = be;
     } else if (!ascii_strnieq(charset, "utf-32", 6) &&
@@ -348,7 +348,7 @@ static page_enc_t choose_encoding(const char *body, size_t len,
       pe.handler = xmlFindCharEncodingHandler(charset);
     }
   }
-  if (pe.handler == NULL)   /* unknown charset: back to detection */
+  if (pe.handler == NULL) /* unknown charset: back to detection */
     pe.unit = 1;
   return pe;
 }
@@ -405,9 +405,8 @@ static bool scan_pass(scan_t *s, const char *p, size_t n, page_enc_t *pe,
   s->seen_base = false;
   /* NOIMPLIED: the root element stands in for <html>/<body> (see
    * ROOT_TAG). NOBLANKS and COMPACT would only matter to a tree. */
-  int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR |
-             HTML_PARSE_NOWARNING | HTML_PARSE_NONET |
-             HTML_PARSE_NOIMPLIED | HTML_PARSE_NOBLANKS;
+  int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+             HTML_PARSE_NONET | HTML_PARSE_NOIMPLIED | HTML_PARSE_NOBLANKS;
   if (ignore_meta_charset)
     opts |= HTML_PARSE_IGNORE_ENC;
   htmlCtxtUseOptions(s->ctxt, opts);
@@ -465,14 +464,14 @@ int links_scan_html_test(const char *body, size_t len, const char *charset,
 
   scan_t s = { .sink = sink, .buf = STRBUF_INIT };
   int result = LINKS_OK;
-  char *elided = NULL;   /* the page as fed to libxml2, if elided */
+  char *elided = NULL; /* the page as fed to libxml2, if elided */
 
   page_enc_t pe = choose_encoding(body, len, charset);
   int unit = pe.unit;
   const char *p = body + pe.skip;
   size_t n = len - pe.skip;
   if (n > 0 && unit == 1 && links_elide_safe(p, n)) {
-    elided = malloc(n);   /* elision never makes the page longer */
+    elided = malloc(n); /* elision never makes the page longer */
     if (elided == NULL) {
       if (pe.handler != NULL)
         xmlCharEncCloseFunc(pe.handler);
@@ -516,7 +515,7 @@ int links_scan_html_test(const char *body, size_t len, const char *charset,
     result = LINKS_STOPPED;
 
 out:
-  htmlFreeParserCtxt(s.ctxt);   /* accepts NULL */
+  htmlFreeParserCtxt(s.ctxt); /* accepts NULL */
   free(elided);
   strbuf_release(&s.buf);
   xmlSetStructuredErrorFunc(saved_ctx, saved_fn);

@@ -56,10 +56,11 @@ static char *params_text(const pagedir_params_t *p)
       strbuf_addf(&b, "scope: %s\n", p->scope[i]);
     for (size_t i = 0; i < p->ndomain; i++)
       strbuf_addf(&b, "domain: %s\n", p->domain[i]);
-    strbuf_addf(&b, "format: %s\nmaxPages: %ld\nmaxPagesPerHost: %ld\n"
-                "maxPageSize: %zu\ncompress: %s\n", p->format, p->max_pages,
-                p->max_pages_per_host, p->max_page_size,
-                p->compress ? "yes" : "no");
+    strbuf_addf(&b,
+                "format: %s\nmaxPages: %ld\nmaxPagesPerHost: %ld\n"
+                "maxPageSize: %zu\ncompress: %s\n",
+                p->format, p->max_pages, p->max_pages_per_host,
+                p->max_page_size, p->compress ? "yes" : "no");
   }
   return strbuf_detach(&b);
 }
@@ -89,8 +90,7 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
     goto out;
   }
   if (access(marker, F_OK) == 0 || access(first, F_OK) == 0) {
-    snprintf(err, n, "'%s' already holds a crawl; use an empty directory",
-             dir);
+    snprintf(err, n, "'%s' already holds a crawl; use an empty directory", dir);
     goto out;
   }
   /* O_EXCL: two crawlers started on one directory cannot both win. */
@@ -159,15 +159,14 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
       if (rc == 0 && (flags & PAGEDIR_FSYNC) &&
           (gzflush(gz, Z_FINISH) != Z_OK || fsync(fd) != 0))
         rc = -1;
-      if (gzclose(gz) != Z_OK)  /* closes fd too */
+      if (gzclose(gz) != Z_OK) /* closes fd too */
         rc = -1;
       if (rc != 0 && errno == 0)
         errno = EIO;
     }
   } else {
     rc = write_all(fd, url, strlen(url)) != 0 ||
-         write_all(fd, head, (size_t)hl) != 0 ||
-         write_all(fd, body, len) != 0;
+         write_all(fd, head, (size_t)hl) != 0 || write_all(fd, body, len) != 0;
     if (rc == 0 && (flags & PAGEDIR_FSYNC) && fsync(fd) != 0)
       rc = -1;
     if (close(fd) != 0)
@@ -249,11 +248,11 @@ static char *read_all(const char *path, size_t *lenp)
     int r = gzread(gz, buf + len, 65536);
     int zerr = Z_OK;
     if (r == 0)
-      gzerror(gz, &zerr);  /* a truncated stream also reads as 0 */
+      gzerror(gz, &zerr); /* a truncated stream also reads as 0 */
     if (r < 0 || (zerr != Z_OK && zerr != Z_STREAM_END)) {
       free(buf);
       gzclose(gz);
-      errno = EINVAL;  /* a damaged gzip stream */
+      errno = EINVAL; /* a damaged gzip stream */
       return NULL;
     }
     if (r == 0)
@@ -290,8 +289,7 @@ int pagedir_load(const char *dir, int id, pagedir_page_t *page)
   if (buf == NULL)
     return -1;
   char *nl1 = memchr(buf, '\n', len);
-  char *nl2 = nl1 ? memchr(nl1 + 1, '\n', len - (size_t)(nl1 + 1 - buf))
-                  : NULL;
+  char *nl2 = nl1 ? memchr(nl1 + 1, '\n', len - (size_t)(nl1 + 1 - buf)) : NULL;
   long d = -1;
   if (nl2 != NULL && nl2 > nl1 + 1 && nl2 - nl1 <= 8) {
     d = 0;
@@ -390,13 +388,13 @@ char *pagedir_marker_read(const char *dir)
     errno = e;
     return NULL;
   }
-  const size_t magic = sizeof(PAGEDIR_MAGIC);   /* the line and its '\n' */
+  const size_t magic = sizeof(PAGEDIR_MAGIC); /* the line and its '\n' */
   if (len < magic || memcmp(text, PAGEDIR_MAGIC "\n", magic) != 0) {
     free(text);
     errno = EINVAL;
     return NULL;
   }
-  memmove(text, text + magic, len - magic + 1);   /* with the NUL */
+  memmove(text, text + magic, len - magic + 1); /* with the NUL */
   return text;
 }
 
@@ -450,8 +448,8 @@ char *pagedir_param(const char *dir, const char *key)
   size_t klen = strlen(key);
   for (const char *line = text; *line != '\0' && value == NULL;) {
     size_t len = strcspn(line, "\n");
-    if (len > klen + 1 && strncmp(line, key, klen) == 0 &&
-        line[klen] == ':' && line[klen + 1] == ' ')
+    if (len > klen + 1 && strncmp(line, key, klen) == 0 && line[klen] == ':' &&
+        line[klen + 1] == ' ')
       value = strndup(line + klen + 2, len - klen - 2);
     line += len + (line[len] == '\n');
   }
@@ -501,8 +499,10 @@ int pagedir_validate(const char *dir, char *err, size_t n)
     long id = strtol(s, &end, 10);
     if (*end == '\0' && (id < 1 || id > count || s[0] == '0')) {
       bad = 1;
-      snprintf(err, n, "'%s/%s' lies beyond the pages 1..%d: IDs are not "
-               "contiguous", dir, s, count);
+      snprintf(err, n,
+               "'%s/%s' lies beyond the pages 1..%d: IDs are not "
+               "contiguous",
+               dir, s, count);
       break;
     }
   }
@@ -533,8 +533,8 @@ int pagedir_journal_add(const char *dir, const char *kind, int id,
     errno = ENOMEM;
     return -1;
   }
-  int n = snprintf(line, len + 1, "%s %d %s%s%s\n", kind, id, a,
-                   b ? " " : "", b ? b : "");
+  int n = snprintf(line, len + 1, "%s %d %s%s%s\n", kind, id, a, b ? " " : "",
+                   b ? b : "");
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
   int rc = fd < 0 ? -1 : write_all(fd, line, (size_t)n);
   if (rc == 0 && (flags & PAGEDIR_FSYNC) && fsync(fd) != 0)
@@ -570,7 +570,7 @@ static size_t journal_lines(char *buf, size_t len,
       char *a = sp2 + 1, *b = strchr(a, ' ');
       if (b != NULL)
         *b++ = '\0';
-      char *copy = line;  /* the parts are cut out of the line itself */
+      char *copy = line; /* the parts are cut out of the line itself */
       fn(arg, kind, (int)id, a, b ? b : "", copy, n);
     }
     *nl = '\n';
@@ -580,8 +580,7 @@ static size_t journal_lines(char *buf, size_t len,
 }
 
 struct journal_cb {
-  void (*fn)(void *arg, const char *kind, int id, const char *a,
-             const char *b);
+  void (*fn)(void *arg, const char *kind, int id, const char *a, const char *b);
   void *arg;
 };
 
@@ -663,8 +662,7 @@ int pagedir_journal_repair(const char *dir, int max_id)
   }
   if ((buf = read_all(path, &len)) == NULL)
     goto out;
-  struct keep k = { max_id, open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644),
-                    0 };
+  struct keep k = { max_id, open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644), 0 };
   if (k.fd < 0)
     goto out;
   journal_lines(buf, len, journal_keep, &k);

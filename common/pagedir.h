@@ -54,17 +54,17 @@
  * crawls (no dates, no worker counts), so that a resumed crawl can be
  * held to the same ones. Filled by the caller; every pointer borrowed. */
 typedef struct pagedir_params {
-  const char *seed;            /* the normalised seed URL */
+  const char *seed; /* the normalised seed URL */
   int max_depth;
-  const char *const *scope;    /* NSCOPE normalised URL prefixes */
+  const char *const *scope; /* NSCOPE normalised URL prefixes */
   size_t nscope;
-  const char *const *domain;   /* NDOMAIN normalised domains */
+  const char *const *domain; /* NDOMAIN normalised domains */
   size_t ndomain;
-  const char *format;          /* "auto", "html" or "link" */
-  long max_pages;              /* 0 = no limit */
-  long max_pages_per_host;     /* 0 = no limit */
-  size_t max_page_size;        /* bytes */
-  bool compress;               /* page files gzip-compressed */
+  const char *format;      /* "auto", "html" or "link" */
+  long max_pages;          /* 0 = no limit */
+  long max_pages_per_host; /* 0 = no limit */
+  size_t max_page_size;    /* bytes */
+  bool compress;           /* page files gzip-compressed */
 } pagedir_params_t;
 
 /* pagedir_init: make DIR (borrowed; must exist and be writable) a page
@@ -98,9 +98,9 @@ int pagedir_marker_compare(const char *dir, const pagedir_params_t *params,
 
 /* Flags of pagedir_write_tmp and pagedir_journal_add. */
 enum {
-  PAGEDIR_GZIP = 1,   /* write the page gzip-compressed */
-  PAGEDIR_FSYNC = 2   /* fsync before returning (durable across a power
-                         failure; costs a disk flush per call) */
+  PAGEDIR_GZIP = 1, /* write the page gzip-compressed */
+  PAGEDIR_FSYNC = 2 /* fsync before returning (durable across a power
+                       failure; costs a disk flush per call) */
 };
 
 /* pagedir_write_tmp: write a page (URL, DEPTH, BODY of LEN bytes; all
@@ -163,10 +163,10 @@ int pagedir_sync(const char *dir);
 
 /* pagedir_page_t: one loaded page. */
 typedef struct pagedir_page {
-  char *url;     /* owned */
+  char *url; /* owned */
   int depth;
-  char *body;    /* owned; NUL-terminated (may also contain NUL bytes) */
-  size_t len;    /* body bytes */
+  char *body; /* owned; NUL-terminated (may also contain NUL bytes) */
+  size_t len; /* body bytes */
 } pagedir_page_t;
 
 /* pagedir_load: read page ID of DIR (plain or gzip) into *PAGE (caller's

@@ -17,21 +17,21 @@
 /* One allow or disallow line. Invariant: pat is canonical (see canon()),
  * NUL-terminated, holds no '$' (a final '$' became anchored = true). */
 typedef struct rule {
-  char *pat;        /* owned */
-  size_t patlen;    /* strlen(pat) */
-  size_t prio;      /* patlen + anchored: the length that decides ties */
-  bool anchored;    /* pattern ended in '$' */
+  char *pat;     /* owned */
+  size_t patlen; /* strlen(pat) */
+  size_t prio;   /* patlen + anchored: the length that decides ties */
+  bool anchored; /* pattern ended in '$' */
   bool allow;
 } rule_t;
 
 typedef struct rulevec {
-  rule_t *v;        /* owned array */
+  rule_t *v; /* owned array */
   size_t n, cap;
-  double delay;     /* first valid crawl-delay, -1 if none */
+  double delay; /* first valid crawl-delay, -1 if none */
 } rulevec_t;
 
 struct robots {
-  rulevec_t rules;  /* read-only after construction */
+  rulevec_t rules; /* read-only after construction */
 };
 
 /* Paths up to this many canonical octets are matched without malloc. */
@@ -109,7 +109,7 @@ static bool match(const char *pat, size_t m, bool anchored, const char *s,
   size_t star = SIZE_MAX, mark = 0;
   while (i < n) {
     if (p == m && !anchored)
-      return true;  /* the rest of the path is the unanchored tail */
+      return true; /* the rest of the path is the unanchored tail */
     if (p < m && pat[p] == '*') {
       star = p++;
       mark = i;
@@ -139,8 +139,7 @@ static void rulevec_free(rulevec_t *rv)
 
 /* rulevec_add: append a rule for the raw pattern value[0..n) (n > 0).
  * Returns false if out of memory (rv unchanged). */
-static bool rulevec_add(rulevec_t *rv, const char *value, size_t n,
-                        bool allow)
+static bool rulevec_add(rulevec_t *rv, const char *value, size_t n, bool allow)
 {
   bool anchored = n > 0 && value[n - 1] == '$';
   if (anchored)
@@ -157,8 +156,10 @@ static bool rulevec_add(rulevec_t *rv, const char *value, size_t n,
   if (pat == NULL)
     return false;
   size_t len = canon(value, n, true, pat);
-  rv->v[rv->n++] = (rule_t){ .pat = pat, .patlen = len,
-                             .prio = len + anchored, .anchored = anchored,
+  rv->v[rv->n++] = (rule_t){ .pat = pat,
+                             .patlen = len,
+                             .prio = len + anchored,
+                             .anchored = anchored,
                              .allow = allow };
   return true;
 }
@@ -212,19 +213,19 @@ static enum key classify(const char *k, size_t n)
     return KEY_DISALLOW;
   if (ieq(k, n, "crawl-delay"))
     return KEY_DELAY;
-  return KEY_OTHER;  /* sitemap, host, typos: not group members */
+  return KEY_OTHER; /* sitemap, host, typos: not group members */
 }
 
 /* Parser state across lines. */
 typedef struct pstate {
-  const char *tok;  /* our product token, borrowed */
-  size_t toklen;    /* 0: match only "*" */
-  bool in_agents;   /* last group line was user-agent: more join the group */
-  bool cur_spec;    /* current group names us */
-  bool cur_glob;    /* current group is "*" */
-  bool seen_spec;   /* some group named us */
-  rulevec_t spec;   /* merged rules of the groups naming us */
-  rulevec_t glob;   /* merged rules of the "*" groups */
+  const char *tok; /* our product token, borrowed */
+  size_t toklen;   /* 0: match only "*" */
+  bool in_agents;  /* last group line was user-agent: more join the group */
+  bool cur_spec;   /* current group names us */
+  bool cur_glob;   /* current group is "*" */
+  bool seen_spec;  /* some group named us */
+  rulevec_t spec;  /* merged rules of the groups naming us */
+  rulevec_t glob;  /* merged rules of the "*" groups */
 } pstate_t;
 
 /* parse_line: apply one line (no terminator). False only if out of
@@ -235,7 +236,7 @@ static bool parse_line(pstate_t *st, const char *line, size_t n)
   if (hash != NULL)
     n = (size_t)(hash - line);
   if (memchr(line, '\0', n) != NULL)
-    return true;  /* binary garbage outside a comment: ignore the line */
+    return true; /* binary garbage outside a comment: ignore the line */
   const char *colon = memchr(line, ':', n);
   if (colon == NULL)
     return true;
@@ -284,7 +285,7 @@ static bool parse_line(pstate_t *st, const char *line, size_t n)
     return true;
   }
   if (vlen == 0)
-    return true;  /* "Disallow:" with no value disallows nothing */
+    return true; /* "Disallow:" with no value disallows nothing */
   bool allow = key == KEY_ALLOW;
   if (st->cur_spec && !rulevec_add(&st->spec, v, vlen, allow))
     return false;
@@ -332,8 +333,7 @@ robots_t *robots_parse(const char *txt, size_t len, const char *product_token)
       free(r);
       return NULL;
     }
-    if (end < len && txt[end] == '\r' && end + 1 < len &&
-        txt[end + 1] == '\n')
+    if (end < len && txt[end] == '\r' && end + 1 < len && txt[end + 1] == '\n')
       end++;
     pos = end + 1;
   }
@@ -375,7 +375,7 @@ bool robots_allowed(const robots_t *r, const char *path_and_query)
   char *buf = stackbuf;
   if (n > (SIZE_MAX - 2) / 3)
     return false;
-  size_t need = 3 * n + 2;  /* canon() worst case, '/' and NUL */
+  size_t need = 3 * n + 2; /* canon() worst case, '/' and NUL */
   if (need > sizeof stackbuf) {
     buf = malloc(need);
     if (buf == NULL)
@@ -387,9 +387,8 @@ bool robots_allowed(const robots_t *r, const char *path_and_query)
 
   bool allowed = true;
   size_t qpos = strcspn(buf, "?");
-  if (qpos == strlen("/robots.txt") &&
-      memcmp(buf, "/robots.txt", qpos) == 0)
-    goto out;  /* RFC 9309 2.2.2: always allowed */
+  if (qpos == strlen("/robots.txt") && memcmp(buf, "/robots.txt", qpos) == 0)
+    goto out; /* RFC 9309 2.2.2: always allowed */
 
   /* Longest match wins, allow wins ties (RFC 9309 2.2.2). */
   bool have_allow = false, have_dis = false;
@@ -399,7 +398,7 @@ bool robots_allowed(const robots_t *r, const char *path_and_query)
     size_t *best = ru->allow ? &best_allow : &best_dis;
     bool *have = ru->allow ? &have_allow : &have_dis;
     if (*have && ru->prio <= *best)
-      continue;  /* cannot improve on this side's best */
+      continue; /* cannot improve on this side's best */
     if (match(ru->pat, ru->patlen, ru->anchored, buf, plen)) {
       *have = true;
       *best = ru->prio;

@@ -112,8 +112,8 @@ void robots_delete(robots_t *r);
  * <meta name="robots" content="..."> (or a meta named after the crawler)
  * and in X-Robots-Tag response headers; both carry the same syntax. */
 enum {
-  ROBOTS_NOINDEX = 1u,   /* "noindex" or "none": do not save or index it */
-  ROBOTS_NOFOLLOW = 2u   /* "nofollow" or "none": do not follow its links */
+  ROBOTS_NOINDEX = 1u, /* "noindex" or "none": do not save or index it */
+  ROBOTS_NOFOLLOW = 2u /* "nofollow" or "none": do not follow its links */
 };
 
 /* robots_directives: the directives of one meta robots content or

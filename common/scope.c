@@ -39,14 +39,14 @@ struct run {
 };
 
 struct scope {
-  char **prefix;       /* sorted, prefix-free, NPREFIX; owned */
-  size_t *len;         /* strlen of each prefix */
+  char **prefix; /* sorted, prefix-free, NPREFIX; owned */
+  size_t *len;   /* strlen of each prefix */
   size_t nprefix;
-  struct run *runs;    /* the items of origins; owned */
-  set_t *origins;      /* "scheme://authority" -> its struct run */
-  set_t *domains;      /* the domains; every item is the scope itself
-                        * (a set wants non-NULL items; presence is all) */
-  size_t domain_max;   /* length of the longest domain; 0 if none */
+  struct run *runs;  /* the items of origins; owned */
+  set_t *origins;    /* "scheme://authority" -> its struct run */
+  set_t *domains;    /* the domains; every item is the scope itself
+                      * (a set wants non-NULL items; presence is all) */
+  size_t domain_max; /* length of the longest domain; 0 if none */
 };
 
 /* origin_len: the length of "scheme://authority" at the start of url, up
@@ -119,7 +119,7 @@ static int add_prefixes(scope_t *s, const char *const *prefixes, size_t np)
     size_t ol = origin_len(s->prefix[i]);
     struct run *r = nruns > 0 ? &s->runs[nruns - 1] : NULL;
     if (r != NULL && strncmp(s->prefix[r->lo], s->prefix[i], ol + 1) == 0) {
-      r->hi = i + 1;   /* same "scheme://authority/" */
+      r->hi = i + 1; /* same "scheme://authority/" */
       continue;
     }
     r = &s->runs[nruns++];
@@ -169,8 +169,7 @@ scope_t *scope_new(const char *const *prefixes, size_t np,
   scope_t *s = calloc(1, sizeof(*s));
   if (s == NULL)
     return NULL;
-  if (add_prefixes(s, prefixes, np) != 0 ||
-      add_domains(s, domains, nd) != 0) {
+  if (add_prefixes(s, prefixes, np) != 0 || add_domains(s, domains, nd) != 0) {
     int e = errno;
     scope_delete(s);
     errno = e;
@@ -216,7 +215,7 @@ static bool domain_match(const scope_t *s, const char *url)
   if (h == NULL || n == 0)
     return false;
   if (h[0] != '[' && h[n - 1] == '.' && --n == 0)
-    return false;   /* "example.edu." is "example.edu" */
+    return false; /* "example.edu." is "example.edu" */
   char key[URL_MAX_LEN + 1];
   if (is_address(h, n)) {
     if (n > s->domain_max)
@@ -230,15 +229,15 @@ static bool domain_match(const scope_t *s, const char *url)
   size_t t = n < s->domain_max ? n : s->domain_max;
   memcpy(key, h + n - t, t);
   key[t] = '\0';
-  bool digits = true;   /* key + i holds digits and dots only */
+  bool digits = true; /* key + i holds digits and dots only */
   for (size_t i = t; i-- > 0;) {
     unsigned char c = (unsigned char)key[i];
     digits = digits && (ascii_isdigit(c) || c == '.');
     char before = i > 0 ? key[i - 1] : t < n ? h[n - t - 1] : '.';
     if (before != '.' || c == '.')
-      continue;   /* not at a label's start, or an empty label */
+      continue; /* not at a label's start, or an empty label */
     if (digits && (i > 0 || t < n))
-      continue;   /* an address-shaped suffix of a name */
+      continue; /* an address-shaped suffix of a name */
     if (set_find(s->domains, key + i) != NULL)
       return true;
   }

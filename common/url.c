@@ -97,7 +97,7 @@ static char *clean(const char *s)
 
   size_t sl = url_scheme_len(t);
   size_t p = sl ? sl + 1 : 0;
-  size_t as = 0, ae = 0;  /* authority [as, ae); empty if none */
+  size_t as = 0, ae = 0; /* authority [as, ae); empty if none */
   if (t[p] == '/' && t[p + 1] == '/') {
     as = p + 2;
     ae = as + strcspn(t + as, "/?#");
@@ -137,17 +137,17 @@ static void remove_dots(const char *in, size_t n, strbuf_t *out)
     const char *r = s + i;
     size_t rest = n - i;
     if (rest >= 3 && strncmp(r, "../", 3) == 0) {
-      i += 3;                                         /* A */
+      i += 3; /* A */
     } else if (rest >= 2 && strncmp(r, "./", 2) == 0) {
-      i += 2;                                         /* A */
+      i += 2; /* A */
     } else if (rest >= 3 && strncmp(r, "/./", 3) == 0) {
-      i += 2;                                         /* B */
+      i += 2; /* B */
     } else if (rest == 2 && strncmp(r, "/.", 2) == 0) {
-      i += 1;                                         /* B */
+      i += 1; /* B */
       s[i] = '/';
     } else if ((rest >= 4 && strncmp(r, "/../", 4) == 0) ||
                (rest == 3 && strncmp(r, "/..", 3) == 0)) {
-      if (rest == 3) {                                /* C */
+      if (rest == 3) { /* C */
         i += 2;
         s[i] = '/';
       } else {
@@ -161,9 +161,9 @@ static void remove_dots(const char *in, size_t n, strbuf_t *out)
         o.p[o.len] = '\0';
     } else if ((rest == 1 && r[0] == '.') ||
                (rest == 2 && strncmp(r, "..", 2) == 0)) {
-      i = n;                                          /* D */
+      i = n; /* D */
     } else {
-      size_t seg = 1 + strcspn(r + 1, "/");           /* E */
+      size_t seg = 1 + strcspn(r + 1, "/"); /* E */
       if (r[0] != '/')
         seg = strcspn(r, "/");
       strbuf_add(&o, r, seg);
@@ -197,7 +197,7 @@ static void pct_normalize(const char *s, strbuf_t *out)
         (h2 = ascii_hexval((unsigned char)s[2])) >= 0) {
       unsigned char v = (unsigned char)(h1 * 16 + h2);
       if (url_is_unreserved(v) && !(stray >= 0 && ascii_hexval(v) >= 0)) {
-        strbuf_addc(out, (char)v);   /* not a hex digit after a stray '%' */
+        strbuf_addc(out, (char)v); /* not a hex digit after a stray '%' */
         stray = -1;
       } else {
         buf_addpct(out, v);
@@ -305,8 +305,7 @@ static char *resolve(const char *base, const char *href, bool compat)
     goto out;
   }
   if (b == NULL ||
-      curl_url_set(u, CURLUPART_URL, b, CURLU_NON_SUPPORT_SCHEME) !=
-          CURLUE_OK)
+      curl_url_set(u, CURLUPART_URL, b, CURLU_NON_SUPPORT_SCHEME) != CURLUE_OK)
     goto out;
 
   bool empty_path;
@@ -352,14 +351,14 @@ char *url_resolve(const char *base, const char *href)
 
 /* struct norm: the parts of a URL in normal form. */
 struct norm {
-  char scheme[6];     /* "http" or "https" */
+  char scheme[6];      /* "http" or "https" */
   const char *defport; /* "80" or "443", static */
-  char *userinfo;     /* "user[:password]" normalised, or NULL */
-  char *host;         /* lower case; IPv6 in brackets with any zone */
-  char *port;         /* explicit port, NULL when absent or default */
-  char *path;         /* normalised, starts with '/' */
-  char *query;        /* without '?', NULL when absent */
-  bool reparse;       /* host from IDN or percent-decoding: parse again */
+  char *userinfo;      /* "user[:password]" normalised, or NULL */
+  char *host;          /* lower case; IPv6 in brackets with any zone */
+  char *port;          /* explicit port, NULL when absent or default */
+  char *path;          /* normalised, starts with '/' */
+  char *query;         /* without '?', NULL when absent */
+  bool reparse;        /* host from IDN or percent-decoding: parse again */
 };
 
 static char *norm_join(const struct norm *n, bool full);
@@ -407,11 +406,15 @@ static char *get_part(CURLU *u, CURLUPart what, unsigned flags, bool *oom)
  * libcurl has already loaded it, and the build keeps its link line to
  * pkg-config's libcurl. Without libidn2, IDN hosts are rejected. */
 typedef int (*idn2_lookup_fn)(const char *src, char **out, int flags);
-enum { IDN2_OK_ = 0, IDN2_NFC_INPUT_ = 1, IDN2_TRANSITIONAL_ = 4,
-       IDN2_NONTRANSITIONAL_ = 8 };   /* values from <idn2.h> */
+enum {
+  IDN2_OK_ = 0,
+  IDN2_NFC_INPUT_ = 1,
+  IDN2_TRANSITIONAL_ = 4,
+  IDN2_NONTRANSITIONAL_ = 8
+}; /* values from <idn2.h> */
 
 static pthread_once_t idn2_once = PTHREAD_ONCE_INIT;
-static idn2_lookup_fn idn2_lookup;     /* set once by idn2_load */
+static idn2_lookup_fn idn2_lookup; /* set once by idn2_load */
 
 static void idn2_load(void)
 {
@@ -434,7 +437,7 @@ static bool idn_would_fail(const char *host)
   int rc = idn2_lookup(host, &out, IDN2_NFC_INPUT_ | IDN2_NONTRANSITIONAL_);
   if (rc != IDN2_OK_)
     rc = idn2_lookup(host, &out, IDN2_TRANSITIONAL_);
-  free(out);   /* idn2_free is free() */
+  free(out); /* idn2_free is free() */
   return rc != IDN2_OK_;
 }
 
@@ -695,7 +698,7 @@ char *url_host_normalize(const char *host)
       return NULL;
   bool bracket = host[0] == '[';
   if (bracket && host[strlen(host) - 1] != ']')
-    return NULL;   /* "[::1]:80" */
+    return NULL; /* "[::1]:80" */
   bool v6 = !bracket && strchr(host, ':') != NULL;
   strbuf_t b = { 0 };
   strbuf_adds(&b, v6 ? "http://[" : "http://");
@@ -715,8 +718,7 @@ char *url_host_normalize(const char *host)
     /* "example.edu." and "example.edu" are one name to DNS. */
     if (len > 0 && h[len - 1] == '.')
       h[--len] = '\0';
-    ok = len > 0 && h[0] != '.' && h[len - 1] != '.' &&
-         strstr(h, "..") == NULL;
+    ok = len > 0 && h[0] != '.' && h[len - 1] != '.' && strstr(h, "..") == NULL;
   }
   ok = ok && len <= URL_MAX_LEN;
   n.host = NULL;
@@ -772,14 +774,14 @@ const char *url_path_query(const char *url)
 /* The list of url.h, in strcmp order for bsearch; lower case, at most
  * 7 bytes. */
 static const char *const nonpage_ext[] = {
-  "3gp", "7z", "aac", "apk", "avi", "avif", "bin", "bmp", "bz2", "css", "deb",
-  "dmg", "doc", "docx", "eot", "eps", "epub", "exe", "flac", "flv", "gif",
-  "gz", "heic", "ico", "iso", "jar", "jpeg", "jpg", "js", "m4a", "m4v", "map",
-  "mid", "midi", "mjs", "mkv", "mov", "mp3", "mp4", "mpeg", "mpg", "msi",
-  "odp", "ods", "odt", "oga", "ogg", "ogv", "opus", "otf", "pdf", "png", "ppt",
-  "pptx", "ps", "rar", "rpm", "rtf", "svg", "svgz", "tar", "tbz2", "tgz",
-  "tif", "tiff", "ttf", "txz", "wav", "webm", "webp", "wma", "wmv", "woff",
-  "woff2", "xls", "xlsx", "xz", "zip", "zst",
+  "3gp", "7z",   "aac",  "apk",   "avi",  "avif", "bin",  "bmp", "bz2",  "css",
+  "deb", "dmg",  "doc",  "docx",  "eot",  "eps",  "epub", "exe", "flac", "flv",
+  "gif", "gz",   "heic", "ico",   "iso",  "jar",  "jpeg", "jpg", "js",   "m4a",
+  "m4v", "map",  "mid",  "midi",  "mjs",  "mkv",  "mov",  "mp3", "mp4",  "mpeg",
+  "mpg", "msi",  "odp",  "ods",   "odt",  "oga",  "ogg",  "ogv", "opus", "otf",
+  "pdf", "png",  "ppt",  "pptx",  "ps",   "rar",  "rpm",  "rtf", "svg",  "svgz",
+  "tar", "tbz2", "tgz",  "tif",   "tiff", "ttf",  "txz",  "wav", "webm", "webp",
+  "wma", "wmv",  "woff", "woff2", "xls",  "xlsx", "xz",   "zip", "zst",
 };
 
 static int ext_cmp(const void *key, const void *elem)
@@ -800,7 +802,7 @@ bool url_is_nonpage(const char *url)
   }
   size_t end = strcspn(p, "?#");
   /* Last segment, without ";params" ("a.pdf;jsessionid=1"). */
-  const char *seg = p + end;   /* found backwards: this runs per link */
+  const char *seg = p + end; /* found backwards: this runs per link */
   while (seg > p && seg[-1] != '/')
     seg--;
   size_t segn = strcspn(seg, ";?#");
@@ -808,12 +810,12 @@ bool url_is_nonpage(const char *url)
   while (ext > seg && ext[-1] != '.')
     ext--;
   if (ext == seg)
-    return false;   /* no dot */
+    return false; /* no dot */
   size_t extn = segn - (size_t)(ext - seg);
   /* Lower-cased once for bsearch: this runs for every link. */
   char e[8];
   if (extn >= sizeof(e))
-    return false;   /* longer than any listed extension */
+    return false; /* longer than any listed extension */
   for (size_t i = 0; i < extn; i++)
     e[i] = (char)ascii_tolower(ext[i]);
   e[extn] = '\0';

@@ -137,11 +137,11 @@ char *url_resolve_normalized(const char *base, const char *href);
  * one). Its fields are private to url_base.c; set them with
  * url_base_init. */
 typedef struct url_base {
-  const char *url;   /* the base as given, borrowed; NULL for none */
-  size_t origin;     /* relative fast path: length of "scheme://host[:port]"
-                      * in url; 0: relative hrefs take the slow path */
-  size_t dir;        /* length of url up to the last '/' of its path */
-  bool usable;       /* absolute fast path allowed (url not over-long) */
+  const char *url; /* the base as given, borrowed; NULL for none */
+  size_t origin;   /* relative fast path: length of "scheme://host[:port]"
+                    * in url; 0: relative hrefs take the slow path */
+  size_t dir;      /* length of url up to the last '/' of its path */
+  bool usable;     /* absolute fast path allowed (url not over-long) */
 } url_base_t;
 
 /* url_base_init: prepare b for resolving hrefs against base.

@@ -113,7 +113,7 @@ static bool splice(const char *a, size_t an, const char *b, size_t bn,
 static size_t plain_authority(const char *a, const char *defport)
 {
   size_t i = 0;
-  bool letter = false;   /* the label just read starts with a letter */
+  bool letter = false; /* the label just read starts with a letter */
   for (;;) {
     size_t label = i;
     while (is_lower_alnum((unsigned char)a[i]) || a[i] == '-')
@@ -209,7 +209,7 @@ static bool fast_resolve(const url_base_t *b, const char *h, char **out)
     return false;
   size_t sl = url_scheme_len(h);
   if (sl > 0 && !url_is_http_scheme(h, sl)) {
-    *out = NULL;   /* clean() keeps the scheme; normal form refuses it */
+    *out = NULL; /* clean() keeps the scheme; normal form refuses it */
     return true;
   }
   if (sl > 0)
@@ -221,7 +221,7 @@ static bool fast_resolve(const url_base_t *b, const char *h, char **out)
     size_t keep;
     if (!plain_tail(h, &keep))
       return false;
-    *out = strdup(b->url);   /* the base, a normal form */
+    *out = strdup(b->url); /* the base, a normal form */
     return true;
   }
   return fast_relative(b, h, out);
@@ -243,7 +243,7 @@ void url_base_init(url_base_t *b, const char *base)
   size_t an = strcspn(a, "/");
   for (size_t i = 0; i < an; i++)
     if (!is_lower_alnum((unsigned char)a[i]) && strchr("-.:", a[i]) == NULL)
-      return;   /* userinfo, IPv6, upper case...: leave them to libcurl */
+      return; /* userinfo, IPv6, upper case...: leave them to libcurl */
   if (a[an] != '/')
     return;
   char *n = url_normalize(base);

@@ -27,19 +27,20 @@
 #include "webcrawl.h"
 
 enum {
-  EXIT_USAGE = 1,      /* bad option or argument count */
-  EXIT_SEED = 2,       /* bad seedURL */
-  EXIT_PAGEDIR = 3,    /* bad pageDirectory */
-  EXIT_DEPTH = 4,      /* bad maxDepth */
+  EXIT_USAGE = 1,   /* bad option or argument count */
+  EXIT_SEED = 2,    /* bad seedURL */
+  EXIT_PAGEDIR = 3, /* bad pageDirectory */
+  EXIT_DEPTH = 4,   /* bad maxDepth */
   EXIT_INTERRUPTED = 5,
-  EXIT_IO = 6,         /* a page, the journal or the WARC file could not
-                          be written, or a resume found the site changed */
-  EXIT_FATAL = 7,      /* out of memory, no threads */
-  EXIT_NOSEED = 8      /* the seed page was not saved */
+  EXIT_IO = 6,    /* a page, the journal or the WARC file could not
+                     be written, or a resume found the site changed */
+  EXIT_FATAL = 7, /* out of memory, no threads */
+  EXIT_NOSEED = 8 /* the seed page was not saved */
 };
 
 #define MAX_DEPTH 1000
-#define DEFAULT_UA "tse-crawler/" CRAWL_VERSION \
+#define DEFAULT_UA                                                             \
+  "tse-crawler/" CRAWL_VERSION                                                 \
   " (+https://example.invalid/change-me; set --user-agent)"
 
 static const char *prog = "crawler";
@@ -49,6 +50,8 @@ static void usage_line(FILE *fp)
   fprintf(fp, "usage: %s [options] seedURL pageDirectory maxDepth\n", prog);
 }
 
+/* The help text is laid out as it prints. */
+/* clang-format off */
 static void usage(void)
 {
   usage_line(stdout);
@@ -120,6 +123,7 @@ static void usage(void)
 "stderr says why: its HTTP status, the network or TLS error, robots.txt).\n",
          MAX_DEPTH, DEFAULT_UA);
 }
+/* clang-format on */
 
 /* out_of_memory: say so and exit with EXIT_FATAL. */
 static void out_of_memory(void) __attribute__((noreturn));
@@ -179,16 +183,17 @@ static bool parse_double(const char *s, double min, double max, double *out)
 static void check_resumable(const char *dir, const pagedir_params_t *params)
 {
   if (pagedir_count(dir) < 0)
-    refuse(EXIT_PAGEDIR, "pageDirectory '%s' holds no crawl to resume",
-           dir);
+    refuse(EXIT_PAGEDIR, "pageDirectory '%s' holds no crawl to resume", dir);
   char *had, *want;
   int rc = pagedir_marker_compare(dir, params, &had, &want);
   if (rc < 0)
     refuse(EXIT_PAGEDIR, "pageDirectory: cannot read '%s/%s': %s", dir,
            PAGEDIR_MARKER, strerror(errno));
   if (rc > 0)
-    refuse(EXIT_PAGEDIR, "cannot resume: '%s' was crawled with '%s', "
-           "this command asks for '%s'", dir, had, want);
+    refuse(EXIT_PAGEDIR,
+           "cannot resume: '%s' was crawled with '%s', "
+           "this command asks for '%s'",
+           dir, had, want);
 }
 
 /* lock_or_refuse: the lock on DIR (see pagedir_lock), or refuse. */
@@ -211,8 +216,10 @@ static void *signal_main(void *arg)
   int sig, n = 0;
   while (sigwait(set, &sig) == 0) {
     if (++n == 1) {
-      fprintf(stderr, "\n%s: interrupted; finishing the requests in flight "
-              "(interrupt again to stop at once)\n", prog);
+      fprintf(stderr,
+              "\n%s: interrupted; finishing the requests in flight "
+              "(interrupt again to stop at once)\n",
+              prog);
       webcrawl_interrupt();
     } else {
       _exit(EXIT_INTERRUPTED);
@@ -224,29 +231,54 @@ static void *signal_main(void *arg)
 /* struct cmd: the command line, checked, and what the program opened for
  * it. main's steps fill it in order; each names the fields it sets. */
 struct cmd {
-  webcrawl_opts_t o;                  /* what webcrawl_run is given */
-  const char *seed_arg, *dir, *depth_arg;  /* the arguments (argv) */
-  const char **scope_arg;             /* --scope values (argv), NSCOPE;
-                                       * room for argc; owned */
+  webcrawl_opts_t o;                      /* what webcrawl_run is given */
+  const char *seed_arg, *dir, *depth_arg; /* the arguments (argv) */
+  const char **scope_arg;                 /* --scope values (argv), NSCOPE;
+                                           * room for argc; owned */
   size_t nscope;
-  const char **domain_arg;            /* --domain values (argv), NDOMAIN;
-                                       * room for argc; owned */
+  const char **domain_arg; /* --domain values (argv), NDOMAIN;
+                            * room for argc; owned */
   size_t ndomain;
   const char *replay_dir, *warc_path; /* argv, or NULL */
   bool quiet, resume;
-  char *seed;                         /* normalised; owned */
-  char **scope;                       /* normalised, NSCOPE; owned */
-  char **domain;                      /* normalised, NDOMAIN; owned */
-  scope_t *in_scope;                  /* of SCOPE and DOMAIN; owned */
-  store_t *store;                     /* --replay's or --resume's, or NULL */
-  int lock;                           /* from pagedir_lock, or -1 */
+  char *seed;        /* normalised; owned */
+  char **scope;      /* normalised, NSCOPE; owned */
+  char **domain;     /* normalised, NDOMAIN; owned */
+  scope_t *in_scope; /* of SCOPE and DOMAIN; owned */
+  store_t *store;    /* --replay's or --resume's, or NULL */
+  int lock;          /* from pagedir_lock, or -1 */
 };
 
-enum { O_DW = 256, O_PW, O_QS, O_RATE, O_BURST, O_SCOPE, O_UA, O_MAXP,
-       O_TIMEOUT, O_RETRIES, O_MAXSIZE, O_FORMAT, O_LOG, O_QUIET, O_HELP,
-       O_VERSION, O_IGNROBOTS, O_RELNOFOLLOW, O_MAXPH, O_COMPRESS,
-       O_FSYNC, O_REPLAY, O_RESUME, O_WARC, O_DOMAIN, O_CAFILE, O_CADIR,
-       O_NOCHECK };
+enum {
+  O_DW = 256,
+  O_PW,
+  O_QS,
+  O_RATE,
+  O_BURST,
+  O_SCOPE,
+  O_UA,
+  O_MAXP,
+  O_TIMEOUT,
+  O_RETRIES,
+  O_MAXSIZE,
+  O_FORMAT,
+  O_LOG,
+  O_QUIET,
+  O_HELP,
+  O_VERSION,
+  O_IGNROBOTS,
+  O_RELNOFOLLOW,
+  O_MAXPH,
+  O_COMPRESS,
+  O_FSYNC,
+  O_REPLAY,
+  O_RESUME,
+  O_WARC,
+  O_DOMAIN,
+  O_CAFILE,
+  O_CADIR,
+  O_NOCHECK
+};
 
 static const struct option opts[] = {
   { "download-workers", required_argument, NULL, O_DW },
@@ -288,14 +320,12 @@ static void check_ca(const char *name, const char *path, bool dir)
 {
   struct stat sb;
   if (stat(path, &sb) != 0)
-    refuse(EXIT_USAGE, "%s: cannot read '%s': %s", name, path,
-           strerror(errno));
+    refuse(EXIT_USAGE, "%s: cannot read '%s': %s", name, path, strerror(errno));
   if (dir ? !S_ISDIR(sb.st_mode) : !S_ISREG(sb.st_mode))
     refuse(EXIT_USAGE, "%s: '%s' is not a %s", name, path,
            dir ? "directory" : "file");
   if (access(path, dir ? R_OK | X_OK : R_OK) != 0)
-    refuse(EXIT_USAGE, "%s: cannot read '%s': %s", name, path,
-           strerror(errno));
+    refuse(EXIT_USAGE, "%s: cannot read '%s': %s", name, path, strerror(errno));
 }
 
 /* parse_option: apply option OPT (getopt_long's return; its value in
@@ -312,8 +342,7 @@ static void parse_option(struct cmd *c, int opt, const char *name)
   case O_PW:
     if (!parse_long(optarg, 1, 4096, &v))
       refuse(EXIT_USAGE, "%s: '%s' is not a worker count (1 to 4096)",
-             opt == O_DW ? "--download-workers" : "--parse-workers",
-             optarg);
+             opt == O_DW ? "--download-workers" : "--parse-workers", optarg);
     *(opt == O_DW ? &o->download_workers : &o->parse_workers) = (int)v;
     break;
   case O_QS:
@@ -323,16 +352,14 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     break;
   case O_RATE:
     if (!parse_double(optarg, 0, 1e6, &o->rate))
-      refuse(EXIT_USAGE, "--rate: '%s' is not a rate (0 to 1000000)",
-             optarg);
+      refuse(EXIT_USAGE, "--rate: '%s' is not a rate (0 to 1000000)", optarg);
     break;
   case O_BURST:
     if (!parse_double(optarg, 1, 1e6, &o->burst))
-      refuse(EXIT_USAGE, "--burst: '%s' is not a burst (1 to 1000000)",
-             optarg);
+      refuse(EXIT_USAGE, "--burst: '%s' is not a burst (1 to 1000000)", optarg);
     break;
   case O_SCOPE:
-    c->scope_arg[c->nscope++] = optarg;   /* room: parse_command_line */
+    c->scope_arg[c->nscope++] = optarg; /* room: parse_command_line */
     break;
   case O_DOMAIN:
     c->domain_arg[c->ndomain++] = optarg;
@@ -348,13 +375,11 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     break;
   case O_MAXPH:
     if (!parse_long(optarg, 0, INT_MAX, &o->max_pages_per_host))
-      refuse(EXIT_USAGE, "--max-pages-per-host: '%s' is not a count",
-             optarg);
+      refuse(EXIT_USAGE, "--max-pages-per-host: '%s' is not a count", optarg);
     break;
   case O_TIMEOUT:
     if (!parse_long(optarg, 1, 86400, &o->timeout))
-      refuse(EXIT_USAGE, "--timeout: '%s' is not 1 to 86400 seconds",
-             optarg);
+      refuse(EXIT_USAGE, "--timeout: '%s' is not 1 to 86400 seconds", optarg);
     break;
   case O_RETRIES:
     if (!parse_long(optarg, 0, 100, &v))
@@ -363,8 +388,7 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     break;
   case O_MAXSIZE:
     if (!parse_double(optarg, 1, 1e12, &dv) || dv != (double)(long)dv)
-      refuse(EXIT_USAGE, "--max-page-size: '%s' is not a byte count",
-             optarg);
+      refuse(EXIT_USAGE, "--max-page-size: '%s' is not a byte count", optarg);
     o->max_page_size = (size_t)dv;
     break;
   case O_FORMAT:
@@ -375,8 +399,7 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     else if (strcmp(optarg, "link") == 0)
       o->format = FORMAT_LINK;
     else
-      refuse(EXIT_USAGE, "--format: '%s' is not html, link or auto",
-             optarg);
+      refuse(EXIT_USAGE, "--format: '%s' is not html, link or auto", optarg);
     break;
   case O_CAFILE:
     check_ca("--ca-certificate", optarg, false);
@@ -421,16 +444,15 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     exit(0);
   case O_VERSION:
     printf("crawler %s (libcurl %s, libxml2 %s)\n", CRAWL_VERSION,
-           curl_version_info(CURLVERSION_NOW)->version,
-           LIBXML_DOTTED_VERSION);
+           curl_version_info(CURLVERSION_NOW)->version, LIBXML_DOTTED_VERSION);
     exit(0);
   case ':':
     refuse(EXIT_USAGE, "%s needs a value", name);
   default:
     /* "-1" where maxDepth goes looks like an option to getopt. */
     if (name[0] == '-' && name[1] >= '0' && name[1] <= '9')
-      refuse(EXIT_DEPTH, "maxDepth '%s' is not an integer from 0 to %d",
-             name, MAX_DEPTH);
+      refuse(EXIT_DEPTH, "maxDepth '%s' is not an integer from 0 to %d", name,
+             MAX_DEPTH);
     refuse(EXIT_USAGE, "unknown option '%s'", name);
   }
 }
@@ -469,8 +491,10 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
     parse_option(c, opt, name);
   }
   if (argc - optind != 3)
-    refuse(EXIT_USAGE, "expected 3 arguments (seedURL pageDirectory "
-           "maxDepth), got %d", argc - optind);
+    refuse(EXIT_USAGE,
+           "expected 3 arguments (seedURL pageDirectory "
+           "maxDepth), got %d",
+           argc - optind);
   c->seed_arg = argv[optind];
   c->dir = argv[optind + 1];
   c->depth_arg = argv[optind + 2];
@@ -538,16 +562,15 @@ static void check_scope(struct cmd *c)
   c->in_scope = scope_new((const char *const *)c->scope, c->nscope,
                           (const char *const *)c->domain, c->ndomain);
   if (c->in_scope == NULL)
-    out_of_memory();   /* not EINVAL: every value is normalised */
+    out_of_memory(); /* not EINVAL: every value is normalised */
   c->o.scope = c->in_scope;
   /* Named: the first of each kind the seed is outside of. */
   size_t np = c->nscope, nd = c->ndomain;
   if (!scope_contains(c->in_scope, c->seed))
     refuse(EXIT_SEED, "seedURL '%s' is outside the scope (%s%s%s%s%s%s%s)",
            c->seed, np ? "--scope " : "", np ? c->scope[0] : "",
-           np > 1 ? ", ..." : "", np && nd ? "; " : "",
-           nd ? "--domain " : "", nd ? c->domain[0] : "",
-           nd > 1 ? ", ..." : "");
+           np > 1 ? ", ..." : "", np && nd ? "; " : "", nd ? "--domain " : "",
+           nd ? c->domain[0] : "", nd > 1 ? ", ..." : "");
 }
 
 /* check_arguments: normalise and check, in this order, seedURL and the
@@ -575,8 +598,7 @@ static void check_arguments(struct cmd *c)
   if (c->warc_path != NULL && c->replay_dir != NULL)
     refuse(EXIT_USAGE, "--warc: a replay fetches nothing to record");
   if (c->warc_path != NULL && !c->resume && access(c->warc_path, F_OK) == 0)
-    refuse(EXIT_USAGE, "--warc: '%s' exists; choose a new file",
-           c->warc_path);
+    refuse(EXIT_USAGE, "--warc: '%s' exists; choose a new file", c->warc_path);
 }
 
 /* open_pagedir: make pageDirectory ready to write (C->lock, C->store,
@@ -588,13 +610,19 @@ static void open_pagedir(struct cmd *c)
   webcrawl_opts_t *o = &c->o;
   const char *dir = c->dir;
   pagedir_params_t params = {
-    .seed = o->seed, .max_depth = o->max_depth,
-    .scope = (const char *const *)c->scope, .nscope = c->nscope,
-    .domain = (const char *const *)c->domain, .ndomain = c->ndomain,
+    .seed = o->seed,
+    .max_depth = o->max_depth,
+    .scope = (const char *const *)c->scope,
+    .nscope = c->nscope,
+    .domain = (const char *const *)c->domain,
+    .ndomain = c->ndomain,
     .format = o->format == FORMAT_AUTO ? "auto"
-              : o->format == FORMAT_HTML ? "html" : "link",
-    .max_pages = o->max_pages, .max_pages_per_host = o->max_pages_per_host,
-    .max_page_size = o->max_page_size, .compress = o->compress,
+            : o->format == FORMAT_HTML ? "html"
+                                       : "link",
+    .max_pages = o->max_pages,
+    .max_pages_per_host = o->max_pages_per_host,
+    .max_page_size = o->max_page_size,
+    .compress = o->compress,
   };
   char err[512];
   if (c->resume) {
@@ -603,8 +631,10 @@ static void open_pagedir(struct cmd *c)
      * pages of a crawl still running in DIR. */
     c->lock = lock_or_refuse(dir);
     if (pagedir_remove_tmp(dir) != 0)
-      refuse(EXIT_PAGEDIR, "pageDirectory: cannot remove the temporary "
-             "pages in '%s': %s", dir, strerror(errno));
+      refuse(EXIT_PAGEDIR,
+             "pageDirectory: cannot remove the temporary "
+             "pages in '%s': %s",
+             dir, strerror(errno));
     if (pagedir_journal_repair(dir, pagedir_count(dir)) != 0)
       refuse(EXIT_PAGEDIR, "pageDirectory: cannot repair '%s/%s': %s", dir,
              PAGEDIR_JOURNAL, strerror(errno));
@@ -633,12 +663,16 @@ static void prepare_run(struct cmd *c)
 {
   webcrawl_opts_t *o = &c->o;
   if (o->ignore_robots)
-    fprintf(stderr, "%s: WARNING: --ignore-robots: robots.txt and robots "
-            "directives are ignored; crawl only sites you own\n", prog);
+    fprintf(stderr,
+            "%s: WARNING: --ignore-robots: robots.txt and robots "
+            "directives are ignored; crawl only sites you own\n",
+            prog);
   if (o->insecure)
-    fprintf(stderr, "%s: WARNING: --no-check-certificate: TLS "
+    fprintf(stderr,
+            "%s: WARNING: --no-check-certificate: TLS "
             "certificates are not checked, so anyone on the way can read "
-            "and change the pages; use it only for test servers\n", prog);
+            "and change the pages; use it only for test servers\n",
+            prog);
   o->progress = !o->log && !c->quiet && isatty(STDERR_FILENO);
   if (c->warc_path == NULL)
     return;
@@ -660,7 +694,7 @@ static int start_signal_thread(void)
    * signal thread sees it. */
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
-  static sigset_t set;   /* static: the thread reads it for good */
+  static sigset_t set; /* static: the thread reads it for good */
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
   sigaddset(&set, SIGTERM);
@@ -700,11 +734,10 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
 static void print_tally(const char *label, const tally_t *t)
 {
   for (size_t i = 0; i < t->n; i++)
-    fprintf(stderr, "%s: %s: %ld x %s\n", prog, label, t->v[i].n,
-            t->v[i].what);
+    fprintf(stderr, "%s: %s: %ld x %s\n", prog, label, t->v[i].n, t->v[i].what);
   if (t->other > 0)
-    fprintf(stderr, "%s: %s: %ld x other causes (--log names each)\n",
-            prog, label, t->other);
+    fprintf(stderr, "%s: %s: %ld x other causes (--log names each)\n", prog,
+            label, t->other);
 }
 
 /* print_summary: what the crawl of C did, from ST, on stderr. */
@@ -717,10 +750,9 @@ static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
           "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
           "%ld, binary %ld, too large %ld), redirects %ld, retries %ld\n",
           prog, st->saved, st->bytes, c->dir, st->elapsed,
-          st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog,
-          st->fetched, st->failed, st->http_errors, st->net_errors,
-          st->wrong_type, st->binary, st->too_large, st->redirects,
-          st->retries);
+          st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog, st->fetched,
+          st->failed, st->http_errors, st->net_errors, st->wrong_type,
+          st->binary, st->too_large, st->redirects, st->retries);
   /* Why, next to how many: the log has the message of each. */
   print_tally("failed", &st->failures);
   print_tally("not fetched", &st->unreachable);
@@ -732,27 +764,29 @@ static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
           "disallowed, %ld not fetched as robots.txt was unreachable; %ld "
           "pages noindex, %ld nofollow\n",
           prog, st->ign_dupl + st->dup_redirects, st->ign_extern,
-          st->ign_nonpage, st->ign_invalid, st->ign_rel_nofollow,
-          st->ign_trap, st->ign_host_limit, prog, st->robots_fetched,
-          st->robots_failed, st->ign_robots, st->ign_unreachable,
-          st->noindex, st->nofollow);
+          st->ign_nonpage, st->ign_invalid, st->ign_rel_nofollow, st->ign_trap,
+          st->ign_host_limit, prog, st->robots_fetched, st->robots_failed,
+          st->ign_robots, st->ign_unreachable, st->noindex, st->nofollow);
   if (o->warc != NULL)
-    fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog,
-            st->warc_records, c->warc_path);
+    fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog, st->warc_records,
+            c->warc_path);
   double rps = st->elapsed > 0 ? st->requests / st->elapsed : 0;
   /* The most a polite crawl could do: B + R*t requests per host. */
   double bound = st->elapsed > 0
-                 ? st->hosts * (o->burst + o->rate * st->elapsed) /
-                   st->elapsed
+                 ? st->hosts * (o->burst + o->rate * st->elapsed) / st->elapsed
                  : 0;
   if (o->rate > 0 && bound > 0)
-    fprintf(stderr, "%s: politeness: %ld requests to %ld hosts, %.1f/s; "
+    fprintf(stderr,
+            "%s: politeness: %ld requests to %ld hosts, %.1f/s; "
             "the bound (%g + %g/s x t per host) allows %.1f/s: %.0f%% "
-            "of it\n", prog, st->requests, st->hosts, rps, o->burst,
-            o->rate, bound, 100 * rps / bound);
+            "of it\n",
+            prog, st->requests, st->hosts, rps, o->burst, o->rate, bound,
+            100 * rps / bound);
   else
-    fprintf(stderr, "%s: %ld requests to %ld hosts, %.1f/s (no rate "
-            "limit)\n", prog, st->requests, st->hosts, rps);
+    fprintf(stderr,
+            "%s: %ld requests to %ld hosts, %.1f/s (no rate "
+            "limit)\n",
+            prog, st->requests, st->hosts, rps);
 }
 
 /* release: free what parse_command_line and check_arguments allocated;
@@ -775,8 +809,8 @@ static void release(struct cmd *c)
 /* exit_status: the exit code for webcrawl_run's status RC and ST; first,
  * on stderr, why the seed was not saved, or after an interrupt the
  * command (from ARGV) that finishes the crawl. Before release (C's seed). */
-static int exit_status(int rc, const struct cmd *c,
-                       const webcrawl_stats_t *st, int argc, char *argv[])
+static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st,
+                       int argc, char *argv[])
 {
   switch (rc) {
   case CRAWL_OK:
@@ -788,8 +822,10 @@ static int exit_status(int rc, const struct cmd *c,
             st->seed_why[0] ? st->seed_why : "no reason recorded");
     return EXIT_NOSEED;
   case WEBCRAWL_ESTOPPED:
-    fprintf(stderr, "%s: interrupted: the %ld pages saved are complete; "
-            "to finish the crawl run:\n ", prog, st->saved);
+    fprintf(stderr,
+            "%s: interrupted: the %ld pages saved are complete; "
+            "to finish the crawl run:\n ",
+            prog, st->saved);
     if (!c->resume)
       fprintf(stderr, " %s --resume", argv[0]);
     for (int i = c->resume ? 0 : 1; i < argc; i++)

@@ -29,12 +29,12 @@ struct xfer {
   fetch_outcome_t abort; /* why the write callback stopped, or FETCH_OK */
   bool truncated;        /* robots: stopped at the cap on purpose */
   /* Content decoding, set up at the first body byte: */
-  int coding;            /* 0 identity, 1 gzip/deflate, -1 unsupported */
+  int coding; /* 0 identity, 1 gzip/deflate, -1 unsupported */
   z_stream z;
   bool zinit;
-  bool zend;             /* a gzip member ended: reset before more input */
-  bool ztail;            /* junk followed a complete stream: skip the rest */
-  bool bad_coding;       /* the body could not be decoded */
+  bool zend;       /* a gzip member ended: reset before more input */
+  bool ztail;      /* junk followed a complete stream: skip the rest */
+  bool bad_coding; /* the body could not be decoded */
   strbuf_t body, req, head, raw;
 };
 
@@ -77,31 +77,58 @@ void fetch_result_free(fetch_result_t *res)
 const char *fetch_status_text(long status)
 {
   /* RFC 9110, section 15, with 429 (RFC 6585) and 451 (RFC 7725). */
-  static const struct { short code; const char *text; } phrases[] = {
-    { 100, "Continue" }, { 101, "Switching Protocols" },
-    { 200, "OK" }, { 201, "Created" }, { 202, "Accepted" },
-    { 203, "Non-Authoritative Information" }, { 204, "No Content" },
-    { 205, "Reset Content" }, { 206, "Partial Content" },
-    { 300, "Multiple Choices" }, { 301, "Moved Permanently" },
-    { 302, "Found" }, { 303, "See Other" }, { 304, "Not Modified" },
-    { 305, "Use Proxy" }, { 307, "Temporary Redirect" },
+  static const struct {
+    short code;
+    const char *text;
+  } phrases[] = {
+    { 100, "Continue" },
+    { 101, "Switching Protocols" },
+    { 200, "OK" },
+    { 201, "Created" },
+    { 202, "Accepted" },
+    { 203, "Non-Authoritative Information" },
+    { 204, "No Content" },
+    { 205, "Reset Content" },
+    { 206, "Partial Content" },
+    { 300, "Multiple Choices" },
+    { 301, "Moved Permanently" },
+    { 302, "Found" },
+    { 303, "See Other" },
+    { 304, "Not Modified" },
+    { 305, "Use Proxy" },
+    { 307, "Temporary Redirect" },
     { 308, "Permanent Redirect" },
-    { 400, "Bad Request" }, { 401, "Unauthorized" },
-    { 402, "Payment Required" }, { 403, "Forbidden" },
-    { 404, "Not Found" }, { 405, "Method Not Allowed" },
-    { 406, "Not Acceptable" }, { 407, "Proxy Authentication Required" },
-    { 408, "Request Timeout" }, { 409, "Conflict" }, { 410, "Gone" },
-    { 411, "Length Required" }, { 412, "Precondition Failed" },
-    { 413, "Content Too Large" }, { 414, "URI Too Long" },
-    { 415, "Unsupported Media Type" }, { 416, "Range Not Satisfiable" },
-    { 417, "Expectation Failed" }, { 421, "Misdirected Request" },
-    { 422, "Unprocessable Content" }, { 426, "Upgrade Required" },
-    { 428, "Precondition Required" }, { 429, "Too Many Requests" },
+    { 400, "Bad Request" },
+    { 401, "Unauthorized" },
+    { 402, "Payment Required" },
+    { 403, "Forbidden" },
+    { 404, "Not Found" },
+    { 405, "Method Not Allowed" },
+    { 406, "Not Acceptable" },
+    { 407, "Proxy Authentication Required" },
+    { 408, "Request Timeout" },
+    { 409, "Conflict" },
+    { 410, "Gone" },
+    { 411, "Length Required" },
+    { 412, "Precondition Failed" },
+    { 413, "Content Too Large" },
+    { 414, "URI Too Long" },
+    { 415, "Unsupported Media Type" },
+    { 416, "Range Not Satisfiable" },
+    { 417, "Expectation Failed" },
+    { 421, "Misdirected Request" },
+    { 422, "Unprocessable Content" },
+    { 426, "Upgrade Required" },
+    { 428, "Precondition Required" },
+    { 429, "Too Many Requests" },
     { 431, "Request Header Fields Too Large" },
     { 451, "Unavailable For Legal Reasons" },
-    { 500, "Internal Server Error" }, { 501, "Not Implemented" },
-    { 502, "Bad Gateway" }, { 503, "Service Unavailable" },
-    { 504, "Gateway Timeout" }, { 505, "HTTP Version Not Supported" },
+    { 500, "Internal Server Error" },
+    { 501, "Not Implemented" },
+    { 502, "Bad Gateway" },
+    { 503, "Service Unavailable" },
+    { 504, "Gateway Timeout" },
+    { 505, "HTTP Version Not Supported" },
   };
   for (size_t i = 0; i < sizeof(phrases) / sizeof(phrases[0]); i++)
     if (phrases[i].code == status)
@@ -115,7 +142,8 @@ const char *fetch_cause(const fetch_result_t *r, char *buf, size_t n)
    * more than the host; the code's text only that something is. */
   bool whole = r->curl_code == CURLE_PEER_FAILED_VERIFICATION;
   const char *s = r->curl_code != 0 && !whole
-                  ? curl_easy_strerror((CURLcode)r->curl_code) : r->error;
+                  ? curl_easy_strerror((CURLcode)r->curl_code)
+                  : r->error;
   const char *colon = r->curl_code != 0 ? NULL : strstr(s, ": ");
   int len = colon != NULL ? (int)(colon - s) : (int)strlen(s);
   snprintf(buf, n, "%.*s", len, s);
@@ -228,8 +256,9 @@ static void read_headers(CURL *c, fetch_result_t *res)
     res->retry_after = retry_after(v);
   struct curl_header *h;
   strbuf_t tags = STRBUF_INIT;
-  for (size_t i = 0; curl_easy_header(c, "X-Robots-Tag", i, CURLH_HEADER,
-                                      -1, &h) == CURLHE_OK; i++) {
+  for (size_t i = 0; curl_easy_header(c, "X-Robots-Tag", i, CURLH_HEADER, -1,
+                                      &h) == CURLHE_OK;
+       i++) {
     if (i > 0)
       strbuf_add(&tags, ", ", 2);
     strbuf_adds(&tags, h->value);
@@ -259,11 +288,11 @@ static void presize(struct xfer *x)
 {
   curl_off_t cl = -1;
   if (x->coding != 0 ||
-      curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
-                        &cl) != CURLE_OK || cl <= 0)
+      curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) !=
+        CURLE_OK ||
+      cl <= 0)
     return;
-  (void)strbuf_reserve(&x->body, (curl_off_t)x->max < cl ? x->max
-                                                         : (size_t)cl);
+  (void)strbuf_reserve(&x->body, (curl_off_t)x->max < cl ? x->max : (size_t)cl);
 }
 
 /* check: at the first body byte, decide whether the body is wanted. */
@@ -287,8 +316,9 @@ static bool check(struct xfer *x)
    * refuse a body over the cap now rather than read it up to the cap. */
   curl_off_t cl = -1;
   if (!x->robots && x->coding == 0 &&
-      curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
-                        &cl) == CURLE_OK && cl > (curl_off_t)x->max) {
+      curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) ==
+        CURLE_OK &&
+      cl > (curl_off_t)x->max) {
     x->abort = FETCH_TOO_LARGE;
     return false;
   }
@@ -329,7 +359,7 @@ static bool inflate_add(struct xfer *x, const char *data, size_t n)
     return true;
   if (!x->zinit) {
     memset(&x->z, 0, sizeof(x->z));
-    if (inflateInit2(&x->z, 15 + 32) != Z_OK)  /* gzip or zlib */
+    if (inflateInit2(&x->z, 15 + 32) != Z_OK) /* gzip or zlib */
       return false;
     x->zinit = true;
   }
@@ -372,8 +402,8 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
   bool capture = x->f->cfg.capture;
   if (capture && (x->raw.oom || x->head.oom || x->req.oom))
     return 0;
-  if (!x->checked && !check(x) && !(capture && x->abort != FETCH_OK &&
-                                     x->raw.len < FETCH_CAPTURE_MAX))
+  if (!x->checked && !check(x) &&
+      !(capture && x->abort != FETCH_OK && x->raw.len < FETCH_CAPTURE_MAX))
     return 0;
   if (x->abort != FETCH_OK) {
     /* Not a page; read on only to capture it, within bounds. */
@@ -419,7 +449,7 @@ static int on_debug(CURL *c, curl_infotype type, char *data, size_t n,
   default:
     break;
   }
-  return 0;  /* libcurl wants 0; on_body stops on a full buffer */
+  return 0; /* libcurl wants 0; on_body stops on a full buffer */
 }
 
 static bool transient(CURLcode rc)
@@ -446,7 +476,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   struct xfer x = { .f = f, .res = res, .robots = robots, .max = max };
   CURL *c = f->curl;
 
-  curl_easy_reset(c);  /* keeps the connection cache */
+  curl_easy_reset(c); /* keeps the connection cache */
   curl_easy_setopt(c, CURLOPT_URL, url);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
@@ -499,8 +529,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   /* What the WARC file gets is not the whole body when anything cut the
    * transfer short. */
   if (rc != CURLE_OK || x.abort != FETCH_OK || x.truncated || x.bad_coding)
-    res->raw_truncated = res->raw_truncated || x.raw.len > 0 ||
-                         rc != CURLE_OK;
+    res->raw_truncated = res->raw_truncated || x.raw.len > 0 || rc != CURLE_OK;
   res->body = x.body.p;
   res->len = x.body.len;
   if (f->cfg.capture) {
@@ -518,7 +547,8 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   }
   if (x.bad_coding && x.abort == FETCH_OK) {
     res->outcome = FETCH_NET_ERROR;
-    snprintf(res->error, sizeof(res->error), "cannot decode the body "
+    snprintf(res->error, sizeof(res->error),
+             "cannot decode the body "
              "(its Content-Encoding is broken or unknown)");
     rc = CURLE_OK;
   }
@@ -530,13 +560,13 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   read_headers(c, res);
 
   if (rc == CURLE_OK && !x.checked)
-    check(&x);  /* an empty body: decide now */
+    check(&x); /* an empty body: decide now */
   if (x.bad_coding && x.abort == FETCH_OK) {
     /* reported above */
   } else if (x.truncated) {
     res->outcome = FETCH_OK;
   } else if (x.abort != FETCH_OK &&
-      (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)) {
+             (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)) {
     res->outcome = x.abort;
   } else if (rc != CURLE_OK) {
     res->outcome = FETCH_NET_ERROR;

@@ -26,18 +26,18 @@
 #include <stddef.h>
 
 typedef struct fetch_config {
-  const char *user_agent;   /* borrowed; must outlive the fetchers */
-  long connect_timeout;     /* seconds */
-  long timeout;             /* seconds, whole transfer */
-  long low_speed_limit;     /* bytes/s ... */
-  long low_speed_time;      /* ... for this many seconds aborts */
-  size_t max_size;          /* decoded body cap in bytes */
-  bool capture;             /* keep the raw exchange (for WARC) */
+  const char *user_agent; /* borrowed; must outlive the fetchers */
+  long connect_timeout;   /* seconds */
+  long timeout;           /* seconds, whole transfer */
+  long low_speed_limit;   /* bytes/s ... */
+  long low_speed_time;    /* ... for this many seconds aborts */
+  size_t max_size;        /* decoded body cap in bytes */
+  bool capture;           /* keep the raw exchange (for WARC) */
   /* TLS. Given either, the CAs in CA_FILE (PEM) and CA_DIR (hashed
    * names, openssl rehash) are the ones trusted, in place of the
    * system's (libcurl's defaults); both borrowed, NULL for none. */
   const char *ca_file, *ca_dir;
-  bool insecure;            /* check no certificate: test servers only */
+  bool insecure; /* check no certificate: test servers only */
 } fetch_config_t;
 
 /* Room for a failure's reason: libcurl's CURL_ERROR_SIZE. */
@@ -47,43 +47,43 @@ typedef struct fetch_config {
 #define FETCH_CAPTURE_MAX (256 * 1024)
 
 typedef enum {
-  FETCH_OK,          /* 200 and a page type (fetcher_get_robots: any
-                        2xx): body holds the page */
-  FETCH_REDIRECT,    /* 301, 302, 303, 307 or 308 with a non-empty
-                        Location: see location */
-  FETCH_HTTP_ERROR,  /* any other status */
-  FETCH_WRONG_TYPE,  /* 200 but not a page type; body not downloaded */
-  FETCH_TOO_LARGE,   /* body over max_size; abandoned */
-  FETCH_NET_ERROR    /* DNS, connect, timeout, reset, bad encoding... */
+  FETCH_OK,         /* 200 and a page type (fetcher_get_robots: any
+                       2xx): body holds the page */
+  FETCH_REDIRECT,   /* 301, 302, 303, 307 or 308 with a non-empty
+                       Location: see location */
+  FETCH_HTTP_ERROR, /* any other status */
+  FETCH_WRONG_TYPE, /* 200 but not a page type; body not downloaded */
+  FETCH_TOO_LARGE,  /* body over max_size; abandoned */
+  FETCH_NET_ERROR   /* DNS, connect, timeout, reset, bad encoding... */
 } fetch_outcome_t;
 
 typedef struct fetch_result {
   fetch_outcome_t outcome;
-  long status;             /* HTTP status, 0 if none */
-  char *body;              /* owned; NUL-terminated; NULL unless OK */
-  size_t len;              /* body bytes, not counting the NUL */
-  char *content_type;      /* owned; as sent, or NULL */
-  char *location;          /* owned; raw Location header, or NULL */
-  char *x_robots_tag;      /* owned; all X-Robots-Tag values, or NULL */
-  double retry_after;      /* seconds from now; -1 if absent/invalid */
-  bool retryable;          /* a transient failure: timeout, connection
-                              failure, 5xx, 429 */
+  long status;                  /* HTTP status, 0 if none */
+  char *body;                   /* owned; NUL-terminated; NULL unless OK */
+  size_t len;                   /* body bytes, not counting the NUL */
+  char *content_type;           /* owned; as sent, or NULL */
+  char *location;               /* owned; raw Location header, or NULL */
+  char *x_robots_tag;           /* owned; all X-Robots-Tag values, or NULL */
+  double retry_after;           /* seconds from now; -1 if absent/invalid */
+  bool retryable;               /* a transient failure: timeout, connection
+                                   failure, 5xx, 429 */
   char error[FETCH_ERROR_SIZE]; /* why, when not OK, in words for the log:
                               "HTTP 404 Not Found", libcurl's message
                               ("SSL certificate problem: ..."), ... */
-  int curl_code;           /* libcurl's CURLcode when it failed the
-                              request, else 0 (see fetch_cause) */
+  int curl_code;                /* libcurl's CURLcode when it failed the
+                                   request, else 0 (see fetch_cause) */
   /* The raw exchange, when cfg.capture (else all NULL/0): */
-  char *raw_request;       /* owned; request line and headers as sent */
+  char *raw_request; /* owned; request line and headers as sent */
   size_t raw_request_len;
-  char *raw_head;          /* owned; status line and headers, CRLF CRLF */
+  char *raw_head; /* owned; status line and headers, CRLF CRLF */
   size_t raw_head_len;
-  char *raw_body;          /* owned; the body bytes as received, chunk
-                              framing and content coding included */
+  char *raw_body; /* owned; the body bytes as received, chunk
+                     framing and content coding included */
   size_t raw_body_len;
-  bool raw_truncated;      /* raw_body is not the whole body */
-  bool raw_chunked;        /* raw_body carries the chunked transfer coding */
-  char ip[64];             /* the server's address, "" if unknown */
+  bool raw_truncated; /* raw_body is not the whole body */
+  bool raw_chunked;   /* raw_body carries the chunked transfer coding */
+  char ip[64];        /* the server's address, "" if unknown */
 } fetch_result_t;
 
 typedef struct fetcher fetcher_t;

@@ -18,9 +18,9 @@
 #include "robots.h"
 #include "url.h"
 
-enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
-#define MAX_CRAWL_DELAY 60.0             /* seconds; slower hosts skipped */
-#define MAX_RETRY_AFTER 60.0             /* seconds a host is paused, at most */
+enum { MAX_ROBOTS_REDIRECTS = 5 }; /* RFC 9309 2.3.1.2 */
+#define MAX_CRAWL_DELAY 60.0       /* seconds; slower hosts skipped */
+#define MAX_RETRY_AFTER 60.0       /* seconds a host is paused, at most */
 
 /* What the crawl knows of one host. Who writes what (always under
  * hosts.lock):
@@ -35,22 +35,22 @@ enum { MAX_ROBOTS_REDIRECTS = 5 };       /* RFC 9309 2.3.1.2 */
  * rules is immutable once set (robots.h), so a reader takes the pointer
  * under the lock and matches after dropping it. */
 struct hoststate {
-  char *next_url;          /* gate: the robots.txt URL to fetch next
-                              (after a redirect); owned */
-  int hops, failures;      /* gate: redirects followed, fetches failed */
-  bool gating;             /* gate: between begin and end */
-  bool open;               /* the gate is done: rules, skip are final */
-  robots_t *rules;         /* owned; NULL until set, or out of memory */
-  const char *skip;        /* the whole host is skipped, and why */
-  char *unreachable;       /* owned; skip's text when robots.txt was
-                              unreachable, with the reason */
-  long saved;              /* pages saved */
-  bool full;               /* saved reached max_pages */
+  char *next_url;     /* gate: the robots.txt URL to fetch next
+                         (after a redirect); owned */
+  int hops, failures; /* gate: redirects followed, fetches failed */
+  bool gating;        /* gate: between begin and end */
+  bool open;          /* the gate is done: rules, skip are final */
+  robots_t *rules;    /* owned; NULL until set, or out of memory */
+  const char *skip;   /* the whole host is skipped, and why */
+  char *unreachable;  /* owned; skip's text when robots.txt was
+                         unreachable, with the reason */
+  long saved;         /* pages saved */
+  bool full;          /* saved reached max_pages */
 };
 
 struct hosts {
-  pthread_mutex_t lock;    /* guards v, n and every field of every v[i] */
-  struct hoststate *v;     /* index = host id; zeroed as it grows */
+  pthread_mutex_t lock; /* guards v, n and every field of every v[i] */
+  struct hoststate *v;  /* index = host id; zeroed as it grows */
   size_t n;
   /* Read-only after hosts_new: */
   const char *user_agent;
@@ -99,22 +99,21 @@ static struct hoststate *hoststate_get(hosts_t *h, uint32_t id)
  * that host may not be fetched yet, U is kept for the next gate item,
  * asked for when it may (and false is returned). IT's host is gating
  * (hosts_gate_begin has set it). */
-static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it,
-                        char *u)
+static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it, char *u)
 {
   char *key = url_host_key(u);
   if (key != NULL && strcmp(key, it->url) == 0) {
-    free(key);  /* same host: its gate item's token pays */
+    free(key); /* same host: its gate item's token pays */
     return true;
   }
-  double when = frontier_now() + 1;  /* if out of memory */
+  double when = frontier_now() + 1; /* if out of memory */
   bool now = key != NULL && frontier_host_take(fr, key, &when);
   free(key);
   frontier_refund(fr, it->host);
   if (now)
     return true;
   pthread_mutex_lock(&h->lock);
-  struct hoststate *hs = &h->v[it->host];  /* begin put it there */
+  struct hoststate *hs = &h->v[it->host]; /* begin put it there */
   hs->gating = false;
   hs->next_url = u;
   pthread_mutex_unlock(&h->lock);
@@ -122,8 +121,7 @@ static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it,
   return false;
 }
 
-bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
-                      char **url)
+bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it, char **url)
 {
   /* Made before the lock is taken; unused after a redirect. */
   char *first = url_resolve_normalized(it->url, "/robots.txt");
@@ -171,19 +169,22 @@ static char *unreachable_text(const char *why)
   return s;
 }
 
-void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
-                    char *url, fetch_result_t *r)
+void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                    fetch_result_t *r)
 {
   /* Parsed and resolved before the lock is taken; the redirect target
    * is dropped if the hops are used up. */
   robots_t *parsed = r->outcome == FETCH_OK
-                     ? robots_parse(r->body, r->len, h->user_agent) : NULL;
+                     ? robots_parse(r->body, r->len, h->user_agent)
+                     : NULL;
   char *next = r->outcome == FETCH_REDIRECT
-               ? url_resolve_normalized(url, r->location) : NULL;
+               ? url_resolve_normalized(url, r->location)
+               : NULL;
   /* Used only if this failure is the last one allowed. */
-  char *unreachable = r->outcome != FETCH_OK &&
-                      r->outcome != FETCH_REDIRECT && r->error[0] != '\0'
-                      ? unreachable_text(r->error) : NULL;
+  char *unreachable = r->outcome != FETCH_OK && r->outcome != FETCH_REDIRECT &&
+                          r->error[0] != '\0'
+                      ? unreachable_text(r->error)
+                      : NULL;
   enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
   int failures = 0;
   double delay = -1, wait = 0;
@@ -197,8 +198,8 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
     hs->rules = parsed;
     if (hs->rules == NULL)
       hs->skip = "out of memory";
-  } else if (r->outcome == FETCH_REDIRECT &&
-             hs->hops < MAX_ROBOTS_REDIRECTS && next != NULL) {
+  } else if (r->outcome == FETCH_REDIRECT && hs->hops < MAX_ROBOTS_REDIRECTS &&
+             next != NULL) {
     hs->hops++;
     hs->next_url = next;
     next = NULL;
@@ -305,8 +306,7 @@ bool hosts_overloaded(const fetch_result_t *r)
 double hosts_retry_delay(const fetch_result_t *r, int attempt)
 {
   if (hosts_overloaded(r) && r->retry_after >= 0)
-    return r->retry_after < MAX_RETRY_AFTER ? r->retry_after
-                                            : MAX_RETRY_AFTER;
+    return r->retry_after < MAX_RETRY_AFTER ? r->retry_after : MAX_RETRY_AFTER;
   return hosts_backoff(attempt);
 }
 

@@ -66,8 +66,8 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
  * URL is adopted (freed); R's contents are freed (fetch_result_free), so
  * archive the exchange first.
  * Thread-safety: any thread; the one that holds IT. */
-void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
-                    char *url, fetch_result_t *r);
+void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                    fetch_result_t *r);
 
 /* The reason hosts_forbids gives for every URL of a host whose robots.txt
  * could not be fetched starts with this. */

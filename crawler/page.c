@@ -51,7 +51,7 @@ void page_free(struct page *p)
   free(p->links);
   free(p->base);
   if (p->tmp != NULL) {
-    unlink(p->tmp);  /* never published: leave nothing behind */
+    unlink(p->tmp); /* never published: leave nothing behind */
     free(p->tmp);
   }
   free(p);

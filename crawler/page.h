@@ -23,32 +23,32 @@
 enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID, L_NOFOLLOW, L_TRAP };
 
 struct link {
-  char *url;   /* normalised, or the raw href when L_INVALID */
-  char *key;   /* L_CANDIDATE: its host key, computed in parallel here
-                  rather than in the serial commit */
+  char *url; /* normalised, or the raw href when L_INVALID */
+  char *key; /* L_CANDIDATE: its host key, computed in parallel here
+                rather than in the serial commit */
   int cls;
 };
 
 struct page {
-  int attempts;            /* fetch: requests made for the current URL */
-  int hops;                /* fetch: redirects followed */
-  char **chain;            /* fetch: URLs redirected from, in order */
-  fetch_result_t res;      /* fetch: the final response */
-  bool skipped;            /* not fetched: --max-pages or the host's
-                              --max-pages-per-host was reached */
-  const char *robots;      /* not fetched: why robots.txt forbids it */
-  bool noindex, nofollow;  /* parse: meta robots / X-Robots-Tag */
-  bool binary;             /* parse: the body is clearly not text */
-  bool text;               /* parse: read as the link format */
-  bool nomem;              /* parse: links lost to out of memory */
-  bool sniffed;            /* parse: binary, text, X-Robots-Tag done */
-  bool scanned;            /* parse: links extracted */
-  int stored_id;           /* resume: the ID it was saved under before */
-  struct link *links;      /* parse: links in page order */
+  int attempts;           /* fetch: requests made for the current URL */
+  int hops;               /* fetch: redirects followed */
+  char **chain;           /* fetch: URLs redirected from, in order */
+  fetch_result_t res;     /* fetch: the final response */
+  bool skipped;           /* not fetched: --max-pages or the host's
+                             --max-pages-per-host was reached */
+  const char *robots;     /* not fetched: why robots.txt forbids it */
+  bool noindex, nofollow; /* parse: meta robots / X-Robots-Tag */
+  bool binary;            /* parse: the body is clearly not text */
+  bool text;              /* parse: read as the link format */
+  bool nomem;             /* parse: links lost to out of memory */
+  bool sniffed;           /* parse: binary, text, X-Robots-Tag done */
+  bool scanned;           /* parse: links extracted */
+  int stored_id;          /* resume: the ID it was saved under before */
+  struct link *links;     /* parse: links in page order */
   size_t nlinks, cap;
-  char *base;              /* parse: <base href>, resolved */
-  char *tmp;               /* parse: the page's temporary file */
-  int write_errno;         /* parse: why tmp could not be written */
+  char *base;      /* parse: <base href>, resolved */
+  char *tmp;       /* parse: the page's temporary file */
+  int write_errno; /* parse: why tmp could not be written */
 };
 
 /* page_of: the record of IT (it->data), made, zeroed, on first use.

@@ -47,12 +47,30 @@ bool pagecheck_trap(const char *path)
  * UTF-16 pages start with a byte-order mark and are let through. */
 bool pagecheck_binary(const char *body, size_t len)
 {
-  static const struct { const char *sig; size_t n; } sigs[] = {
-    { "%PDF-", 5 }, { "\x89PNG", 4 }, { "GIF8", 4 }, { "\xff\xd8\xff", 3 },
-    { "PK\x03\x04", 4 }, { "\x1f\x8b", 2 }, { "Rar!", 4 },
-    { "7z\xbc\xaf", 4 }, { "OggS", 4 }, { "ID3", 3 }, { "RIFF", 4 },
-    { "\x7f" "ELF", 4 }, { "BZh", 3 }, { "\xfd" "7zXZ", 5 },
-    { "wOFF", 4 }, { "wOF2", 4 },
+  static const struct {
+    const char *sig;
+    size_t n;
+  } sigs[] = {
+    { "%PDF-", 5 },
+    { "\x89PNG", 4 },
+    { "GIF8", 4 },
+    { "\xff\xd8\xff", 3 },
+    { "PK\x03\x04", 4 },
+    { "\x1f\x8b", 2 },
+    { "Rar!", 4 },
+    { "7z\xbc\xaf", 4 },
+    { "OggS", 4 },
+    { "ID3", 3 },
+    { "RIFF", 4 },
+    { "\x7f"
+      "ELF",
+      4 },
+    { "BZh", 3 },
+    { "\xfd"
+      "7zXZ",
+      5 },
+    { "wOFF", 4 },
+    { "wOF2", 4 },
   };
   if (len >= 2 && ((body[0] == '\xff' && body[1] == '\xfe') ||
                    (body[0] == '\xfe' && body[1] == '\xff')))
@@ -91,7 +109,7 @@ static int html_char(const char *b, size_t len, size_t *i)
     if (v < 0x110000)
       v = v * (hex ? 16 : 10) + (unsigned long)d;
   }
-  if (j == start) {  /* "&#" and no digit: only the '&' counts */
+  if (j == start) { /* "&#" and no digit: only the '&' counts */
     *i += 1;
     return c;
   }
@@ -103,13 +121,13 @@ static int html_char(const char *b, size_t len, size_t *i)
 
 /* match_at: whether BODY[I..LEN) starts with WORD as pagecheck_mentions
  * reads it; if so *END is set past the match. */
-static bool match_at(const char *body, size_t len, size_t i,
-                     const char *word, size_t *end)
+static bool match_at(const char *body, size_t len, size_t i, const char *word,
+                     size_t *end)
 {
   size_t k = 0;
   while (word[k] != '\0' && i < len &&
          ascii_tolower(html_char(body, len, &i)) ==
-             ascii_tolower((unsigned char)word[k]))
+           ascii_tolower((unsigned char)word[k]))
     k++;
   *end = i;
   return word[k] == '\0';
@@ -138,10 +156,10 @@ bool pagecheck_mentions(const char *body, size_t len, const char *word)
 static bool ascii_label(const char *l, size_t n)
 {
   static const char *const prefix[] = {
-    "utf-8", "utf8", "us-ascii", "ascii", "iso-8859-", "iso8859", "iso_8859",
-    "latin", "windows-", "cp125", "koi8", "shift_jis", "shift-jis", "sjis",
-    "x-sjis", "euc-", "x-euc", "gb", "big5", "iso-2022-", "tis-620", "mac",
-    "x-mac",
+    "utf-8",     "utf8",      "us-ascii", "ascii", "iso-8859-", "iso8859",
+    "iso_8859",  "latin",     "windows-", "cp125", "koi8",      "shift_jis",
+    "shift-jis", "sjis",      "x-sjis",   "euc-",  "x-euc",     "gb",
+    "big5",      "iso-2022-", "tis-620",  "mac",   "x-mac",
   };
   for (size_t i = 0; i < sizeof(prefix) / sizeof(prefix[0]); i++) {
     size_t m = strlen(prefix[i]);
@@ -170,9 +188,8 @@ static bool foreign_label(const char *body, size_t len, size_t i)
          c == '"' || c == '\'');
   char label[32];
   size_t n = 0;
-  while (n < sizeof(label) &&
-         (ascii_isalpha(c) || ascii_isdigit(c) || c == '-' || c == '_' ||
-          c == '.' || c == ':')) {
+  while (n < sizeof(label) && (ascii_isalpha(c) || ascii_isdigit(c) ||
+                               c == '-' || c == '_' || c == '.' || c == ':')) {
     label[n++] = (char)c;
     c = i < len ? html_char(body, len, &i) : -1;
   }
@@ -183,15 +200,15 @@ static bool foreign_label(const char *body, size_t len, size_t i)
  * at maxDepth, and a pass per word cost nearly as much as the parse it
  * saves): a table marks the bytes a match can start with, the first
  * letter of a word in either case, and '&' for all of them. */
-bool pagecheck_meta_possible(const char *body, size_t len,
-                             const char *charset, const char *agent)
+bool pagecheck_meta_possible(const char *body, size_t len, const char *charset,
+                             const char *agent)
 {
   if (len >= 2 && ((body[0] == '\xff' && body[1] == '\xfe') ||
                    (body[0] == '\xfe' && body[1] == '\xff')))
-    return true;  /* UTF-16 */
+    return true; /* UTF-16 */
   if (memchr(body, '\0', len) != NULL)
-    return true;  /* UTF-16 or UTF-32 without a BOM, or bytes a parser
-                     may read otherwise */
+    return true; /* UTF-16 or UTF-32 without a BOM, or bytes a parser
+                    may read otherwise */
   if (charset != NULL && !ascii_label(charset, strlen(charset)))
     return true;
   const char *word[3] = { "robots", "charset", agent };
@@ -200,8 +217,8 @@ bool pagecheck_meta_possible(const char *body, size_t len,
   for (int w = 0; w < nwords; w++) {
     unsigned char c = (unsigned char)word[w][0];
     starts[ascii_tolower(c)] |= (unsigned char)(1u << w);
-    starts[c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c] |=
-        (unsigned char)(1u << w);
+    starts[c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c] |= (unsigned char)(1u
+                                                                        << w);
   }
   starts['&'] = 7;
   for (size_t i = 0; i < len; i++) {
@@ -241,7 +258,7 @@ pagecheck_kind_t pagecheck_sniff(const fetch_result_t *r, int format,
 /* The sink's argument for pagecheck_meta_robots. */
 struct meta_scan {
   const char *agent;
-  unsigned robots;  /* the directives found so far, ORed */
+  unsigned robots; /* the directives found so far, ORed */
 };
 
 static int on_meta(void *arg, const char *name, const char *content)
@@ -259,7 +276,8 @@ unsigned pagecheck_meta_robots(const fetch_result_t *r, const char *agent)
   if (!pagecheck_meta_possible(r->body, r->len, charset, agent))
     return 0;
   struct meta_scan s = { .agent = agent };
-  links_sink_t sink = { .meta_robots = on_meta, .meta_agent = agent,
+  links_sink_t sink = { .meta_robots = on_meta,
+                        .meta_agent = agent,
                         .arg = &s };
   links_scan_html(r->body, r->len, charset, &sink);
   return s.robots;

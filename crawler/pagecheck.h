@@ -19,9 +19,9 @@
 
 /* How a page's body is read (--format). */
 enum {
-  FORMAT_AUTO,  /* the link format if served as text/plain, else HTML */
-  FORMAT_HTML,  /* always HTML */
-  FORMAT_LINK   /* always the link format (links.h) */
+  FORMAT_AUTO, /* the link format if served as text/plain, else HTML */
+  FORMAT_HTML, /* always HTML */
+  FORMAT_LINK  /* always the link format (links.h) */
 };
 
 /* pagecheck_trap: whether PATH, a normalised URL's path and query
@@ -56,15 +56,15 @@ bool pagecheck_mentions(const char *body, size_t len, const char *word);
  * HTTP charset, borrowed, or NULL) or a "charset=" in BODY names an
  * encoding not known to write ASCII as ASCII bytes, or when BODY mentions
  * (pagecheck_mentions) "robots" or AGENT. */
-bool pagecheck_meta_possible(const char *body, size_t len,
-                             const char *charset, const char *agent);
+bool pagecheck_meta_possible(const char *body, size_t len, const char *charset,
+                             const char *agent);
 
 /* What a fetched page is (pagecheck_sniff). */
 typedef struct pagecheck_kind {
-  bool binary;      /* clearly not text: neither parse nor save it */
-  bool text;        /* read it as the link format; else as HTML */
-  unsigned robots;  /* ROBOTS_NOINDEX | ROBOTS_NOFOLLOW (robots.h) from
-                       its X-Robots-Tag */
+  bool binary;     /* clearly not text: neither parse nor save it */
+  bool text;       /* read it as the link format; else as HTML */
+  unsigned robots; /* ROBOTS_NOINDEX | ROBOTS_NOFOLLOW (robots.h) from
+                      its X-Robots-Tag */
 } pagecheck_kind_t;
 
 /* pagecheck_sniff: what the page in R (borrowed; body, len, content_type

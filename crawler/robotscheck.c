@@ -21,7 +21,7 @@
 #include "url.h"
 
 static const char usage[] =
-    "usage: robotscheck ROBOTS_FILE USER_AGENT URL...\n";
+  "usage: robotscheck ROBOTS_FILE USER_AGENT URL...\n";
 
 /* read_file: the whole file NAME, in *out (owned, free()) and *len.
  * Returns 0, or an errno value. */
@@ -81,8 +81,7 @@ int main(int argc, char *argv[])
   }
   robots_delete(r);
   if (fflush(stdout) != 0 || ferror(stdout)) {
-    fprintf(stderr, "robotscheck: cannot write output: %s\n",
-            strerror(errno));
+    fprintf(stderr, "robotscheck: cannot write output: %s\n", strerror(errno));
     status = 1;
   }
   return status;

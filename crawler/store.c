@@ -10,10 +10,10 @@
 #include "pagedir.h"
 
 struct entry {
-  int id;            /* 0 if the URL has no page of its own */
-  char *redirect;    /* owned; NULL if none */
-  char *ctype;       /* owned; NULL for plain text/html */
-  char *xrobots;     /* owned; NULL if none */
+  int id;         /* 0 if the URL has no page of its own */
+  char *redirect; /* owned; NULL if none */
+  char *ctype;    /* owned; NULL for plain text/html */
+  char *xrobots;  /* owned; NULL if none */
 };
 
 struct store {
@@ -47,8 +47,9 @@ static void on_journal(void *arg, const char *kind, int id, const char *a,
   if (e == NULL)
     return;
   char **field = strcmp(kind, "redirect") == 0 ? &e->redirect
-                : strcmp(kind, "ctype") == 0  ? &e->ctype
-                : strcmp(kind, "xrobots") == 0 ? &e->xrobots : NULL;
+               : strcmp(kind, "ctype") == 0    ? &e->ctype
+               : strcmp(kind, "xrobots") == 0  ? &e->xrobots
+                                               : NULL;
   if (field != NULL && *field == NULL && b[0] != '\0')
     s->nomem |= (*field = strdup(b)) == NULL;
 }

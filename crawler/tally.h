@@ -16,11 +16,11 @@ enum { TALLY_MAX = 8, TALLY_WHAT = 256 };
 
 typedef struct tally {
   struct tally_entry {
-    char what[TALLY_WHAT];  /* the cause, cut to fit */
+    char what[TALLY_WHAT]; /* the cause, cut to fit */
     long n;
   } v[TALLY_MAX];
-  size_t n;                 /* entries used */
-  long other;               /* counts of causes that found no room */
+  size_t n;   /* entries used */
+  long other; /* counts of causes that found no room */
 } tally_t;
 
 /* tally_add: count one more of WHAT (borrowed; copied, cut to

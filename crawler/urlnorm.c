@@ -36,8 +36,8 @@ static void print_invalid(const char *href)
 
 int main(int argc, char *argv[])
 {
-  if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
-                    strcmp(argv[1], "-h") == 0)) {
+  if (argc == 2 &&
+      (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
     usage(stdout);
     return 0;
   }

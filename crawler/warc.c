@@ -19,9 +19,9 @@
 #include "strbuf.h"
 
 struct warc {
-  pthread_mutex_t lock;   /* guards fd writes, rng, records */
+  pthread_mutex_t lock; /* guards fd writes, rng, records */
   int fd;
-  uint64_t rng;           /* splitmix64 state for record IDs */
+  uint64_t rng; /* splitmix64 state for record IDs */
   long records;
 };
 
@@ -41,8 +41,8 @@ static void new_id(warc_t *w, char *out)
   pthread_mutex_lock(&w->lock);
   uint64_t a = next_random(w), b = next_random(w);
   pthread_mutex_unlock(&w->lock);
-  a = (a & ~0xf000ULL) | 0x4000ULL;                  /* version 4 */
-  b = (b & ~(3ULL << 62)) | (2ULL << 62);            /* variant 10 */
+  a = (a & ~0xf000ULL) | 0x4000ULL;       /* version 4 */
+  b = (b & ~(3ULL << 62)) | (2ULL << 62); /* variant 10 */
   snprintf(out, 48, "<urn:uuid:%08x-%04x-%04x-%04x-%012llx>",
            (unsigned)(a >> 32), (unsigned)(a >> 16) & 0xffff,
            (unsigned)a & 0xffff, (unsigned)(b >> 48) & 0xffff,
@@ -91,15 +91,15 @@ static void dechunk(const char *p, size_t len, strbuf_t *out)
     for (; i < len && isxdigit((unsigned char)p[i]) && digits < 16;
          i++, digits++)
       n = n * 16 + (size_t)(isdigit((unsigned char)p[i])
-                            ? p[i] - '0'
-                            : tolower((unsigned char)p[i]) - 'a' + 10);
+                              ? p[i] - '0'
+                              : tolower((unsigned char)p[i]) - 'a' + 10);
     const char *nl = memchr(p + i, '\n', len - i);
     if (nl == NULL || digits == 0 || n == 0)
       return;
     i = (size_t)(nl - p) + 1;
     size_t take = n < len - i ? n : len - i;
     strbuf_add(out, p + i, take);
-    i += take + 2;  /* CRLF after the data */
+    i += take + 2; /* CRLF after the data */
   }
 }
 
@@ -110,8 +110,7 @@ static int append(warc_t *w, const strbuf_t *record)
 {
   z_stream z;
   memset(&z, 0, sizeof(z));
-  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-      Z_OK) {
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     errno = ENOMEM;
     return -1;
   }
@@ -148,7 +147,7 @@ static int append(warc_t *w, const strbuf_t *record)
   if (done == n)
     w->records++;
   else if (start >= 0 && ftruncate(w->fd, start) != 0)
-    done = 0;  /* a torn member stays; readers stop there */
+    done = 0; /* a torn member stays; readers stop there */
   pthread_mutex_unlock(&w->lock);
   free(out);
   return done == n ? 0 : -1;
@@ -164,10 +163,11 @@ static int record(warc_t *w, const char *type, const char *id,
   now_iso(date, sizeof(date));
   sha1_b32(block->p ? block->p : "", block->len, digest);
   strbuf_t r = STRBUF_INIT;
-  strbuf_addf(&r, "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
-            "WARC-Date: %s\r\n%sWARC-Block-Digest: %s\r\n"
-            "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n", type, id,
-            date, fields, digest, content_type, block->len);
+  strbuf_addf(&r,
+              "WARC/1.1\r\nWARC-Type: %s\r\nWARC-Record-ID: %s\r\n"
+              "WARC-Date: %s\r\n%sWARC-Block-Digest: %s\r\n"
+              "Content-Type: %s\r\nContent-Length: %zu\r\n\r\n",
+              type, id, date, fields, digest, content_type, block->len);
   strbuf_add(&r, block->p ? block->p : "", block->len);
   strbuf_add(&r, "\r\n\r\n", 4);
   int rc = r.oom ? (errno = ENOMEM, -1) : append(w, &r);
@@ -188,7 +188,7 @@ static int cut_torn_tail(int fd)
     return -1;
   enum { CHUNK = 1 << 20 };
   unsigned char *in = malloc(CHUNK), *out = malloc(CHUNK);
-  off_t pos = 0, good = 0;  /* bytes read; end of the last whole member */
+  off_t pos = 0, good = 0; /* bytes read; end of the last whole member */
   int rc = 0;
   bool bad = false;
   while (rc == 0 && !bad && in != NULL && out != NULL) {
@@ -248,13 +248,15 @@ warc_t *warc_open(const char *path, const char *software,
   new_id(w, id);
   strbuf_t fields = STRBUF_INIT, block = STRBUF_INIT;
   strbuf_addf(&fields, "WARC-Filename: %s\r\n", base ? base + 1 : path);
-  strbuf_addf(&block, "software: %s\r\nformat: WARC File Format 1.1\r\n"
-            "conformsTo: http://iipc.github.io/warc-specifications/"
-            "specifications/warc-format/warc-1.1/\r\n"
-            "http-header-user-agent: %s\r\n", software, user_agent);
+  strbuf_addf(&block,
+              "software: %s\r\nformat: WARC File Format 1.1\r\n"
+              "conformsTo: http://iipc.github.io/warc-specifications/"
+              "specifications/warc-format/warc-1.1/\r\n"
+              "http-header-user-agent: %s\r\n",
+              software, user_agent);
   int rc = fields.oom ? -1
-           : record(w, "warcinfo", id, fields.p, "application/warc-fields",
-                    &block);
+                      : record(w, "warcinfo", id, fields.p,
+                               "application/warc-fields", &block);
   free(fields.p);
   free(block.p);
   if (rc != 0) {
@@ -264,11 +266,10 @@ warc_t *warc_open(const char *path, const char *software,
   return w;
 }
 
-int warc_write_exchange(warc_t *w, const char *url,
-                        const fetch_result_t *res)
+int warc_write_exchange(warc_t *w, const char *url, const fetch_result_t *res)
 {
   if (res->raw_head_len == 0)
-    return 0;  /* no response: nothing happened on the wire to keep */
+    return 0; /* no response: nothing happened on the wire to keep */
   char req_id[48], resp_id[48], digest[48];
   new_id(w, req_id);
   new_id(w, resp_id);
@@ -276,7 +277,7 @@ int warc_write_exchange(warc_t *w, const char *url,
 
   /* The request, as sent. */
   strbuf_add(&block, res->raw_request ? res->raw_request : "",
-         res->raw_request_len);
+             res->raw_request_len);
   strbuf_addf(&f, "WARC-Target-URI: %s\r\n", url);
   if (res->ip[0])
     strbuf_addf(&f, "WARC-IP-Address: %s\r\n", res->ip);
@@ -304,7 +305,7 @@ int warc_write_exchange(warc_t *w, const char *url,
   if (res->ip[0])
     strbuf_addf(&f, "WARC-IP-Address: %s\r\n", res->ip);
   strbuf_addf(&f, "WARC-Concurrent-To: %s\r\nWARC-Payload-Digest: %s\r\n",
-            req_id, digest);
+              req_id, digest);
   if (res->raw_truncated)
     strbuf_addf(&f, "WARC-Truncated: length\r\n");
   if (rc == 0)

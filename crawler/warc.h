@@ -25,8 +25,9 @@
 typedef struct warc warc_t;
 
 /* warc_open: open PATH (borrowed) for appending, creating it if needed,
- * cut a torn last member off, and write a warcinfo record naming SOFTWARE and USER_AGENT (borrowed).
- * Returns: owned by caller (warc_close); NULL with errno set. */
+ * cut a torn last member off, and write a warcinfo record naming SOFTWARE and
+ * USER_AGENT (borrowed). Returns: owned by caller (warc_close); NULL with errno
+ * set. */
 warc_t *warc_open(const char *path, const char *software,
                   const char *user_agent);
 
@@ -36,8 +37,7 @@ warc_t *warc_open(const char *path, const char *software,
  * an exchange that got no response (a connection failure).
  * Returns: 0, or -1 with errno set (the file is then left as it was, but
  * for a possibly torn member at its end). */
-int warc_write_exchange(warc_t *w, const char *url,
-                        const fetch_result_t *res);
+int warc_write_exchange(warc_t *w, const char *url, const fetch_result_t *res);
 
 /* warc_records: records written so far (warcinfo included). */
 long warc_records(warc_t *w);

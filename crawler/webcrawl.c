@@ -40,19 +40,19 @@ enum { MAX_LINKS_PER_PAGE = 100000 };
 
 struct webcrawl {
   const webcrawl_opts_t *o;
-  char agent[64];          /* our product token: what a robots meta names */
-  hosts_t *hosts;          /* robots.txt and page counts per host; locks
-                              itself (hosts.h) */
+  char agent[64]; /* our product token: what a robots meta names */
+  hosts_t *hosts; /* robots.txt and page counts per host; locks
+                     itself (hosts.h) */
   atomic_long robots_fetched, robots_failed;
-  atomic_long requests;    /* every HTTP request made */
+  atomic_long requests; /* every HTTP request made */
   atomic_bool warc_failed;
   fetch_config_t fcfg;
   engine_t *e;
-  webcrawl_stats_t *st;    /* commit only, but see atomics below */
+  webcrawl_stats_t *st; /* commit only, but see atomics below */
   atomic_long redirects, retries;
   atomic_bool limit_reached;
-  bool io_failed;          /* commit only */
-  bool oom;                /* commit only: a page lost links to OOM */
+  bool io_failed; /* commit only */
+  bool oom;       /* commit only: a page lost links to OOM */
   double start, last_progress;
 };
 
@@ -79,8 +79,7 @@ static engine_t *running;
 static void archive(struct webcrawl *w, engine_t *e, const char *url,
                     fetch_result_t *r)
 {
-  if (w->o->warc != NULL &&
-      warc_write_exchange(w->o->warc, url, r) != 0 &&
+  if (w->o->warc != NULL && warc_write_exchange(w->o->warc, url, r) != 0 &&
       !atomic_exchange(&w->warc_failed, true)) {
     fprintf(stderr, "crawler: cannot write the WARC file: %s\n",
             strerror(errno));
@@ -113,8 +112,8 @@ static void log_reason(struct webcrawl *w, int depth, const char *label,
                        const char *url, const char *why)
 {
   if (w->o->log)
-    fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "", label,
-            url, why);
+    fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "", label, url,
+            why);
 }
 
 /* ---- robots.txt ---- */
@@ -122,8 +121,7 @@ static void log_reason(struct webcrawl *w, int depth, const char *label,
 /* wc_gate: the gate item IT of a host: fetch its robots.txt; hosts.c
  * decides what the answer means for the host and opens it, or asks for
  * the gate again. */
-static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e,
-                    fitem_t *it)
+static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
 {
   frontier_t *fr = engine_frontier(e);
   char *url;
@@ -156,8 +154,8 @@ static void wc_worker_fini(void *ctx, void *ws)
 /* follow: requeue IT to where its response redirects, taking the hop
  * into P's chain; or, if the target may not be followed, make the
  * response a failure that says why. */
-static engine_fetched_t follow(struct webcrawl *w, engine_t *e,
-                               fitem_t *it, struct page *p)
+static engine_fetched_t follow(struct webcrawl *w, engine_t *e, fitem_t *it,
+                               struct page *p)
 {
   fetch_result_t *r = &p->res;
   char *to = url_resolve_normalized(it->url, r->location);
@@ -171,7 +169,8 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e,
   else if (url_is_nonpage(to))
     why = "redirect to a non-page URL";
   char *key = why ? NULL : url_host_key(to);
-  char **chain = why || key == NULL ? NULL
+  char **chain = why || key == NULL
+                 ? NULL
                  : realloc(p->chain, (p->hops + 1) * sizeof(char *));
   char *from = chain ? strdup(it->url) : NULL;
   if (why == NULL && from == NULL) {
@@ -181,8 +180,7 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e,
   }
   if (why != NULL) {
     r->outcome = FETCH_HTTP_ERROR;
-    snprintf(r->error, sizeof(r->error), "%s: %s", why,
-             to ? to : r->location);
+    snprintf(r->error, sizeof(r->error), "%s: %s", why, to ? to : r->location);
     free(to);
     free(key);
     return ENGINE_PARSE;
@@ -200,8 +198,8 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e,
 /* retry: requeue IT, whose response failed for a while, not before
  * monotonic time AT. ENGINE_PARSE (the failure stands) only if out of
  * memory. */
-static engine_fetched_t retry(struct webcrawl *w, engine_t *e,
-                              fitem_t *it, double at)
+static engine_fetched_t retry(struct webcrawl *w, engine_t *e, fitem_t *it,
+                              double at)
 {
   atomic_fetch_add(&w->retries, 1);
   char *key = url_host_key(it->url);
@@ -216,8 +214,7 @@ static engine_fetched_t retry(struct webcrawl *w, engine_t *e,
  * skipped (limits, robots.txt: its token refunded), answered from the
  * saved crawl, or fetched; then its redirect is followed, or its
  * transient failure retried, by requeueing it. */
-static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
-                                 fitem_t *it)
+static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 {
   struct webcrawl *w = ctx;
   fetcher_t *f = ws;
@@ -230,10 +227,11 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
   }
   struct page *p = page_of(it);
   if (p == NULL)
-    return ENGINE_PARSE;  /* out of memory: commit reports a failure */
+    return ENGINE_PARSE; /* out of memory: commit reports a failure */
   if (f == NULL) {
     p->res.outcome = FETCH_NET_ERROR;
-    snprintf(p->res.error, sizeof(p->res.error), "no HTTP client: libcurl "
+    snprintf(p->res.error, sizeof(p->res.error),
+             "no HTTP client: libcurl "
              "could not start one for this worker");
     return ENGINE_PARSE;
   }
@@ -250,8 +248,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
   }
   fetch_result_free(&p->res);
   const store_t *src = w->o->replay ? w->o->replay : w->o->resume;
-  int id = src ? store_fetch(src, it->url, w->o->resume == NULL, &p->res)
-               : -1;
+  int id = src ? store_fetch(src, it->url, w->o->resume == NULL, &p->res) : -1;
   if (id >= 0) {
     /* No request was made: give the token back. */
     frontier_refund(engine_frontier(e), it->host);
@@ -272,8 +269,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e,
      * whether or not this one is tried again. */
     frontier_host_pause(engine_frontier(e), it->host, at);
   }
-  if (p->res.retryable && p->attempts <= w->o->retries &&
-      !engine_stopped(e))
+  if (p->res.retryable && p->attempts <= w->o->retries && !engine_stopped(e))
     return retry(w, e, it, at);
   return ENGINE_PARSE;
 }
@@ -285,8 +281,8 @@ struct scan {
   fitem_t *it;
   struct page *p;
   bool nomem;
-  url_base_t base;   /* the page's base, prepared for url_base_resolve */
-  bool base_ready;   /* base is set for the current base URL */
+  url_base_t base; /* the page's base, prepared for url_base_resolve */
+  bool base_ready; /* base is set for the current base URL */
 };
 
 static int on_base(void *arg, const char *href)
@@ -362,8 +358,7 @@ static int on_meta(void *arg, const char *name, const char *content)
 static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
                       const struct page *p)
 {
-  if (p->nomem || p->nofollow || p->hops > 0 ||
-      atomic_load(&w->limit_reached))
+  if (p->nomem || p->nofollow || p->hops > 0 || atomic_load(&w->limit_reached))
     return;
   for (size_t i = 0; i < p->nlinks; i++)
     if (p->links[i].cls == L_CANDIDATE)
@@ -406,14 +401,14 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     speculate(w, e, it, p);
   }
   if (it->flags & FITEM_SPEC)
-    return;  /* the body waits for the page's adoption */
+    return; /* the body waits for the page's adoption */
   if (!p->scanned && !p->text && !w->o->ignore_robots)
     page_robots(p, pagecheck_meta_robots(r, w->agent));
   if (!p->noindex && p->stored_id == 0) {
     p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
                                it->url, it->depth, r->body, r->len,
                                (w->o->compress ? PAGEDIR_GZIP : 0) |
-                               (w->o->fsync ? PAGEDIR_FSYNC : 0));
+                                 (w->o->fsync ? PAGEDIR_FSYNC : 0));
     if (p->tmp == NULL)
       p->write_errno = errno ? errno : EIO;
   }
@@ -434,16 +429,16 @@ static void progress(struct webcrawl *w, bool final)
   w->last_progress = now;
   double el = now - w->start;
   fprintf(stderr, "\r\033[K%ld saved, %zu queued, %ld errors, %.1f pages/s",
-          w->st->saved, frontier_count(engine_frontier(w->e)),
-          w->st->failed, el > 0 ? w->st->saved / el : 0.0);
+          w->st->saved, frontier_count(engine_frontier(w->e)), w->st->failed,
+          el > 0 ? w->st->saved / el : 0.0);
   if (final)
     fputs("\r\033[K", stderr);
   fflush(stderr);
 }
 
 /* io_fail: a page could not be saved: report once, stop the crawl. */
-static bool io_fail(struct webcrawl *w, engine_t *e, const char *what,
-                    int id, int err)
+static bool io_fail(struct webcrawl *w, engine_t *e, const char *what, int id,
+                    int err)
 {
   w->st->write_errors++;
   w->io_failed = true;
@@ -456,25 +451,26 @@ static bool io_fail(struct webcrawl *w, engine_t *e, const char *what,
 /* save: give page IT its ID: journal what its file does not say, then
  * publish it (or, on resume, check that it was saved under this ID).
  * Returns false if the crawl must stop. */
-static bool save(struct webcrawl *w, engine_t *e, fitem_t *it,
-                 struct page *p)
+static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
 {
   webcrawl_stats_t *st = w->st;
   int id = (int)st->saved + 1;
   unsigned sync = w->o->fsync ? PAGEDIR_FSYNC : 0;
   if (p->stored_id != 0) {
     if (p->stored_id != id) {
-      fprintf(stderr, "crawler: cannot resume: '%s' was saved as page %d "
+      fprintf(stderr,
+              "crawler: cannot resume: '%s' was saved as page %d "
               "but comes out as page %d now; the site changed since the "
-              "interrupted crawl\n", it->url, p->stored_id, id);
+              "interrupted crawl\n",
+              it->url, p->stored_id, id);
       w->io_failed = true;
       engine_stop(e);
       return false;
     }
   } else {
     if (w->o->resume != NULL && id <= store_count(w->o->resume))
-      return io_fail(w, e, "resume: the site changed; not overwriting",
-                     id, EEXIST);
+      return io_fail(w, e, "resume: the site changed; not overwriting", id,
+                     EEXIST);
     for (int i = 0; i < p->hops; i++)
       if (pagedir_journal_add(w->o->pagedir, "redirect", id, p->chain[i],
                               i + 1 < p->hops ? p->chain[i + 1] : it->url,
@@ -483,13 +479,12 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it,
     const char *ct = p->res.content_type;
     if (ct != NULL && strcmp(ct, "text/html") != 0 &&
         strpbrk(ct, "\r\n") == NULL &&
-        pagedir_journal_add(w->o->pagedir, "ctype", id, it->url, ct,
-                            sync) != 0)
+        pagedir_journal_add(w->o->pagedir, "ctype", id, it->url, ct, sync) != 0)
       return io_fail(w, e, "journal", id, errno);
     const char *xr = p->res.x_robots_tag;
     if (xr != NULL && strpbrk(xr, "\r\n") == NULL &&
-        pagedir_journal_add(w->o->pagedir, "xrobots", id, it->url, xr,
-                            sync) != 0)
+        pagedir_journal_add(w->o->pagedir, "xrobots", id, it->url, xr, sync) !=
+          0)
       return io_fail(w, e, "journal", id, errno);
     if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0)
       return io_fail(w, e, "save", id, errno);
@@ -530,11 +525,24 @@ static void commit_link(struct webcrawl *w, engine_t *e, int d,
   long *n = NULL;
   const char *label = NULL;
   switch (l->cls) {
-  case L_EXTERN: n = &st->ign_extern; label = "IgnExtrn"; break;
-  case L_NOFOLLOW: n = &st->ign_rel_nofollow; label = "IgnFollow"; break;
-  case L_TRAP: n = &st->ign_trap; label = "IgnTrap"; break;
-  case L_NONPAGE: n = &st->ign_nonpage; label = "IgnType"; break;
-  default: break;
+  case L_EXTERN:
+    n = &st->ign_extern;
+    label = "IgnExtrn";
+    break;
+  case L_NOFOLLOW:
+    n = &st->ign_rel_nofollow;
+    label = "IgnFollow";
+    break;
+  case L_TRAP:
+    n = &st->ign_trap;
+    label = "IgnTrap";
+    break;
+  case L_NONPAGE:
+    n = &st->ign_nonpage;
+    label = "IgnType";
+    break;
+  default:
+    break;
   }
   if (n != NULL) {
     (*n)++;
@@ -596,8 +604,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     return;
   }
   if (p->robots != NULL) {
-    if (strncmp(p->robots, HOSTS_UNREACHABLE,
-                strlen(HOSTS_UNREACHABLE)) == 0) {
+    if (strncmp(p->robots, HOSTS_UNREACHABLE, strlen(HOSTS_UNREACHABLE)) == 0) {
       st->ign_unreachable++;
       /* Each host's reason: few, and they say what the URLs met. */
       tally_add(&st->unreachable, p->robots);
@@ -619,10 +626,18 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   if (p->res.outcome != FETCH_OK) {
     st->failed++;
     switch (p->res.outcome) {
-    case FETCH_HTTP_ERROR: st->http_errors++; break;
-    case FETCH_WRONG_TYPE: st->wrong_type++; break;
-    case FETCH_TOO_LARGE: st->too_large++; break;
-    default: st->net_errors++; break;
+    case FETCH_HTTP_ERROR:
+      st->http_errors++;
+      break;
+    case FETCH_WRONG_TYPE:
+      st->wrong_type++;
+      break;
+    case FETCH_TOO_LARGE:
+      st->too_large++;
+      break;
+    default:
+      st->net_errors++;
+      break;
     }
     char cause[TALLY_WHAT];
     tally_add(&st->failures, fetch_cause(&p->res, cause, sizeof(cause)));
@@ -664,8 +679,8 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   } else {
     st->write_errors++;
     w->io_failed = true;
-    fprintf(stderr, "crawler: cannot write a page to '%s': %s\n",
-            w->o->pagedir, strerror(p->write_errno));
+    fprintf(stderr, "crawler: cannot write a page to '%s': %s\n", w->o->pagedir,
+            strerror(p->write_errno));
     engine_stop(e);
     return;
   }
@@ -726,8 +741,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   /* robots.txt applies, and hosts are gated for it, unless ignored or
    * nothing is fetched from the hosts (replay). */
   bool robots = !o->ignore_robots && o->replay == NULL;
-  w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host,
-                      robots);
+  w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host, robots);
   if (w.hosts == NULL)
     return CRAWL_ENOMEM;
   engine_config_t cfg = {
@@ -775,7 +789,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   pthread_mutex_unlock(&running_lock);
   int status = engine_run(w.e);
   pthread_mutex_lock(&running_lock);
-  running = NULL;  /* no interrupt reaches the engine from here on */
+  running = NULL; /* no interrupt reaches the engine from here on */
   pthread_mutex_unlock(&running_lock);
   progress(&w, true);
   st->hosts = (long)frontier_hosts(engine_frontier(w.e));

@@ -12,39 +12,39 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "pagecheck.h"  /* FORMAT_* */
+#include "pagecheck.h" /* FORMAT_* */
 #include "scope.h"
 #include "store.h"
 #include "tally.h"
 #include "warc.h"
 
 typedef struct webcrawl_opts {
-  const char *seed;            /* normalised, in scope */
-  const char *pagedir;         /* holds a marker: pagedir_init, or checked
-                                  for --resume */
+  const char *seed;    /* normalised, in scope */
+  const char *pagedir; /* holds a marker: pagedir_init, or checked
+                          for --resume */
   int max_depth;
   int download_workers, parse_workers;
-  size_t queue_size;           /* 0 = unbounded */
-  double rate, burst;          /* per host; rate 0 = no limit */
-  const scope_t *scope;        /* links and redirects followed */
+  size_t queue_size;    /* 0 = unbounded */
+  double rate, burst;   /* per host; rate 0 = no limit */
+  const scope_t *scope; /* links and redirects followed */
   const char *user_agent;
-  long max_pages;              /* 0 = no limit */
-  long max_pages_per_host;     /* 0 = no limit */
-  long timeout;                /* seconds per request */
+  long max_pages;          /* 0 = no limit */
+  long max_pages_per_host; /* 0 = no limit */
+  long timeout;            /* seconds per request */
   int retries;
   size_t max_page_size;
-  int format;                  /* FORMAT_* (pagecheck.h) */
+  int format;                   /* FORMAT_* (pagecheck.h) */
   const char *ca_file, *ca_dir; /* CAs trusted instead of the system's */
-  bool insecure;               /* no TLS certificate check (fetch.h) */
-  bool ignore_robots;          /* no robots.txt, meta robots, X-Robots-Tag */
-  bool respect_rel_nofollow;   /* skip links with rel="nofollow" */
-  bool compress;               /* gzip page files */
-  bool fsync;                  /* fsync each page and journal line */
-  const store_t *replay;       /* fetch everything from this saved crawl */
-  const store_t *resume;       /* pages saved before, in PAGEDIR itself */
-  warc_t *warc;                /* record every exchange here, or NULL */
-  bool log;                    /* CS50 event lines on LOGFP */
-  bool progress;               /* a live status line on stderr */
+  bool insecure;                /* no TLS certificate check (fetch.h) */
+  bool ignore_robots;           /* no robots.txt, meta robots, X-Robots-Tag */
+  bool respect_rel_nofollow;    /* skip links with rel="nofollow" */
+  bool compress;                /* gzip page files */
+  bool fsync;                   /* fsync each page and journal line */
+  const store_t *replay;        /* fetch everything from this saved crawl */
+  const store_t *resume;        /* pages saved before, in PAGEDIR itself */
+  warc_t *warc;                 /* record every exchange here, or NULL */
+  bool log;                     /* CS50 event lines on LOGFP */
+  bool progress;                /* a live status line on stderr */
   FILE *logfp;
 } webcrawl_opts_t;
 
@@ -58,18 +58,18 @@ typedef struct webcrawl_opts {
  * failed pages by cause (fetch_cause), unreachable the URLs of an
  * unreachable robots.txt by its host's reason. */
 typedef struct webcrawl_stats {
-  long saved, fetched, failed, http_errors, net_errors, wrong_type,
-      too_large, redirects, retries, dup_redirects, ign_extern, ign_dupl,
-      ign_nonpage, ign_invalid, write_errors, ign_robots, ign_unreachable,
-      noindex, nofollow, ign_rel_nofollow, robots_fetched, robots_failed,
-      requests, hosts, ign_trap, ign_host_limit, binary, warc_records;
+  long saved, fetched, failed, http_errors, net_errors, wrong_type, too_large,
+    redirects, retries, dup_redirects, ign_extern, ign_dupl, ign_nonpage,
+    ign_invalid, write_errors, ign_robots, ign_unreachable, noindex, nofollow,
+    ign_rel_nofollow, robots_fetched, robots_failed, requests, hosts, ign_trap,
+    ign_host_limit, binary, warc_records;
   long long bytes;
   double elapsed;
   tally_t failures, unreachable;
-  bool seed_saved;             /* the seed (or where it redirects) saved */
-  char seed_why[320];          /* if not, why: "HTTP 404 Not Found",
-                                  "robots.txt unreachable: ...", "noindex",
-                                  ...; "" if the crawl stopped before */
+  bool seed_saved;    /* the seed (or where it redirects) saved */
+  char seed_why[320]; /* if not, why: "HTTP 404 Not Found",
+                         "robots.txt unreachable: ...", "noindex",
+                         ...; "" if the crawl stopped before */
 } webcrawl_stats_t;
 
 /* webcrawl_run's statuses beyond crawl.h's CRAWL_OK, CRAWL_ENOMEM and
@@ -84,12 +84,12 @@ enum {
  * WEBCRAWL_EIO if a page, the journal or the WARC file could not be
  * written, or a resumed crawl found a page under another ID (the crawl
  * stops; every page saved before is complete and the IDs have no gap);
- * CRAWL_ENOMEM (a link or page lost to out of memory) or CRAWL_ETHREAD. Needs curl_global_init and xmlInitParser done.
- * Thread-safety: one call at a time per process. Everything a crawl uses
- * is its own, except one process-wide global: the running crawl's
- * engine, published for webcrawl_interrupt, which takes no handle so
- * that a signal thread can call it; a second crawl at once would take
- * that over. */
+ * CRAWL_ENOMEM (a link or page lost to out of memory) or CRAWL_ETHREAD. Needs
+ * curl_global_init and xmlInitParser done. Thread-safety: one call at a time
+ * per process. Everything a crawl uses is its own, except one process-wide
+ * global: the running crawl's engine, published for webcrawl_interrupt, which
+ * takes no handle so that a signal thread can call it; a second crawl at once
+ * would take that over. */
 int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st);
 
 /* webcrawl_interrupt: ask the running crawl, if any, to stop: in-flight

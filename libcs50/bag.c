@@ -16,8 +16,7 @@ struct bag {
   size_t cap;
 };
 
-bag_t *
-bag_new(void)
+bag_t *bag_new(void)
 {
   bag_t *bag = mem_malloc(sizeof(*bag));
 
@@ -35,8 +34,7 @@ bag_new(void)
 }
 
 /* resize: set the capacity to cap; false (bag untouched) on failure. */
-static bool
-resize(bag_t *bag, size_t cap)
+static bool resize(bag_t *bag, size_t cap)
 {
   void **items;
 
@@ -52,8 +50,7 @@ resize(bag_t *bag, size_t cap)
   return true;
 }
 
-bool
-bag_insert(bag_t *bag, void *item)
+bool bag_insert(bag_t *bag, void *item)
 {
   if (bag == NULL || item == NULL) {
     return false;
@@ -65,8 +62,7 @@ bag_insert(bag_t *bag, void *item)
   return true;
 }
 
-void *
-bag_extract(bag_t *bag)
+void *bag_extract(bag_t *bag)
 {
   void *item;
 
@@ -83,14 +79,13 @@ bag_extract(bag_t *bag)
   return item;
 }
 
-size_t
-bag_count(const bag_t *bag)
+size_t bag_count(const bag_t *bag)
 {
   return bag != NULL ? bag->count : 0;
 }
 
-void
-bag_print(const bag_t *bag, FILE *fp, void (*itemprint)(FILE *fp, void *item))
+void bag_print(const bag_t *bag, FILE *fp,
+               void (*itemprint)(FILE *fp, void *item))
 {
   if (fp == NULL) {
     return;
@@ -111,9 +106,8 @@ bag_print(const bag_t *bag, FILE *fp, void (*itemprint)(FILE *fp, void *item))
   fputs("}\n", fp);
 }
 
-void
-bag_iterate(const bag_t *bag, void *arg,
-            void (*itemfunc)(void *arg, void *item))
+void bag_iterate(const bag_t *bag, void *arg,
+                 void (*itemfunc)(void *arg, void *item))
 {
   if (bag == NULL || itemfunc == NULL) {
     return;
@@ -123,8 +117,7 @@ bag_iterate(const bag_t *bag, void *arg,
   }
 }
 
-void
-bag_delete(bag_t *bag, void (*itemdelete)(void *item))
+void bag_delete(bag_t *bag, void (*itemdelete)(void *item))
 {
   if (bag == NULL) {
     return;

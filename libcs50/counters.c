@@ -24,15 +24,14 @@ struct counters {
   size_t cap;
 };
 
-counters_t *
-counters_new(void)
+counters_t *counters_new(void)
 {
   counters_t *ctrs = mem_malloc(sizeof(*ctrs));
 
   if (ctrs == NULL) {
     return NULL;
   }
-  ctrs->pairs = NULL;   /* allocated on first key: many stay empty */
+  ctrs->pairs = NULL; /* allocated on first key: many stay empty */
   ctrs->n = 0;
   ctrs->cap = 0;
   return ctrs;
@@ -40,8 +39,7 @@ counters_new(void)
 
 /* locate: index of key, or of the first key greater than it (where key
  * would be inserted). The common case, a key past the last, is O(1). */
-static size_t
-locate(const counters_t *ctrs, int key)
+static size_t locate(const counters_t *ctrs, int key)
 {
   size_t lo = 0;
   size_t hi = ctrs->n;
@@ -63,8 +61,7 @@ locate(const counters_t *ctrs, int key)
 
 /* slot: the pair for key, inserting it with count 0 if absent; NULL if out
  * of memory (nothing changed). */
-static pair_t *
-slot(counters_t *ctrs, int key)
+static pair_t *slot(counters_t *ctrs, int key)
 {
   size_t i = locate(ctrs, key);
 
@@ -93,8 +90,7 @@ slot(counters_t *ctrs, int key)
   return &ctrs->pairs[i];
 }
 
-int
-counters_add(counters_t *ctrs, const int key)
+int counters_add(counters_t *ctrs, const int key)
 {
   pair_t *p;
 
@@ -108,8 +104,7 @@ counters_add(counters_t *ctrs, const int key)
   return ++p->count;
 }
 
-int
-counters_get(const counters_t *ctrs, const int key)
+int counters_get(const counters_t *ctrs, const int key)
 {
   size_t i;
 
@@ -120,8 +115,7 @@ counters_get(const counters_t *ctrs, const int key)
   return i < ctrs->n && ctrs->pairs[i].key == key ? ctrs->pairs[i].count : 0;
 }
 
-bool
-counters_set(counters_t *ctrs, const int key, const int count)
+bool counters_set(counters_t *ctrs, const int key, const int count)
 {
   pair_t *p;
 
@@ -136,8 +130,7 @@ counters_set(counters_t *ctrs, const int key, const int count)
   return true;
 }
 
-void
-counters_print(const counters_t *ctrs, FILE *fp)
+void counters_print(const counters_t *ctrs, FILE *fp)
 {
   if (fp == NULL) {
     return;
@@ -154,9 +147,9 @@ counters_print(const counters_t *ctrs, FILE *fp)
   fputs("}\n", fp);
 }
 
-void
-counters_iterate(const counters_t *ctrs, void *arg,
-                 void (*itemfunc)(void *arg, const int key, const int count))
+void counters_iterate(const counters_t *ctrs, void *arg,
+                      void (*itemfunc)(void *arg, const int key,
+                                       const int count))
 {
   if (ctrs == NULL || itemfunc == NULL) {
     return;
@@ -166,8 +159,7 @@ counters_iterate(const counters_t *ctrs, void *arg,
   }
 }
 
-void
-counters_delete(counters_t *ctrs)
+void counters_delete(counters_t *ctrs)
 {
   if (ctrs != NULL) {
     mem_free(ctrs->pairs);

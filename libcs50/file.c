@@ -21,8 +21,7 @@ typedef struct {
 
 /* buf_reserve: make room for extra more bytes plus a NUL; false (buffer
  * untouched) if out of memory. Doubling keeps appends amortised O(1). */
-static int
-buf_reserve(buf_t *b, size_t extra)
+static int buf_reserve(buf_t *b, size_t extra)
 {
   size_t need;
   size_t cap;
@@ -49,8 +48,7 @@ buf_reserve(buf_t *b, size_t extra)
   return 1;
 }
 
-static int
-buf_push(buf_t *b, char c)
+static int buf_push(buf_t *b, char c)
 {
   if (b->len + 1 >= b->cap && !buf_reserve(b, 1)) {
     return 0;
@@ -60,8 +58,7 @@ buf_push(buf_t *b, char c)
 }
 
 /* buf_finish: NUL-terminate and hand the bytes over, or free them. */
-static char *
-buf_finish(buf_t *b, int ok)
+static char *buf_finish(buf_t *b, int ok)
 {
   if (!ok || !buf_reserve(b, 0)) {
     mem_free(b->data);
@@ -71,8 +68,7 @@ buf_finish(buf_t *b, int ok)
   return b->data;
 }
 
-static int
-is_space(int c)
+static int is_space(int c)
 {
   /* The C-locale set, spelled out so a caller's setlocale() cannot change
    * what a word is. */
@@ -80,8 +76,7 @@ is_space(int c)
          c == '\r';
 }
 
-int
-file_numLines(FILE *fp)
+int file_numLines(FILE *fp)
 {
   long start;
   int lines = 0;
@@ -93,7 +88,7 @@ file_numLines(FILE *fp)
     return -1;
   }
   flockfile(fp);
-  start = ftell(fp);    /* -1 on a pipe: we just don't seek back */
+  start = ftell(fp); /* -1 on a pipe: we just don't seek back */
   while ((c = getc_unlocked(fp)) != EOF) {
     if (c == '\n' && lines < INT_MAX) {
       lines++;
@@ -102,7 +97,7 @@ file_numLines(FILE *fp)
   }
   err = ferror(fp);
   if (last != '\n' && lines < INT_MAX) {
-    lines++;            /* a last line without "\n" is still a line */
+    lines++; /* a last line without "\n" is still a line */
   }
   if (start >= 0) {
     /* fseek also clears the EOF flag, so the caller can read again. */
@@ -112,10 +107,9 @@ file_numLines(FILE *fp)
   return err ? -1 : lines;
 }
 
-char *
-file_readLine(FILE *fp)
+char *file_readLine(FILE *fp)
 {
-  buf_t b = {NULL, 0, 0};
+  buf_t b = { NULL, 0, 0 };
   int c;
   int ok = 1;
 
@@ -138,10 +132,9 @@ file_readLine(FILE *fp)
   return buf_finish(&b, ok);
 }
 
-char *
-file_readWord(FILE *fp)
+char *file_readWord(FILE *fp)
 {
-  buf_t b = {NULL, 0, 0};
+  buf_t b = { NULL, 0, 0 };
   int c;
   int ok = 1;
 
@@ -160,7 +153,7 @@ file_readWord(FILE *fp)
     c = getc_unlocked(fp);
   }
   if (ok && c != EOF) {
-    ungetc(c, fp);      /* leave the delimiter for the next reader */
+    ungetc(c, fp); /* leave the delimiter for the next reader */
   }
   if (ferror(fp) || b.len == 0) {
     ok = 0;
@@ -169,10 +162,9 @@ file_readWord(FILE *fp)
   return buf_finish(&b, ok);
 }
 
-char *
-file_readAll(FILE *fp, size_t *len)
+char *file_readAll(FILE *fp, size_t *len)
 {
-  buf_t b = {NULL, 0, 0};
+  buf_t b = { NULL, 0, 0 };
   int ok = 1;
 
   if (len != NULL) {
@@ -213,8 +205,7 @@ file_readAll(FILE *fp, size_t *len)
   return buf_finish(&b, ok);
 }
 
-char *
-file_readFile(FILE *fp)
+char *file_readFile(FILE *fp)
 {
   size_t len;
 

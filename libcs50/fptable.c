@@ -18,11 +18,11 @@
 #include <string.h>
 
 struct fptable {
-  uint64_t (*key)[2];   /* capacity fingerprints; {0,0} = empty */
-  unsigned char *val;   /* capacity values of vsize bytes; NULL if 0 */
+  uint64_t (*key)[2]; /* capacity fingerprints; {0,0} = empty */
+  unsigned char *val; /* capacity values of vsize bytes; NULL if 0 */
   size_t vsize;
-  size_t capacity;      /* a power of two */
-  size_t count;         /* at most 3/4 of capacity */
+  size_t capacity; /* a power of two */
+  size_t count;    /* at most 3/4 of capacity */
 };
 
 static uint64_t mix64(uint64_t z)
@@ -102,7 +102,7 @@ static bool alloc(fptable_t *t, size_t cap)
 fptable_t *fptable_new(size_t value_size, size_t hint)
 {
   if (hint > SIZE_MAX / 64 / (16 + value_size))
-    return NULL;  /* no such memory: spare the loop below an overflow */
+    return NULL; /* no such memory: spare the loop below an overflow */
   fptable_t *t = malloc(sizeof(*t));
   if (t == NULL)
     return NULL;

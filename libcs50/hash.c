@@ -5,8 +5,7 @@
 #define FNV64_OFFSET UINT64_C(14695981039346656037)
 #define FNV64_PRIME UINT64_C(1099511628211)
 
-uint64_t
-hash_bytes(const void *data, size_t len, uint64_t seed)
+uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
 {
   const unsigned char *p = data;
   uint64_t h = FNV64_OFFSET ^ seed;
@@ -18,8 +17,7 @@ hash_bytes(const void *data, size_t len, uint64_t seed)
   return h;
 }
 
-uint64_t
-hash_str(const char *s)
+uint64_t hash_str(const char *s)
 {
   uint64_t h = FNV64_OFFSET;
 
@@ -34,8 +32,7 @@ hash_str(const char *s)
   return h;
 }
 
-uint64_t
-hash_mix64(uint64_t x)
+uint64_t hash_mix64(uint64_t x)
 {
   x ^= x >> 33;
   x *= UINT64_C(0xff51afd7ed558ccd);

@@ -23,10 +23,10 @@
 #define MAX_HINT_SLOTS ((size_t)1 << 20)
 
 typedef struct ht_node {
-  struct ht_node *chain;   /* next in this slot */
-  struct ht_node *next;    /* next in insertion order */
+  struct ht_node *chain; /* next in this slot */
+  struct ht_node *next;  /* next in insertion order */
   void *item;
-  uint64_t hash;           /* hash_mix64(hash_str(key)) */
+  uint64_t hash; /* hash_mix64(hash_str(key)) */
   char key[];
 } ht_node_t;
 
@@ -34,19 +34,17 @@ struct hashtable {
   ht_node_t **slots;
   size_t nslots;
   size_t count;
-  ht_node_t *head;         /* oldest */
-  ht_node_t *tail;         /* newest; NULL iff head is NULL */
+  ht_node_t *head; /* oldest */
+  ht_node_t *tail; /* newest; NULL iff head is NULL */
 };
 
-static uint64_t
-key_hash(const char *key)
+static uint64_t key_hash(const char *key)
 {
   /* Mix so that the low bits we mask with depend on every key byte. */
   return hash_mix64(hash_str(key));
 }
 
-hashtable_t *
-hashtable_new(const int num_slots)
+hashtable_t *hashtable_new(const int num_slots)
 {
   hashtable_t *ht;
   size_t n = MIN_SLOTS;
@@ -73,8 +71,7 @@ hashtable_new(const int num_slots)
   return ht;
 }
 
-static ht_node_t *
-lookup(const hashtable_t *ht, const char *key, uint64_t h)
+static ht_node_t *lookup(const hashtable_t *ht, const char *key, uint64_t h)
 {
   for (ht_node_t *n = ht->slots[h & (ht->nslots - 1)]; n != NULL;
        n = n->chain) {
@@ -87,8 +84,7 @@ lookup(const hashtable_t *ht, const char *key, uint64_t h)
 
 /* grow: double the slot array and rechain every node. On failure keep the
  * old array: correctness does not depend on the load factor. */
-static void
-grow(hashtable_t *ht)
+static void grow(hashtable_t *ht)
 {
   size_t n;
   ht_node_t **slots;
@@ -112,8 +108,7 @@ grow(hashtable_t *ht)
   ht->nslots = n;
 }
 
-bool
-hashtable_insert(hashtable_t *ht, const char *key, void *item)
+bool hashtable_insert(hashtable_t *ht, const char *key, void *item)
 {
   uint64_t h;
   size_t len;
@@ -156,8 +151,7 @@ hashtable_insert(hashtable_t *ht, const char *key, void *item)
   return true;
 }
 
-void *
-hashtable_find(const hashtable_t *ht, const char *key)
+void *hashtable_find(const hashtable_t *ht, const char *key)
 {
   ht_node_t *node;
 
@@ -168,15 +162,13 @@ hashtable_find(const hashtable_t *ht, const char *key)
   return node != NULL ? node->item : NULL;
 }
 
-size_t
-hashtable_count(const hashtable_t *ht)
+size_t hashtable_count(const hashtable_t *ht)
 {
   return ht != NULL ? ht->count : 0;
 }
 
-void
-hashtable_print(const hashtable_t *ht, FILE *fp,
-                void (*itemprint)(FILE *fp, const char *key, void *item))
+void hashtable_print(const hashtable_t *ht, FILE *fp,
+                     void (*itemprint)(FILE *fp, const char *key, void *item))
 {
   if (fp == NULL) {
     return;
@@ -197,9 +189,8 @@ hashtable_print(const hashtable_t *ht, FILE *fp,
   fputs("}\n", fp);
 }
 
-void
-hashtable_iterate(const hashtable_t *ht, void *arg,
-                  void (*itemfunc)(void *arg, const char *key, void *item))
+void hashtable_iterate(const hashtable_t *ht, void *arg,
+                       void (*itemfunc)(void *arg, const char *key, void *item))
 {
   if (ht == NULL || itemfunc == NULL) {
     return;
@@ -209,8 +200,7 @@ hashtable_iterate(const hashtable_t *ht, void *arg,
   }
 }
 
-void
-hashtable_delete(hashtable_t *ht, void (*itemdelete)(void *item))
+void hashtable_delete(hashtable_t *ht, void (*itemdelete)(void *item))
 {
   ht_node_t *n;
 

@@ -70,8 +70,7 @@ size_t hashtable_count(const hashtable_t *ht);
  * Thread-safety: caller holds the lock that guards ht; itemprint runs with
  * that lock held, in the calling thread, and must not modify ht. */
 void hashtable_print(const hashtable_t *ht, FILE *fp,
-                     void (*itemprint)(FILE *fp, const char *key,
-                                       void *item));
+                     void (*itemprint)(FILE *fp, const char *key, void *item));
 
 /* hashtable_iterate: call itemfunc(arg, key, item) once per item, in
  * insertion order. Does nothing if ht or itemfunc is NULL.

@@ -14,11 +14,10 @@ struct heap {
   void **v;
   size_t n, cap;
   bool (*less)(const void *a, const void *b);
-  size_t pos_offset;    /* HEAP_NO_POS, or where items keep their pos */
+  size_t pos_offset; /* HEAP_NO_POS, or where items keep their pos */
 };
 
-heap_t *heap_new(bool (*less)(const void *a, const void *b),
-                 size_t pos_offset)
+heap_t *heap_new(bool (*less)(const void *a, const void *b), size_t pos_offset)
 {
   heap_t *h = calloc(1, sizeof(*h));
   if (h == NULL)

@@ -42,8 +42,7 @@ typedef struct heap heap_t;
  * each item keeps its position (see Positions), or HEAP_NO_POS.
  * Returns: owned by caller (heap_delete), or NULL if out of memory.
  * Thread-safety: any thread. */
-heap_t *heap_new(bool (*less)(const void *a, const void *b),
-                 size_t pos_offset);
+heap_t *heap_new(bool (*less)(const void *a, const void *b), size_t pos_offset);
 
 /* heap_reserve: make room for N items, so pushes up to that count cannot
  * fail. Room is never given back before heap_delete (not by pop, remove

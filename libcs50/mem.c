@@ -9,12 +9,11 @@
 
 /* Both are atomics, not mutex-guarded: they are touched on every allocation
  * by every worker, and need no ordering with other data. */
-static atomic_long outstanding;          /* allocations - frees */
-static atomic_long fail_budget = -1;     /* < 0: injection off */
+static atomic_long outstanding;      /* allocations - frees */
+static atomic_long fail_budget = -1; /* < 0: injection off */
 
 /* may_allocate: false when fault injection says this allocation fails. */
-static int
-may_allocate(void)
+static int may_allocate(void)
 {
   long budget = atomic_load_explicit(&fail_budget, memory_order_relaxed);
 
@@ -24,8 +23,7 @@ may_allocate(void)
       return 0;
     }
     /* CAS, so two threads never both spend the last allowed allocation. */
-    if (atomic_compare_exchange_weak_explicit(&fail_budget, &budget,
-                                              budget - 1,
+    if (atomic_compare_exchange_weak_explicit(&fail_budget, &budget, budget - 1,
                                               memory_order_relaxed,
                                               memory_order_relaxed)) {
       return 1;
@@ -34,14 +32,12 @@ may_allocate(void)
   return 1;
 }
 
-static void
-count(long delta)
+static void count(long delta)
 {
   atomic_fetch_add_explicit(&outstanding, delta, memory_order_relaxed);
 }
 
-void *
-mem_malloc(size_t size)
+void *mem_malloc(size_t size)
 {
   void *p;
 
@@ -55,8 +51,7 @@ mem_malloc(size_t size)
   return p;
 }
 
-void *
-mem_calloc(size_t nmemb, size_t size)
+void *mem_calloc(size_t nmemb, size_t size)
 {
   void *p;
 
@@ -79,8 +74,7 @@ mem_calloc(size_t nmemb, size_t size)
   return p;
 }
 
-void *
-mem_realloc(void *ptr, size_t size)
+void *mem_realloc(void *ptr, size_t size)
 {
   void *p;
 
@@ -89,13 +83,12 @@ mem_realloc(void *ptr, size_t size)
   }
   p = realloc(ptr, size == 0 ? 1 : size);
   if (p != NULL && ptr == NULL) {
-    count(1);   /* a resize hands out no new block; only a fresh one counts */
+    count(1); /* a resize hands out no new block; only a fresh one counts */
   }
   return p;
 }
 
-char *
-mem_strdup(const char *s)
+char *mem_strdup(const char *s)
 {
   size_t len;
   char *copy;
@@ -112,8 +105,7 @@ mem_strdup(const char *s)
   return copy;
 }
 
-void
-mem_free(void *ptr)
+void mem_free(void *ptr)
 {
   if (ptr != NULL) {
     free(ptr);
@@ -121,14 +113,12 @@ mem_free(void *ptr)
   }
 }
 
-long
-mem_outstanding(void)
+long mem_outstanding(void)
 {
   return atomic_load_explicit(&outstanding, memory_order_relaxed);
 }
 
-void
-mem_failAfter(long n)
+void mem_failAfter(long n)
 {
   atomic_store_explicit(&fail_budget, n < 0 ? -1 : n, memory_order_relaxed);
 }

@@ -13,14 +13,17 @@
 #include <stddef.h>
 
 typedef struct strbuf {
-  char *p;      /* NULL until the first add or reserve; then
-                   NUL-terminated */
-  size_t len;   /* bytes held, not counting the NUL */
+  char *p;    /* NULL until the first add or reserve; then
+                 NUL-terminated */
+  size_t len; /* bytes held, not counting the NUL */
   size_t cap;
-  bool oom;     /* a growth failed; the content is incomplete */
+  bool oom; /* a growth failed; the content is incomplete */
 } strbuf_t;
 
-#define STRBUF_INIT { NULL, 0, 0, false }
+#define STRBUF_INIT                                                            \
+  {                                                                            \
+    NULL, 0, 0, false                                                          \
+  }
 
 /* strbuf_reserve: make room for exactly N more bytes (and the NUL), so
  * that adding them does not grow B again. For a caller that knows the

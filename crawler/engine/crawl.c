@@ -21,12 +21,11 @@ struct scan {
   struct lib *lib;
   engine_t *e;
   fitem_t *page;
-  char *buf;       /* a private copy of each link for edge_fn */
+  char *buf; /* a private copy of each link for edge_fn */
   size_t cap;
 };
 
-static engine_fetched_t lib_fetch(void *ctx, void *ws, engine_t *e,
-                                  fitem_t *it)
+static engine_fetched_t lib_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 {
   struct lib *lib = ctx;
   (void)ws;
@@ -70,7 +69,7 @@ static void lib_parse(void *ctx, engine_t *e, fitem_t *it)
   struct scan s = { ctx, e, it, NULL, 0 };
   links_sink_t sink = { .link = lib_link, .arg = &s };
   if (links_scan_text(it->data, strlen(it->data), &sink) == LINKS_ENOMEM)
-    engine_fail(e, CRAWL_ENOMEM);  /* the rest of the page's links */
+    engine_fail(e, CRAWL_ENOMEM); /* the rest of the page's links */
   free(s.buf);
 }
 
@@ -106,9 +105,8 @@ int crawl(char *start_url, int download_workers, int parse_workers,
   };
   engine_t *e = engine_new(&cfg);
   if (e == NULL)
-    return CRAWL_ENOMEM;  /* the arguments engine_new checks are valid */
-  int rc = engine_add(e, start_url, 0, "") == 1 ? engine_run(e)
-                                                 : CRAWL_ENOMEM;
+    return CRAWL_ENOMEM; /* the arguments engine_new checks are valid */
+  int rc = engine_add(e, start_url, 0, "") == 1 ? engine_run(e) : CRAWL_ENOMEM;
   engine_delete(e);
   return rc;
 }
@@ -116,10 +114,14 @@ int crawl(char *start_url, int download_workers, int parse_workers,
 const char *crawl_strerror(int status)
 {
   switch (status) {
-  case CRAWL_OK: return "success";
-  case CRAWL_EINVAL: return "invalid argument";
-  case CRAWL_ENOMEM: return "out of memory";
-  case CRAWL_ETHREAD: return "cannot start a thread";
+  case CRAWL_OK:
+    return "success";
+  case CRAWL_EINVAL:
+    return "invalid argument";
+  case CRAWL_ENOMEM:
+    return "out of memory";
+  case CRAWL_ETHREAD:
+    return "cannot start a thread";
   }
   return "unknown error";
 }

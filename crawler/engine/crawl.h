@@ -28,9 +28,9 @@ extern "C" {
 /* What crawl() returns: 0 is success, errors are negative. */
 enum {
   CRAWL_OK = 0,
-  CRAWL_EINVAL = -1,   /* invalid argument */
-  CRAWL_ENOMEM = -2,   /* out of memory */
-  CRAWL_ETHREAD = -3   /* a thread could not be started */
+  CRAWL_EINVAL = -1, /* invalid argument */
+  CRAWL_ENOMEM = -2, /* out of memory */
+  CRAWL_ETHREAD = -3 /* a thread could not be started */
 };
 
 /* crawl_strerror: a static English description of STATUS (never NULL).
@@ -83,9 +83,8 @@ CRAWL_EXTERN const char *crawl_strerror(int status);
  *   Locks held: none.
  *   from, to: NUL-terminated, borrowed: valid only during the call.
  *   Returns: nothing. */
-CRAWL_EXTERN int crawl(char *start_url, int download_workers,
-                       int parse_workers, int queue_size,
-                       char *(*fetch_fn)(char *link),
+CRAWL_EXTERN int crawl(char *start_url, int download_workers, int parse_workers,
+                       int queue_size, char *(*fetch_fn)(char *link),
                        void (*edge_fn)(char *from, char *to));
 
 #ifdef __cplusplus

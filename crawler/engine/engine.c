@@ -55,11 +55,11 @@
 
 /* A speculative item's record (guarded by engine.lock). */
 struct spec {
-  uint64_t fp[2];   /* fingerprint of the URL it was speculated as */
-  fitem_t *it;      /* its item, wherever it is */
-  bool parked;      /* fetched; the record owns the item */
-  bool adopted;     /* adopted while being fetched: seq, depth are set */
-  bool dead;        /* dropped while being fetched */
+  uint64_t fp[2]; /* fingerprint of the URL it was speculated as */
+  fitem_t *it;    /* its item, wherever it is */
+  bool parked;    /* fetched; the record owns the item */
+  bool adopted;   /* adopted while being fetched: seq, depth are set */
+  bool dead;      /* dropped while being fetched */
   uint64_t seq;
   int depth;
 };
@@ -70,25 +70,25 @@ struct engine {
   frontier_t *frontier;
 
   pthread_mutex_t seen_lock;
-  fptable_t *seen;        /* fingerprints of URLs added or marked seen */
+  fptable_t *seen; /* fingerprints of URLs added or marked seen */
   uint64_t next_seq;
 
   pthread_mutex_t lock;
   pthread_cond_t fetched, space;
-  fitem_t *phead, *ptail;  /* fetched pages waiting for a parse thread */
-  size_t nfetched;         /* pages in that queue */
-  int pushing;             /* engine_add calls inside frontier_push */
-  int downloaders;         /* download threads still running */
-  heap_t *order;           /* reorder heap: parsed items by seq */
+  fitem_t *phead, *ptail; /* fetched pages waiting for a parse thread */
+  size_t nfetched;        /* pages in that queue */
+  int pushing;            /* engine_add calls inside frontier_push */
+  int downloaders;        /* download threads still running */
+  heap_t *order;          /* reorder heap: parsed items by seq */
   bool committing;
   uint64_t next_commit;
-  fptable_t *smap;         /* URL fingerprint -> struct spec *; NULL = no
-                              speculation */
+  fptable_t *smap; /* URL fingerprint -> struct spec *; NULL = no
+                      speculation */
   uint64_t next_spec;
 
   atomic_size_t pending;
   atomic_bool stopped;
-  atomic_int failure;      /* engine_fail's status; 0 = none */
+  atomic_int failure; /* engine_fail's status; 0 = none */
   bool ran;
 };
 
@@ -112,8 +112,8 @@ engine_t *engine_new(const engine_config_t *cfg)
     return NULL;
   e->cfg = *cfg;
   e->hooks = *h;
-  frontier_config_t fc = { cfg->queue_size, cfg->rate, cfg->burst,
-                           cfg->gate, cfg->speculate_out };
+  frontier_config_t fc = { cfg->queue_size, cfg->rate, cfg->burst, cfg->gate,
+                           cfg->speculate_out };
   e->frontier = frontier_new(&fc);
   e->seen = fptable_new(0, 1024);
   e->order = heap_new(seq_less, HEAP_NO_POS);
@@ -219,7 +219,7 @@ static fitem_t *unspeculate(engine_t *e, struct spec *s)
   if (s->parked) {
     frontier_spec_return(e->frontier);
   } else if (!frontier_withdraw(e->frontier, it)) {
-    s->dead = true;  /* being fetched or parsed: settle() drops it */
+    s->dead = true; /* being fetched or parsed: settle() drops it */
     return NULL;
   }
   free(s);
@@ -416,17 +416,17 @@ static void requeue_spec(engine_t *e, fitem_t *it, const char *new_url,
     fitem_t *n = fitem_set_url(it, new_url);
     if (n == NULL) {
       pthread_mutex_unlock(&e->lock);
-      push_fetched(e, it);  /* goes on as a failed fetch */
+      push_fetched(e, it); /* goes on as a failed fetch */
       return;
     }
     it = n;
   }
-  frontier_spec_return(e->frontier);  /* back in the frontier, not out */
+  frontier_spec_return(e->frontier); /* back in the frontier, not out */
   if (s->adopted) {
     make_ordinary(it, s->seq, s->depth);
     free(s);
     if (frontier_requeue(e->frontier, it, hostkey, not_before) != 0)
-      append_fetched(e, it);  /* stopping: on to parse as it is */
+      append_fetched(e, it); /* stopping: on to parse as it is */
     pthread_mutex_unlock(&e->lock);
     return;
   }
@@ -601,7 +601,7 @@ int engine_run(engine_t *e)
   if (tid == NULL)
     return CRAWL_ENOMEM;
   if (atomic_load(&e->pending) == 0)
-    frontier_close(e->frontier);  /* nothing to do */
+    frontier_close(e->frontier); /* nothing to do */
   if (e->cfg.ordered && e->cfg.window)
     frontier_set_horizon(e->frontier, e->cfg.window);
   int status = CRAWL_OK, started = 0;

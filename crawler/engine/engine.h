@@ -46,7 +46,7 @@ enum { ENGINE_MAX_WORKERS = 4096 };
 /* engine_run's statuses: crawl.h's CRAWL_OK, CRAWL_ENOMEM, CRAWL_ETHREAD,
  * whatever a front end passed to engine_fail, and this one (not a crawl()
  * status: crawl() never stops its engine but through engine_fail). */
-enum { ENGINE_ESTOPPED = -4 };  /* engine_stop was called */
+enum { ENGINE_ESTOPPED = -4 }; /* engine_stop was called */
 
 /* What hooks.fetch did with its item. */
 typedef enum {
@@ -62,8 +62,7 @@ typedef struct engine_hooks {
   void *(*worker_init)(void *ctx);
   void (*worker_fini)(void *ctx, void *wstate);
   /* fetch: download thread, no engine lock held. Sets it->data. */
-  engine_fetched_t (*fetch)(void *ctx, void *wstate, engine_t *e,
-                            fitem_t *it);
+  engine_fetched_t (*fetch)(void *ctx, void *wstate, engine_t *e, fitem_t *it);
   /* parse: parse thread, no lock held. In unordered mode it adds links
    * with engine_add (which may block while the frontier is full). In
    * ordered mode it is called once for every item, and, for an item that
@@ -81,27 +80,27 @@ typedef struct engine_hooks {
 } engine_hooks_t;
 
 typedef struct engine_config {
-  int download_workers;   /* 1 to ENGINE_MAX_WORKERS */
-  int parse_workers;      /* 1 to ENGINE_MAX_WORKERS */
-  size_t queue_size;      /* frontier capacity; 0 = unbounded */
-  size_t fetched_limit;   /* downloaders wait while this many fetched
-                             pages wait for a parser; 0 = unbounded. Never
-                             a deadlock: they do not wait while an
-                             engine_add is pushing into a bounded frontier
-                             (it may need them to drain it). */
-  bool ordered;           /* commit in seq order (see above) */
-  size_t window;          /* ordered: download at most this many seqs
-                             beyond the commit point (bounds the pages
-                             parsed and waiting); 0 = unbounded */
-  size_t speculate;       /* ordered: speculative items at once, at most
-                             (engine_speculate); 0 = no speculation */
-  size_t speculate_out;   /* of those, handed out for fetching and not
-                             adopted yet, at most (their results wait in
-                             memory); 0 = no limit */
-  double rate, burst;     /* per-host politeness (frontier.h) */
-  bool gate;              /* a gate item first for every host */
-  const engine_hooks_t *hooks;  /* borrowed; must outlive the engine */
-  void *ctx;              /* passed to every hook */
+  int download_workers;        /* 1 to ENGINE_MAX_WORKERS */
+  int parse_workers;           /* 1 to ENGINE_MAX_WORKERS */
+  size_t queue_size;           /* frontier capacity; 0 = unbounded */
+  size_t fetched_limit;        /* downloaders wait while this many fetched
+                                  pages wait for a parser; 0 = unbounded. Never
+                                  a deadlock: they do not wait while an
+                                  engine_add is pushing into a bounded frontier
+                                  (it may need them to drain it). */
+  bool ordered;                /* commit in seq order (see above) */
+  size_t window;               /* ordered: download at most this many seqs
+                                  beyond the commit point (bounds the pages
+                                  parsed and waiting); 0 = unbounded */
+  size_t speculate;            /* ordered: speculative items at once, at most
+                                  (engine_speculate); 0 = no speculation */
+  size_t speculate_out;        /* of those, handed out for fetching and not
+                                  adopted yet, at most (their results wait in
+                                  memory); 0 = no limit */
+  double rate, burst;          /* per-host politeness (frontier.h) */
+  bool gate;                   /* a gate item first for every host */
+  const engine_hooks_t *hooks; /* borrowed; must outlive the engine */
+  void *ctx;                   /* passed to every hook */
 } engine_config_t;
 
 /* engine_new: an engine ready for engine_add and engine_run. CFG copied.
@@ -115,8 +114,7 @@ engine_t *engine_new(const engine_config_t *cfg);
  * Returns: 1 added, 0 seen before, -1 the engine is stopping (not added),
  * -2 out of memory. Thread-safety: any thread; from hooks: parse
  * (unordered) or commit (ordered) only, so that termination is exact. */
-int engine_add(engine_t *e, const char *url, int depth,
-               const char *hostkey);
+int engine_add(engine_t *e, const char *url, int depth, const char *hostkey);
 
 /* engine_speculate: fetch URL (borrowed) early, under HOSTKEY (borrowed),
  * because a commit is about to add it at DEPTH (see Speculation). Does

@@ -46,35 +46,35 @@ enum { GATE_OPEN, GATE_NEEDED, GATE_INFLIGHT };
 
 struct host {
   char *key;
-  uint32_t id;           /* index in f->host */
-  fitem_t *head, *tail;  /* ordinary items, in seq order */
-  fitem_t *shead, *stail;  /* speculative items, in seq order */
-  double tokens;         /* bucket level at time `last` */
+  uint32_t id;            /* index in f->host */
+  fitem_t *head, *tail;   /* ordinary items, in seq order */
+  fitem_t *shead, *stail; /* speculative items, in seq order */
+  double tokens;          /* bucket level at time `last` */
   double last;
-  double last_take;      /* when the last token was taken; < 0: never */
-  double pause_until;    /* Retry-After and gate retries */
-  double interval;       /* Crawl-delay; 0 if none */
-  double due;            /* when the host may be fetched next */
+  double last_take;   /* when the last token was taken; < 0: never */
+  double pause_until; /* Retry-After and gate retries */
+  double interval;    /* Crawl-delay; 0 if none */
+  double due;         /* when the host may be fetched next */
   int gate;
-  int where;             /* NOWHERE, READY or WAITING */
-  size_t hpos;           /* index in the heap named by `where`; the heap
-                            writes it */
+  int where;   /* NOWHERE, READY or WAITING */
+  size_t hpos; /* index in the heap named by `where`; the heap
+                  writes it */
 };
 
 struct frontier {
   pthread_mutex_t lock;
   pthread_cond_t work, notfull;
   frontier_config_t cfg;
-  struct host **host;     /* host[id] */
+  struct host **host; /* host[id] */
   size_t nhosts, cap_hosts;
-  fptable_t *map;         /* host key fingerprint -> id (uint32_t) */
-  heap_t *ready, *waiting;  /* hosts, positions in hpos */
-  heap_t *delayed;          /* items */
-  size_t count;           /* ordinary items queued or delayed */
-  size_t nspec;           /* speculative items queued or delayed */
-  size_t spec_out;        /* speculative items handed out, not returned */
-  int push_waiters;       /* frontier_push calls waiting for capacity */
-  uint64_t horizon;       /* only seqs below it are handed out */
+  fptable_t *map;          /* host key fingerprint -> id (uint32_t) */
+  heap_t *ready, *waiting; /* hosts, positions in hpos */
+  heap_t *delayed;         /* items */
+  size_t count;            /* ordinary items queued or delayed */
+  size_t nspec;            /* speculative items queued or delayed */
+  size_t spec_out;         /* speculative items handed out, not returned */
+  int push_waiters;        /* frontier_push calls waiting for capacity */
+  uint64_t horizon;        /* only seqs below it are handed out */
   bool closed;
 };
 
@@ -368,7 +368,7 @@ int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey)
   pthread_mutex_lock(&f->lock);
   while (!f->closed && f->cfg.capacity && f->count >= f->cfg.capacity) {
     f->push_waiters++;
-    pthread_cond_signal(&f->work);  /* a pop may now pass the horizon */
+    pthread_cond_signal(&f->work); /* a pop may now pass the horizon */
     pthread_cond_wait(&f->notfull, &f->lock);
     f->push_waiters--;
   }
@@ -494,8 +494,7 @@ void frontier_set_horizon(frontier_t *f, uint64_t horizon)
     uint64_t old = f->horizon == UINT64_MAX ? 0 : f->horizon;
     f->horizon = horizon;
     struct host *h = heap_top(f->ready);
-    if (h != NULL && first_item(h)->seq >= old &&
-        first_item(h)->seq < horizon)
+    if (h != NULL && first_item(h)->seq >= old && first_item(h)->seq < horizon)
       pthread_cond_signal(&f->work);
   }
   pthread_mutex_unlock(&f->lock);
@@ -635,7 +634,7 @@ bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
   pthread_mutex_lock(&f->lock);
   double now = frontier_now();
   struct host *h = host_get(f, hostkey, now);
-  double due = now + 1;  /* out of memory: ask again later */
+  double due = now + 1; /* out of memory: ask again later */
   if (h != NULL) {
     /* As host_schedule computes it, without a queue to schedule. */
     due = h->pause_until;
@@ -649,7 +648,7 @@ bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
       if (r > 0)
         h->tokens -= 1.0;
       h->last_take = now;
-      host_schedule(f, h, now);  /* its queue, if any, is due later now */
+      host_schedule(f, h, now); /* its queue, if any, is due later now */
     }
   }
   pthread_mutex_unlock(&f->lock);

@@ -41,10 +41,10 @@
 /* Item flags. GATE and SPEC are the owner's; QUEUED and DELAYED are the
  * frontier's own (set while it holds the item). */
 enum {
-  FITEM_GATE = 1u,     /* a gate item (see Gates above) */
-  FITEM_SPEC = 2u,     /* speculative (see Speculative items below) */
-  FITEM_QUEUED = 4u,   /* in the frontier now */
-  FITEM_DELAYED = 8u   /* in the frontier, waiting for its not_before */
+  FITEM_GATE = 1u,   /* a gate item (see Gates above) */
+  FITEM_SPEC = 2u,   /* speculative (see Speculative items below) */
+  FITEM_QUEUED = 4u, /* in the frontier now */
+  FITEM_DELAYED = 8u /* in the frontier, waiting for its not_before */
 };
 
 /* Speculative items have seqs from here up, so every one sorts after every
@@ -54,16 +54,16 @@ enum {
 /* fitem: one URL on its way through the crawl. Whoever holds the pointer
  * owns it: the frontier while queued, then the worker that popped it. */
 typedef struct fitem {
-  struct fitem *next;  /* queue link; whoever owns the item may use it */
-  struct fitem *prev;  /* the frontier's, for speculative items */
-  uint64_t seq;        /* discovery order, set by the engine */
-  double not_before;   /* frontier_requeue: not fetched before this */
-  void *data;          /* the owner's payload; the frontier never reads it */
-  void *spec;          /* the engine's record of a speculative item */
-  uint32_t host;       /* host index, set by frontier_push/requeue */
+  struct fitem *next; /* queue link; whoever owns the item may use it */
+  struct fitem *prev; /* the frontier's, for speculative items */
+  uint64_t seq;       /* discovery order, set by the engine */
+  double not_before;  /* frontier_requeue: not fetched before this */
+  void *data;         /* the owner's payload; the frontier never reads it */
+  void *spec;         /* the engine's record of a speculative item */
+  uint32_t host;      /* host index, set by frontier_push/requeue */
   int depth;
-  unsigned flags;      /* FITEM_* */
-  char url[];          /* NUL-terminated */
+  unsigned flags; /* FITEM_* */
+  char url[];     /* NUL-terminated */
 } fitem_t;
 
 /* fitem_new: a new item for URL (copied) at DEPTH; other fields zero.
@@ -81,13 +81,13 @@ void fitem_delete(fitem_t *it);
 typedef struct frontier frontier_t;
 
 typedef struct frontier_config {
-  size_t capacity;  /* pushes block while this many items are queued; 0 =
-                       unbounded */
-  double rate;      /* tokens per second per host; 0 = no limit */
-  double burst;     /* bucket capacity (>= 1) */
-  bool gate;        /* hand out a gate item first for every host */
-  size_t spec_out;  /* speculative items out at once, at most; 0 = no
-                       limit */
+  size_t capacity; /* pushes block while this many items are queued; 0 =
+                      unbounded */
+  double rate;     /* tokens per second per host; 0 = no limit */
+  double burst;    /* bucket capacity (>= 1) */
+  bool gate;       /* hand out a gate item first for every host */
+  size_t spec_out; /* speculative items out at once, at most; 0 = no
+                      limit */
 } frontier_config_t;
 
 /* frontier_new: an empty, open frontier. CFG is copied.

@@ -57,11 +57,10 @@ static uint8_t *replay_read(const char *path, size_t *len)
 static void replay_dir(const char *kind, const struct fuzz_target *t)
 {
   char dir[4096];
-  snprintf(dir, sizeof(dir), "%s/tests/fuzz/%s/%s", replay_top, kind,
-           t->name);
+  snprintf(dir, sizeof(dir), "%s/tests/fuzz/%s/%s", replay_top, kind, t->name);
   DIR *d = opendir(dir);
   if (d == NULL) {
-    CHECK(errno == ENOENT);  /* a missing directory is an empty one */
+    CHECK(errno == ENOENT); /* a missing directory is an empty one */
     return;
   }
   int n = 0;
@@ -96,7 +95,7 @@ static void replay(const char *name)
   if (replay_top == NULL) {
     replay_top = getenv("TOP");
     if (replay_top == NULL || *replay_top == '\0')
-      replay_top = ".";  /* run by hand from the top of the tree */
+      replay_top = "."; /* run by hand from the top of the tree */
   }
   for (size_t i = 0; i < sizeof(fuzz_targets) / sizeof(fuzz_targets[0]); i++)
     if (strcmp(fuzz_targets[i].name, name) == 0) {

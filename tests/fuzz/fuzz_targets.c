@@ -69,8 +69,8 @@
 
 typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
 
-static char fuzz_dir[64];        /* the pagedir and warc targets' directory */
-static volatile unsigned fuzz_sink_sum;  /* keeps string reads alive */
+static char fuzz_dir[64]; /* the pagedir and warc targets' directory */
+static volatile unsigned fuzz_sink_sum; /* keeps string reads alive */
 
 /* dup_n: data[0..n) as a malloc'd NUL-terminated string of exactly n + 1
  * bytes, so that ASan sees any read past the terminator. */
@@ -88,7 +88,7 @@ static char *dup_n(const uint8_t *data, size_t n)
 /* ------------------------------------------------------------ links */
 
 struct fuzz_links {
-  size_t calls, stop_at;  /* stop_at 0: never stop */
+  size_t calls, stop_at; /* stop_at 0: never stop */
 };
 
 static void touch(const char *s)
@@ -129,17 +129,21 @@ static int fl_meta(void *arg, const char *name, const char *content)
 static int fuzz_links_html(const uint8_t *data, size_t size)
 {
   static const char *const charsets[] = {
-    NULL, "utf-8", "ISO-8859-1", "windows-1252", "Shift_JIS", "utf-16",
-    "UTF-16BE", "euc-jp", "koi8-r", "x-no-such-charset", "", "gb18030",
+    NULL,     "utf-8",    "ISO-8859-1", "windows-1252", "Shift_JIS",
+    "utf-16", "UTF-16BE", "euc-jp",     "koi8-r",       "x-no-such-charset",
+    "",       "gb18030",
   };
   const size_t ncs = sizeof(charsets) / sizeof(charsets[0]);
   size_t pick = size > 0 ? data[0] : 0;
-  size_t stop = size > 1 ? data[1] % 8 : 0;   /* 0: never */
+  size_t stop = size > 1 ? data[1] % 8 : 0; /* 0: never */
   size_t skip = size < 2 ? size : 2;
   struct fuzz_links fl = { 0, stop };
   links_sink_t sink = {
-    .link = fl_link, .base = fl_base, .meta_robots = fl_meta,
-    .meta_agent = (pick & 0x80) ? "tse-crawler" : NULL, .arg = &fl,
+    .link = fl_link,
+    .base = fl_base,
+    .meta_robots = fl_meta,
+    .meta_agent = (pick & 0x80) ? "tse-crawler" : NULL,
+    .arg = &fl,
   };
   /* An exact-size copy: reads past the page's end are caught. */
   char *body = size - skip > 0 ? (char *)dup_n(data + skip, size - skip) : NULL;
@@ -250,8 +254,8 @@ static int url_extras(const char *u)
     const char *domains[] = { dom };
     scope_t *s = scope_new(NULL, 0, domains, 1);
     if (s != NULL && !scope_contains(s, u)) {
-      fprintf(stderr, "\"%s\" is not in the domain of its host \"%s\"\n",
-              u, dom);
+      fprintf(stderr, "\"%s\" is not in the domain of its host \"%s\"\n", u,
+              dom);
       rc = -1;
     }
     scope_delete(s);
@@ -328,8 +332,9 @@ static int ask(const robots_t *r, const char *path)
 static int fuzz_robots(const uint8_t *data, size_t size)
 {
   static const char *const fixed[] = {
-    "/", "", "/a", "/a/b?c=d", "/%7Efoo", "/~foo", "/foo%20bar", "/x*y$",
-    "/index.html", "/%", "/%2", "/%2a", "/%E2%82%AC", "/\xe2\x82\xac",
+    "/",     "",           "/a",         "/a/b?c=d",      "/%7Efoo",
+    "/~foo", "/foo%20bar", "/x*y$",      "/index.html",   "/%",
+    "/%2",   "/%2a",       "/%E2%82%AC", "/\xe2\x82\xac",
   };
   size_t cut = 0;
   while (cut < size && data[cut] != '\0')
@@ -345,7 +350,7 @@ static int fuzz_robots(const uint8_t *data, size_t size)
   int rc = 0;
   if (r == NULL) {
     free(txt);
-    return 0;  /* out of memory */
+    return 0; /* out of memory */
   }
   if (!robots_allowed(r, "/robots.txt") ||
       !robots_allowed(r, "/robots.txt?x=1")) {
@@ -408,8 +413,8 @@ static int fuzz_pagedir(const uint8_t *data, size_t size)
   pagedir_page_t page;
   int rc = 0;
   if (pagedir_load(fuzz_dir, 1, &page) == 0) {
-    if (page.url == NULL || page.body == NULL || page.body[page.len] != '\0'
-        || page.depth < 0 || page.len > size) {
+    if (page.url == NULL || page.body == NULL || page.body[page.len] != '\0' ||
+        page.depth < 0 || page.len > size) {
       fprintf(stderr, "pagedir_load: malformed page struct\n");
       rc = -1;
     } else {
@@ -457,8 +462,8 @@ static void fz_sha1_b32(const void *data, size_t len, char out[40])
 }
 
 /* find: the offset of NEEDLE (n bytes) in HAY[from..len), or len. */
-static size_t find(const char *hay, size_t from, size_t len,
-                   const char *needle, size_t n)
+static size_t find(const char *hay, size_t from, size_t len, const char *needle,
+                   size_t n)
 {
   for (size_t i = from; i + n <= len; i++)
     if (memcmp(hay + i, needle, n) == 0)
@@ -469,11 +474,11 @@ static size_t find(const char *hay, size_t from, size_t len,
 /* A record as read back: its named fields and its block. */
 struct wrec {
   char type[32], id[64], concurrent[64], digest[64], payload[64];
-  char *uri;            /* malloc'd, or NULL */
-  int truncated;        /* WARC-Truncated fields seen */
-  const char *block;    /* inside the decompressed file */
+  char *uri;         /* malloc'd, or NULL */
+  int truncated;     /* WARC-Truncated fields seen */
+  const char *block; /* inside the decompressed file */
   size_t len;
-  size_t end;           /* offset just past the record */
+  size_t end; /* offset just past the record */
 };
 
 /* wrec_fields: parse the named-field lines of a record, FIELDS[0..n)
@@ -552,8 +557,8 @@ static const char *wrec_fields(const char *fields, size_t n, struct wrec *r,
 
 /* warc_parse: split D[0..n), the decompressed file, into at most MAX
  * records R. Returns NULL or what is wrong. */
-static const char *warc_parse(const char *d, size_t n, struct wrec *r,
-                              int max, int *nrec)
+static const char *warc_parse(const char *d, size_t n, struct wrec *r, int max,
+                              int *nrec)
 {
   size_t pos = 0;
   *nrec = 0;
@@ -686,7 +691,7 @@ static int fuzz_warc(const uint8_t *data, size_t size)
   static const char *const ips[] = { "", "127.0.0.1", "::1", "10.0.0.1" };
   char path[96];
   snprintf(path, sizeof(path), "%s/w.warc.gz", fuzz_dir);
-  unlink(path);  /* warc_open appends */
+  unlink(path); /* warc_open appends */
   unsigned flags = size > 0 ? data[0] : 0;
   const uint8_t *p = size > 0 ? data + 1 : data, *end = data + size;
   /* URL, request and head end at a NUL; the body is the rest. */
@@ -780,8 +785,8 @@ static int fuzz_warc(const uint8_t *data, size_t size)
   char digest[40];
   if (strcmp(q->type, "request") != 0 || strcmp(s->type, "response") != 0)
     why = "records are not warcinfo, request, response";
-  else if (q->len != lens[0] || (q->len && memcmp(q->block, bufs[0],
-                                                  q->len) != 0))
+  else if (q->len != lens[0] ||
+           (q->len && memcmp(q->block, bufs[0], q->len) != 0))
     why = "the request block is not the request as sent";
   else if (s->len != lens[1] + lens[2] ||
            memcmp(s->block, bufs[1], lens[1]) != 0 ||
@@ -809,9 +814,10 @@ static int fuzz_warc(const uint8_t *data, size_t size)
   }
 out:
   if (why != NULL)
-    fprintf(stderr, "warc: %s (url \"%s\", request %zu, head %zu, body %zu "
-            "bytes, %d records read)\n", why, url, lens[0], lens[1], lens[2],
-            nrec);
+    fprintf(stderr,
+            "warc: %s (url \"%s\", request %zu, head %zu, body %zu "
+            "bytes, %d records read)\n",
+            why, url, lens[0], lens[1], lens[2], nrec);
   for (int i = 0; i < 4; i++)
     free(r[i].uri);
   free(d);

@@ -117,20 +117,29 @@
 /* ---------------------------------------------------------------- rules */
 
 enum action {
-  ACT_DELAY, ACT_DRIP, ACT_STATUS, ACT_REDIRECT, ACT_HEADER, ACT_TYPE,
-  ACT_GZIP, ACT_ENDLESS, ACT_HANG, ACT_CLOSE, ACT_GENERATE
+  ACT_DELAY,
+  ACT_DRIP,
+  ACT_STATUS,
+  ACT_REDIRECT,
+  ACT_HEADER,
+  ACT_TYPE,
+  ACT_GZIP,
+  ACT_ENDLESS,
+  ACT_HANG,
+  ACT_CLOSE,
+  ACT_GENERATE
 };
 
 struct rule {
-  char *host;      /* NULL: every host */
-  char *pattern;   /* without the trailing '*' when prefix */
+  char *host;    /* NULL: every host */
+  char *pattern; /* without the trailing '*' when prefix */
   bool prefix;
-  bool whole_target;  /* pattern has '?': match path and query */
+  bool whole_target; /* pattern has '?': match path and query */
   enum action act;
-  double num;      /* delay seconds, drip interval */
-  long code;       /* status, redirect code, drip bytes */
-  char *text;      /* redirect URL, header name, type */
-  char *text2;     /* header value */
+  double num;  /* delay seconds, drip interval */
+  long code;   /* status, redirect code, drip bytes */
+  char *text;  /* redirect URL, header name, type */
+  char *text2; /* header value */
 };
 
 /* What the matching rules ask for, for one request. Pointers borrow from
@@ -139,23 +148,23 @@ struct plan {
   double delay;
   long drip_bytes;
   double drip_seconds;
-  long status;     /* 0: none */
-  long redirect;   /* 0: none */
+  long status;   /* 0: none */
+  long redirect; /* 0: none */
   const char *location;
   const char *type;
   const char *hdr_name[MAX_RULE_HEADERS];
   const char *hdr_value[MAX_RULE_HEADERS];
   int nhdr;
   bool gzip, endless, hang, close;
-  const char *generate;  /* prefix, or NULL */
+  const char *generate; /* prefix, or NULL */
 };
 
 /* ------------------------------------------------------------- globals */
 
 struct host {
   char addr[INET_ADDRSTRLEN];
-  char *root;      /* directory served, owned */
-  int lfd;         /* listening socket, handed to the daemon */
+  char *root; /* directory served, owned */
+  int lfd;    /* listening socket, handed to the daemon */
   struct MHD_Daemon *daemon;
 };
 
@@ -169,7 +178,7 @@ static int log_fd = -1;
 static bool substitute = true;
 /* Written by a signal handler, and at the end by main; read by every wait.
  * The read end stays readable forever once a byte is in. */
-static int stop_pipe[2] = {-1, -1};
+static int stop_pipe[2] = { -1, -1 };
 /* Connection numbers for the log. */
 static atomic_ulong conn_seq;
 
@@ -177,8 +186,8 @@ static atomic_ulong conn_seq;
  * by on_completed(). Touched only by the connection's thread. */
 struct request {
   double t_arrival;
-  char *target;    /* request-target as sent */
-  bool seen;       /* the handler has been called once */
+  char *target; /* request-target as sent */
+  bool seen;    /* the handler has been called once */
 };
 
 /* ------------------------------------------------------------- helpers */
@@ -200,7 +209,7 @@ static void on_signal(int sig)
 
 static bool stopping(void)
 {
-  struct pollfd p = {.fd = stop_pipe[0], .events = POLLIN};
+  struct pollfd p = { .fd = stop_pipe[0], .events = POLLIN };
   return poll(&p, 1, 0) > 0;
 }
 
@@ -218,8 +227,8 @@ static bool wait_for(double seconds, int fd)
   double deadline = now_mono() + seconds;
   for (;;) {
     struct pollfd p[2] = {
-      {.fd = stop_pipe[0], .events = POLLIN},
-      {.fd = fd, .events = POLLIN},
+      { .fd = stop_pipe[0], .events = POLLIN },
+      { .fd = fd, .events = POLLIN },
     };
     int timeout = -1;
     if (seconds >= 0) {
@@ -446,8 +455,7 @@ static bool rules_load(const char *path)
 }
 
 static bool rule_matches(const struct rule *r, const char *addr,
-                         const char *path, size_t pathlen,
-                         const char *target)
+                         const char *path, size_t pathlen, const char *target)
 {
   if (r->host != NULL && strcmp(r->host, addr) != 0)
     return false;
@@ -459,8 +467,7 @@ static bool rule_matches(const struct rule *r, const char *addr,
   return slen == plen && strncmp(subject, r->pattern, plen) == 0;
 }
 
-static void plan_build(struct plan *pl, const char *addr,
-                       const char *target)
+static void plan_build(struct plan *pl, const char *addr, const char *target)
 {
   memset(pl, 0, sizeof(*pl));
   size_t pathlen = strcspn(target, "?");
@@ -469,12 +476,16 @@ static void plan_build(struct plan *pl, const char *addr,
     if (!rule_matches(r, addr, target, pathlen, target))
       continue;
     switch (r->act) {
-    case ACT_DELAY: pl->delay = r->num; break;
+    case ACT_DELAY:
+      pl->delay = r->num;
+      break;
     case ACT_DRIP:
       pl->drip_bytes = r->code;
       pl->drip_seconds = r->num;
       break;
-    case ACT_STATUS: pl->status = r->code; break;
+    case ACT_STATUS:
+      pl->status = r->code;
+      break;
     case ACT_REDIRECT:
       pl->redirect = r->code;
       pl->location = r->text;
@@ -486,12 +497,24 @@ static void plan_build(struct plan *pl, const char *addr,
         pl->nhdr++;
       }
       break;
-    case ACT_TYPE: pl->type = r->text; break;
-    case ACT_GZIP: pl->gzip = true; break;
-    case ACT_ENDLESS: pl->endless = true; break;
-    case ACT_HANG: pl->hang = true; break;
-    case ACT_CLOSE: pl->close = true; break;
-    case ACT_GENERATE: pl->generate = r->pattern; break;
+    case ACT_TYPE:
+      pl->type = r->text;
+      break;
+    case ACT_GZIP:
+      pl->gzip = true;
+      break;
+    case ACT_ENDLESS:
+      pl->endless = true;
+      break;
+    case ACT_HANG:
+      pl->hang = true;
+      break;
+    case ACT_CLOSE:
+      pl->close = true;
+      break;
+    case ACT_GENERATE:
+      pl->generate = r->pattern;
+      break;
     }
   }
 }
@@ -544,7 +567,7 @@ static bool buf_addf(struct buf *b, const char *fmt, ...)
 static char *substitute_vars(const char *s, size_t n, const char *addr,
                              size_t *outlen)
 {
-  struct buf b = {0};
+  struct buf b = { 0 };
   char portstr[16];
   snprintf(portstr, sizeof(portstr), "%u", port);
   size_t i = 0, start = 0;
@@ -555,10 +578,8 @@ static char *substitute_vars(const char *s, size_t n, const char *addr,
            buf_add(&b, portstr, strlen(portstr));
       i += 8;
       start = i;
-    } else if (s[i] == '{' && n - i >= 8 &&
-               memcmp(s + i, "{{host}}", 8) == 0) {
-      ok = buf_add(&b, s + start, i - start) &&
-           buf_add(&b, addr, strlen(addr));
+    } else if (s[i] == '{' && n - i >= 8 && memcmp(s + i, "{{host}}", 8) == 0) {
+      ok = buf_add(&b, s + start, i - start) && buf_add(&b, addr, strlen(addr));
       i += 8;
       start = i;
     } else {
@@ -581,8 +602,7 @@ static char *gzip_bytes(const char *s, size_t n, size_t *outlen)
   z_stream z;
   memset(&z, 0, sizeof(z));
   /* windowBits 15 + 16: a gzip wrapper, not zlib's. */
-  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) !=
-      Z_OK)
+  if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
     return NULL;
   size_t cap = deflateBound(&z, n) + 32;
   char *out = malloc(cap);
@@ -609,7 +629,7 @@ static char *read_file(const char *path, size_t *len)
   FILE *f = fopen(path, "rb");
   if (f == NULL)
     return NULL;
-  struct buf b = {0};
+  struct buf b = { 0 };
   char chunk[8192];
   size_t n;
   bool ok = buf_add(&b, "", 0);
@@ -630,22 +650,22 @@ static char *read_file(const char *path, size_t *len)
 static const char *type_for_path(const char *path)
 {
   static const char *const table[][2] = {
-    {"html", "text/html; charset=utf-8"},
-    {"htm", "text/html; charset=utf-8"},
-    {"txt", "text/plain; charset=utf-8"},
-    {"css", "text/css"},
-    {"js", "text/javascript"},
-    {"json", "application/json"},
-    {"xml", "application/xml"},
-    {"png", "image/png"},
-    {"jpg", "image/jpeg"},
-    {"jpeg", "image/jpeg"},
-    {"gif", "image/gif"},
-    {"svg", "image/svg+xml"},
-    {"ico", "image/x-icon"},
-    {"pdf", "application/pdf"},
-    {"gz", "application/gzip"},
-    {"zip", "application/zip"},
+    { "html", "text/html; charset=utf-8" },
+    { "htm", "text/html; charset=utf-8" },
+    { "txt", "text/plain; charset=utf-8" },
+    { "css", "text/css" },
+    { "js", "text/javascript" },
+    { "json", "application/json" },
+    { "xml", "application/xml" },
+    { "png", "image/png" },
+    { "jpg", "image/jpeg" },
+    { "jpeg", "image/jpeg" },
+    { "gif", "image/gif" },
+    { "svg", "image/svg+xml" },
+    { "ico", "image/x-icon" },
+    { "pdf", "application/pdf" },
+    { "gz", "application/gzip" },
+    { "zip", "application/zip" },
   };
   const char *slash = strrchr(path, '/');
   const char *dot = strrchr(path, '.');
@@ -659,9 +679,8 @@ static const char *type_for_path(const char *path)
 
 static bool type_is_text(const char *type)
 {
-  return strncmp(type, "text/", 5) == 0 ||
-         strstr(type, "javascript") != NULL || strstr(type, "json") != NULL ||
-         strstr(type, "xml") != NULL;
+  return strncmp(type, "text/", 5) == 0 || strstr(type, "javascript") != NULL ||
+         strstr(type, "json") != NULL || strstr(type, "xml") != NULL;
 }
 
 static bool has_dotdot_segment(const char *path)
@@ -677,8 +696,8 @@ static bool has_dotdot_segment(const char *path)
   return false;
 }
 
-static bool generate_page(struct buf *b, const char *prefix,
-                          const char *path, long *status)
+static bool generate_page(struct buf *b, const char *prefix, const char *path,
+                          long *status)
 {
   const char *suffix = path + strlen(prefix);
   long n = 0;
@@ -690,19 +709,21 @@ static bool generate_page(struct buf *b, const char *prefix,
         suffix[0] == '-' || n >= LONG_MAX) {
       *status = MHD_HTTP_NOT_FOUND;
       return buf_addf(b, "<html><body><p>no such generated page</p>"
-                      "</body></html>\n");
+                         "</body></html>\n");
     }
   }
   *status = MHD_HTTP_OK;
-  bool ok = buf_addf(b, "<!DOCTYPE html>\n<html><head><title>Generated "
+  bool ok = buf_addf(b,
+                     "<!DOCTYPE html>\n<html><head><title>Generated "
                      "page %ld</title></head>\n<body>\n<h1>Generated page "
                      "%ld</h1>\n<p>A calendar without end: every page "
                      "links to the next one.</p>\n<p><a href=\"%s%ld\">"
-                     "next</a>\n", n, n, prefix, n + 1);
+                     "next</a>\n",
+                     n, n, prefix, n + 1);
   if (ok && n > 0)
     ok = buf_addf(b, "<a href=\"%s%ld\">previous</a>\n", prefix, n - 1);
-  return ok && buf_addf(b, "<a href=\"%s0\">first</a></p>\n</body></html>\n",
-                        prefix);
+  return ok &&
+         buf_addf(b, "<a href=\"%s0\">first</a></p>\n</body></html>\n", prefix);
 }
 
 /* ------------------------------------------- callback-driven bodies */
@@ -815,8 +836,8 @@ static void *on_uri(void *cls, const char *uri, struct MHD_Connection *c)
   return req;
 }
 
-static void on_completed(void *cls, struct MHD_Connection *c,
-                         void **con_cls, enum MHD_RequestTerminationCode toe)
+static void on_completed(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
 {
   (void)cls;
   (void)c;
@@ -857,20 +878,19 @@ static const char builtin_page[] =
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
                                   const char *url, const char *method,
-                                  const char *version,
-                                  const char *upload_data,
+                                  const char *version, const char *upload_data,
                                   size_t *upload_data_size, void **con_cls)
 {
   struct host *h = cls;
   (void)version;
   (void)upload_data;
   if (*upload_data_size != 0) {
-    *upload_data_size = 0;  /* a request body: ignored */
+    *upload_data_size = 0; /* a request body: ignored */
     return MHD_YES;
   }
   struct request *req = *con_cls;
   if (req == NULL)
-    return MHD_NO;  /* on_uri ran out of memory */
+    return MHD_NO; /* on_uri ran out of memory */
   if (!req->seen) {
     /* Answering before the request is complete would make MHD close the
      * connection afterwards: wait for the call that ends the request. */
@@ -882,8 +902,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
     MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
   int fd = ci != NULL ? ci->connect_fd : -1;
   ci = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-  unsigned long conn =
-    ci != NULL ? (unsigned long)(uintptr_t)ci->socket_context : 0;
+  unsigned long conn = ci != NULL ? (unsigned long)(uintptr_t)ci->socket_context
+                                  : 0;
   const char *ua = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                "User-Agent");
 
@@ -892,10 +912,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
   if (pl.hang) {
     log_request(h, req, method, 0, ua, conn);
     wait_for(-1, fd);
-    return MHD_NO;  /* close without a word */
+    return MHD_NO; /* close without a word */
   }
 
-  struct buf body = {0};
+  struct buf body = { 0 };
   long status = MHD_HTTP_OK;
   const char *type = "text/html; charset=utf-8";
   char *location = NULL;
@@ -909,11 +929,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
   } else if (pl.redirect) {
     status = pl.redirect;
     size_t n;
-    location = substitute_vars(pl.location, strlen(pl.location), h->addr,
-                               &n);
+    location = substitute_vars(pl.location, strlen(pl.location), h->addr, &n);
     ok = location != NULL &&
-         buf_addf(&body, "<html><body><p>moved to <a href=\"%s\">%s</a>"
-                  "</p></body></html>\n", location, location);
+         buf_addf(&body,
+                  "<html><body><p>moved to <a href=\"%s\">%s</a>"
+                  "</p></body></html>\n",
+                  location, location);
   } else if (pl.generate) {
     size_t pathlen = strcspn(req->target, "?");
     char *path = strndup(req->target, pathlen);
@@ -985,8 +1006,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
   if (!ok) {
     free(body.data);
     free(location);
-    fprintf(stderr, "testserver: out of memory serving '%s'\n",
-            req->target);
+    fprintf(stderr, "testserver: out of memory serving '%s'\n", req->target);
     return MHD_NO;
   }
 
@@ -1005,16 +1025,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
       free(location);
       return MHD_NO;
     }
-    st->mode = pl.endless ? SEND_ENDLESS
-               : pl.close ? SEND_CLOSE : SEND_DRIP;
+    st->mode = pl.endless ? SEND_ENDLESS : pl.close ? SEND_CLOSE : SEND_DRIP;
     st->body = body.data;
     st->len = body.len;
     st->chunk = pl.drip_bytes > 0 ? (size_t)pl.drip_bytes : body.len;
     st->interval = pl.drip_seconds;
     st->fd = fd;
     uint64_t size = pl.endless ? MHD_SIZE_UNKNOWN : (uint64_t)body.len;
-    size_t block = st->mode == SEND_DRIP && st->chunk < 4096 ? st->chunk
-                                                              : 4096;
+    size_t block = st->mode == SEND_DRIP && st->chunk < 4096 ? st->chunk : 4096;
     resp = MHD_create_response_from_callback(size, block, stream_read, st,
                                              stream_free);
     if (resp == NULL)
@@ -1050,7 +1068,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
 static void usage(FILE *out)
 {
-  fprintf(out,
+  fprintf(
+    out,
     "usage: testserver --root DIR --host 127.0.0.1 [--host 127.0.0.X ...]\n"
     "         [--port N] [--portfile FILE] [--log FILE] [--rules FILE]\n"
     "         [--max-seconds N] [--substitute | --no-substitute]\n"
@@ -1126,8 +1145,8 @@ static bool bind_all(unsigned want)
     }
     /* Retry only when an OS-chosen port is taken on another address. */
     if (!(want == 0 && i > 0 && e == EADDRINUSE)) {
-      fprintf(stderr, "testserver: cannot listen on %s:%u: %s\n",
-              hosts[i].addr, p, strerror(e));
+      fprintf(stderr, "testserver: cannot listen on %s:%u: %s\n", hosts[i].addr,
+              p, strerror(e));
       return false;
     }
   }
@@ -1197,10 +1216,11 @@ int main(int argc, char **argv)
       }
     } else if (strcmp(a, "--host") == 0) {
       struct in_addr ia;
-      if (inet_pton(AF_INET, v, &ia) != 1 ||
-          (ntohl(ia.s_addr) >> 24) != 127) {
-        fprintf(stderr, "testserver: refusing host '%s': only loopback "
-                "addresses (127.0.0.0/8) are served\n", v);
+      if (inet_pton(AF_INET, v, &ia) != 1 || (ntohl(ia.s_addr) >> 24) != 127) {
+        fprintf(stderr,
+                "testserver: refusing host '%s': only loopback "
+                "addresses (127.0.0.0/8) are served\n",
+                v);
         return 2;
       }
       if (nhosts == MAX_HOSTS) {
@@ -1231,8 +1251,8 @@ int main(int argc, char **argv)
   for (int i = 0; i < nhosts; i++) {
     char dir[PATH_MAX];
     snprintf(dir, sizeof(dir), "%s/%s", root, hosts[i].addr);
-    hosts[i].root = xstrdup(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode)
-                            ? dir : root);
+    hosts[i].root = xstrdup(stat(dir, &sb) == 0 && S_ISDIR(sb.st_mode) ? dir
+                                                                       : root);
     /* url always starts with '/': drop a trailing slash from the root. */
     size_t n = strlen(hosts[i].root);
     while (n > 1 && hosts[i].root[n - 1] == '/')
@@ -1248,13 +1268,13 @@ int main(int argc, char **argv)
   if (certfile != NULL) {
     if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
       fprintf(stderr, "testserver: this libmicrohttpd has no TLS "
-              "support\n");
+                      "support\n");
       return 3;
     }
     size_t n;
     const char *bad = (cert = read_file(certfile, &n)) == NULL ? certfile
-                      : (key = read_file(keyfile, &n)) == NULL ? keyfile
-                      : NULL;
+                    : (key = read_file(keyfile, &n)) == NULL   ? keyfile
+                                                               : NULL;
     if (bad != NULL) {
       fprintf(stderr, "testserver: cannot read '%s': %s\n", bad,
               strerror(errno));
@@ -1298,14 +1318,12 @@ int main(int argc, char **argv)
     hosts[i].daemon = MHD_start_daemon(
       MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
         MHD_USE_POLL | MHD_USE_ERROR_LOG | (cert ? MHD_USE_TLS : 0),
-      0, NULL, NULL, on_request, &hosts[i],
-      MHD_OPTION_LISTEN_SOCKET, hosts[i].lfd,
-      MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
+      0, NULL, NULL, on_request, &hosts[i], MHD_OPTION_LISTEN_SOCKET,
+      hosts[i].lfd, MHD_OPTION_URI_LOG_CALLBACK, on_uri, NULL,
       MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL,
       MHD_OPTION_NOTIFY_CONNECTION, on_connection, NULL,
       /* Idle kept-alive connections hold a thread each: reap them. */
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
-      MHD_OPTION_ARRAY, tls_opts,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_ARRAY, tls_opts,
       MHD_OPTION_END);
     if (hosts[i].daemon == NULL) {
       fprintf(stderr, "testserver: cannot start the server on %s:%u\n",
@@ -1313,7 +1331,7 @@ int main(int argc, char **argv)
       rc = 1;
       break;
     }
-    hosts[i].lfd = -1;  /* the daemon owns it now */
+    hosts[i].lfd = -1; /* the daemon owns it now */
   }
   if (rc == 0 && portfile != NULL && !write_portfile(portfile))
     rc = 1;

@@ -7,11 +7,26 @@
  * the crawler-layer one. */
 #include "../../fuzz/fuzz_replay.c"
 
-static void test_links_html(void) { replay("links_html"); }
-static void test_links_text(void) { replay("links_text"); }
-static void test_url(void) { replay("url"); }
-static void test_robots(void) { replay("robots"); }
-static void test_pagedir(void) { replay("pagedir"); }
+static void test_links_html(void)
+{
+  replay("links_html");
+}
+static void test_links_text(void)
+{
+  replay("links_text");
+}
+static void test_url(void)
+{
+  replay("url");
+}
+static void test_robots(void)
+{
+  replay("robots");
+}
+static void test_pagedir(void)
+{
+  replay("pagedir");
+}
 
 int main(void)
 {

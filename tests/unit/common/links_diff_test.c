@@ -37,8 +37,7 @@ typedef struct rec {
   size_t items, stop_after;
 } rec_t;
 
-static void
-rec_put(rec_t *r, const char *s)
+static void rec_put(rec_t *r, const char *s)
 {
   size_t n = strlen(s);
   if (r->len + n + 1 > r->cap) {
@@ -57,8 +56,7 @@ rec_put(rec_t *r, const char *s)
   r->len += n;
 }
 
-static int
-rec_item(rec_t *r, const char *kind, const char *a, const char *b)
+static int rec_item(rec_t *r, const char *kind, const char *a, const char *b)
 {
   rec_put(r, kind);
   rec_put(r, a);
@@ -71,20 +69,17 @@ rec_item(rec_t *r, const char *kind, const char *a, const char *b)
   return r->stop_after != 0 && r->items >= r->stop_after;
 }
 
-static int
-on_link(void *arg, const char *href, int flags)
+static int on_link(void *arg, const char *href, int flags)
 {
   return rec_item(arg, flags ? "L1 " : "L0 ", href, NULL);
 }
 
-static int
-on_base(void *arg, const char *href)
+static int on_base(void *arg, const char *href)
 {
   return rec_item(arg, "B ", href, NULL);
 }
 
-static int
-on_meta(void *arg, const char *name, const char *content)
+static int on_meta(void *arg, const char *name, const char *content)
 {
   return rec_item(arg, "M ", name, content);
 }
@@ -92,14 +87,13 @@ on_meta(void *arg, const char *name, const char *content)
 /* Totals per source of pages. */
 typedef struct tally {
   const char *what;
-  size_t files, scans, diffs, elided;   /* elided: scans fed fewer bytes */
-  size_t bytes, fed_plain, fed_tags;    /* over the scans */
+  size_t files, scans, diffs, elided; /* elided: scans fed fewer bytes */
+  size_t bytes, fed_plain, fed_tags;  /* over the scans */
 } tally_t;
 
 /* Scan body both ways with charset and stop; count a difference. */
-static void
-compare(tally_t *t, const char *name, const char *body, size_t len,
-        const char *charset, size_t stop)
+static void compare(tally_t *t, const char *name, const char *body, size_t len,
+                    const char *charset, size_t stop)
 {
   rec_t r[2];
   int rc[2];
@@ -143,16 +137,17 @@ compare(tally_t *t, const char *name, const char *body, size_t len,
  * the ones the elision covers, and some it does not (it must then stay
  * out of the way). */
 static const char *const charsets[] = {
-  NULL, "utf-8", "ISO-8859-1", "windows-1252", "Shift_JIS", "EUC-JP",
-  "gbk", "Big5", "koi8-r", "utf-16", "UTF-16BE", "gb18030", "UTF-7",
-  "ISO-2022-JP", "x-no-such-charset", "",
+  NULL,       "utf-8",   "ISO-8859-1", "windows-1252", "Shift_JIS",
+  "EUC-JP",   "gbk",     "Big5",       "koi8-r",       "utf-16",
+  "UTF-16BE", "gb18030", "UTF-7",      "ISO-2022-JP",  "x-no-such-charset",
+  "",
 };
 #define NCHARSETS (sizeof charsets / sizeof charsets[0])
 
 /* A small page: every charset, and sinks that stop after the first few
  * items with some of them. */
-static void
-compare_all(tally_t *t, const char *name, const char *body, size_t len)
+static void compare_all(tally_t *t, const char *name, const char *body,
+                        size_t len)
 {
   for (size_t c = 0; c < NCHARSETS; c++)
     for (size_t stop = 0; stop < (c < 7 ? 4 : 1); stop++)
@@ -160,8 +155,8 @@ compare_all(tally_t *t, const char *name, const char *body, size_t len)
 }
 
 /* A prefix of a small page: fewer charsets (iconv is slow to set up). */
-static void
-compare_some(tally_t *t, const char *name, const char *body, size_t len)
+static void compare_some(tally_t *t, const char *name, const char *body,
+                         size_t len)
 {
   static const char *const some[] = { NULL, "utf-8", "Shift_JIS", "Big5" };
   for (size_t c = 0; c < sizeof some / sizeof some[0]; c++)
@@ -169,8 +164,7 @@ compare_some(tally_t *t, const char *name, const char *body, size_t len)
       compare(t, name, body, len, some[c], stop);
 }
 
-static char *
-read_file(const char *path, size_t *len)
+static char *read_file(const char *path, size_t *len)
 {
   FILE *f = fopen(path, "rb");
   if (f == NULL)
@@ -206,8 +200,7 @@ read_file(const char *path, size_t *len)
 typedef void (*page_fn)(tally_t *t, const char *path, const char *body,
                         size_t len);
 
-static int
-has_suffix(const char *s, const char *suffix)
+static int has_suffix(const char *s, const char *suffix)
 {
   size_t n = strlen(s), k = strlen(suffix);
   return n >= k && strcmp(s + n - k, suffix) == 0;
@@ -215,8 +208,7 @@ has_suffix(const char *s, const char *suffix)
 
 /* Call fn on every regular file under dir (only names ending in suffix,
  * if not NULL), in directory order. Returns -1 if dir does not exist. */
-static int
-walk(tally_t *t, const char *dir, const char *suffix, page_fn fn)
+static int walk(tally_t *t, const char *dir, const char *suffix, page_fn fn)
 {
   DIR *d = opendir(dir);
   if (d == NULL)
@@ -251,8 +243,7 @@ walk(tally_t *t, const char *dir, const char *suffix, page_fn fn)
 
 /* A documentation page: as the bench scans it (no charset), with a
  * charset, and with stops; plus cut short at a few places. */
-static void
-doc_page(tally_t *t, const char *path, const char *body, size_t len)
+static void doc_page(tally_t *t, const char *path, const char *body, size_t len)
 {
   compare(t, path, body, len, NULL, 0);
   compare(t, path, body, len, "utf-8", 0);
@@ -266,20 +257,21 @@ doc_page(tally_t *t, const char *path, const char *body, size_t len)
       compare(t, path, body, cut, NULL, 0);
 }
 
-static void
-small_page(tally_t *t, const char *path, const char *body, size_t len)
+static void small_page(tally_t *t, const char *path, const char *body,
+                       size_t len)
 {
   compare_all(t, path, body, len);
 }
 
 /* A links_html fuzz input: as fuzz_targets.c reads it (byte 0 picks the
  * charset, byte 1 when to stop), and as a plain page. */
-static void
-fuzz_page(tally_t *t, const char *path, const char *body, size_t len)
+static void fuzz_page(tally_t *t, const char *path, const char *body,
+                      size_t len)
 {
   static const char *const fcs[] = {
-    NULL, "utf-8", "ISO-8859-1", "windows-1252", "Shift_JIS", "utf-16",
-    "UTF-16BE", "euc-jp", "koi8-r", "x-no-such-charset", "", "gb18030",
+    NULL,     "utf-8",    "ISO-8859-1", "windows-1252", "Shift_JIS",
+    "utf-16", "UTF-16BE", "euc-jp",     "koi8-r",       "x-no-such-charset",
+    "",       "gb18030",
   };
   size_t pick = len > 0 ? (unsigned char)body[0] : 0;
   size_t stop = len > 1 ? (unsigned char)body[1] % 8 : 0;
@@ -426,8 +418,7 @@ static const char *const hostile[] = {
 };
 #define NHOSTILE (sizeof hostile / sizeof hostile[0])
 
-static void
-test_hostile(void)
+static void test_hostile(void)
 {
   tally_t t = { "hostile pages", 0, 0, 0, 0, 0, 0, 0 };
   for (size_t i = 0; i < NHOSTILE; i++) {
@@ -456,15 +447,13 @@ test_hostile(void)
   CHECK_INT(t.diffs, 0);
 }
 
-static const char *
-top(void)
+static const char *top(void)
 {
   const char *s = getenv("TOP");
   return s != NULL && *s != '\0' ? s : ".";
 }
 
-static void
-report(const tally_t *t)
+static void report(const tally_t *t)
 {
   fprintf(stderr,
           "links_diff: %s: %zu files, %zu scans, %.1f MB, %zu differences;"
@@ -475,14 +464,12 @@ report(const tally_t *t)
           t->bytes ? 100.0 * t->fed_plain / t->bytes : 0.0);
 }
 
-static void
-test_tree(const char *what, const char *dir, const char *suffix, page_fn fn,
-          int must_elide)
+static void test_tree(const char *what, const char *dir, const char *suffix,
+                      page_fn fn, int must_elide)
 {
   tally_t t = { what, 0, 0, 0, 0, 0, 0, 0 };
   if (walk(&t, dir, suffix, fn) != 0) {
-    fprintf(stderr, "links_diff: %s: %s not found, not compared\n", what,
-            dir);
+    fprintf(stderr, "links_diff: %s: %s not found, not compared\n", what, dir);
     return;
   }
   report(&t);
@@ -494,30 +481,26 @@ test_tree(const char *what, const char *dir, const char *suffix, page_fn fn,
   }
 }
 
-static void
-test_python_docs(void)
+static void test_python_docs(void)
 {
-  test_tree("python docs", "/usr/share/doc/python3.11/html", ".html",
+  test_tree("python docs", "/usr/share/doc/python3.11/html", ".html", doc_page,
+            1);
+}
+
+static void test_pg_docs(void)
+{
+  test_tree("postgresql docs", "/usr/share/doc/postgresql-doc-15/html", ".html",
             doc_page, 1);
 }
 
-static void
-test_pg_docs(void)
-{
-  test_tree("postgresql docs", "/usr/share/doc/postgresql-doc-15/html",
-            ".html", doc_page, 1);
-}
-
-static void
-test_fixtures(void)
+static void test_fixtures(void)
 {
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/tests/fixtures", top());
   test_tree("fixtures", dir, NULL, small_page, 0);
 }
 
-static void
-test_fuzz_inputs(void)
+static void test_fuzz_inputs(void)
 {
   char dir[4096];
   snprintf(dir, sizeof dir, "%s/tests/fuzz/corpus/links_html", top());
@@ -526,8 +509,7 @@ test_fuzz_inputs(void)
   test_tree("fuzz regressions", dir, NULL, fuzz_page, 0);
 }
 
-int
-main(void)
+int main(void)
 {
   xmlInitParser();
   RUN(test_hostile);

@@ -18,11 +18,11 @@
 typedef struct rec {
   char **items;
   size_t n, cap;
-  size_t stop_after;   /* return nonzero from the stop_after'th item */
+  size_t stop_after; /* return nonzero from the stop_after'th item */
 } rec_t;
 
-static int
-rec_add(rec_t *r, const char *kind, const char *a, const char *b, int flags)
+static int rec_add(rec_t *r, const char *kind, const char *a, const char *b,
+                   int flags)
 {
   size_t len = strlen(a) + (b ? strlen(b) : 0) + 16;
   char *s = malloc(len);
@@ -40,26 +40,22 @@ rec_add(rec_t *r, const char *kind, const char *a, const char *b, int flags)
   return r->stop_after != 0 && r->n >= r->stop_after;
 }
 
-static int
-on_link(void *arg, const char *href, int flags)
+static int on_link(void *arg, const char *href, int flags)
 {
   return rec_add(arg, "L", href, NULL, flags);
 }
 
-static int
-on_base(void *arg, const char *href)
+static int on_base(void *arg, const char *href)
 {
   return rec_add(arg, "B", href, NULL, 0);
 }
 
-static int
-on_meta(void *arg, const char *name, const char *content)
+static int on_meta(void *arg, const char *name, const char *content)
 {
   return rec_add(arg, "M", name, content, 0);
 }
 
-static void
-rec_free(rec_t *r)
+static void rec_free(rec_t *r)
 {
   for (size_t i = 0; i < r->n; i++)
     free(r->items[i]);
@@ -68,8 +64,7 @@ rec_free(rec_t *r)
 }
 
 /* Join the items with '|' (static buffer; tests are single-threaded). */
-static const char *
-rec_join(const rec_t *r)
+static const char *rec_join(const rec_t *r)
 {
   static char buf[8192];
   buf[0] = '\0';
@@ -81,16 +76,15 @@ rec_join(const rec_t *r)
   return buf;
 }
 
-static links_sink_t
-sink_for(rec_t *r)
+static links_sink_t sink_for(rec_t *r)
 {
   links_sink_t s = { on_link, on_base, on_meta, "tsebot", r };
   return s;
 }
 
 /* Scan an HTML buffer, return the joined items; *rc gets the result. */
-static const char *
-html_n(const char *body, size_t len, const char *charset, int *rc)
+static const char *html_n(const char *body, size_t len, const char *charset,
+                          int *rc)
 {
   static rec_t r;
   rec_free(&r);
@@ -101,8 +95,7 @@ html_n(const char *body, size_t len, const char *charset, int *rc)
   return rec_join(&r);
 }
 
-static const char *
-html(const char *body)
+static const char *html(const char *body)
 {
   int rc;
   const char *out = html_n(body, strlen(body), NULL, &rc);
@@ -112,8 +105,7 @@ html(const char *body)
 
 #define HTML_LIT(lit, cs) html_n((lit), sizeof(lit) - 1, (cs), NULL)
 
-static const char *
-text_n(const char *body, size_t len, int *rc)
+static const char *text_n(const char *body, size_t len, int *rc)
 {
   static rec_t r;
   rec_free(&r);
@@ -124,8 +116,7 @@ text_n(const char *body, size_t len, int *rc)
   return rec_join(&r);
 }
 
-static const char *
-text(const char *body)
+static const char *text(const char *body)
 {
   int rc;
   const char *out = text_n(body, strlen(body), &rc);
@@ -135,8 +126,7 @@ text(const char *body)
 
 /* ---- HTML ---- */
 
-static void
-test_attribute_quoting(void)
+static void test_attribute_quoting(void)
 {
   CHECK_STR(html("<a href=\"/dq\">x</a><a href='/sq'>y</a><a href=/uq>z</a>"
                  "<a href = \"/spaced\" >w</a>"),
@@ -146,8 +136,7 @@ test_attribute_quoting(void)
             "L0 /a b|L0 /c");
 }
 
-static void
-test_entities(void)
+static void test_entities(void)
 {
   CHECK_STR(html("<a href=\"/a?x=1&amp;y=2\">x</a>"
                  "<a href=\"http:&#47;&#x2F;h&#47;p\">y</a>"
@@ -155,15 +144,13 @@ test_entities(void)
             "L0 /a?x=1&y=2|L0 http://h/p|L0 /caf\xc3\xa9");
 }
 
-static void
-test_case_insensitive(void)
+static void test_case_insensitive(void)
 {
   CHECK_STR(html("<A HREF=\"/up\">x</A><a HrEf=/mixed><AREA Href=/ar>"),
             "L0 /up|L0 /mixed|L0 /ar");
 }
 
-static void
-test_area_and_others(void)
+static void test_area_and_others(void)
 {
   /* only <a> and <area>: not <link>, <img src>, <abbr href> */
   CHECK_STR(html("<map><area shape=rect href=\"/m1\"><area nohref></map>"
@@ -172,16 +159,14 @@ test_area_and_others(void)
             "L0 /m1");
 }
 
-static void
-test_empty_href(void)
+static void test_empty_href(void)
 {
   /* a bare href and href="" both mean "this page" */
   CHECK_STR(html("<a href>x</a><a href=\"\">y</a><a href=\"  \">z</a>"),
             "L0 |L0 |L0 ");
 }
 
-static void
-test_nofollow(void)
+static void test_nofollow(void)
 {
   CHECK_STR(html("<a href=/1 rel=nofollow>a</a>"
                  "<a rel=\"External NoFollow\" href=/2>b</a>"
@@ -190,8 +175,7 @@ test_nofollow(void)
             "L1 /1|L1 /2|L0 /3|L1 /4|L0 /5");
 }
 
-static void
-test_base(void)
+static void test_base(void)
 {
   CHECK_STR(html("<head><base target=_blank><base href=\" /b1/ \">"
                  "<base href=/b2/></head><a href=x>"),
@@ -200,8 +184,7 @@ test_base(void)
   CHECK_STR(html("<a href=x></a><BASE HREF=http://h/>"), "L0 x|B http://h/");
 }
 
-static void
-test_meta_robots(void)
+static void test_meta_robots(void)
 {
   CHECK_STR(html("<meta name=robots content=\"noindex, nofollow\">"
                  "<META NAME=\"ROBOTS\" CONTENT=\"NOARCHIVE\">"
@@ -214,8 +197,7 @@ test_meta_robots(void)
             "M TseBot=none");
 }
 
-static void
-test_null_callbacks(void)
+static void test_null_callbacks(void)
 {
   rec_t r = { 0 };
   links_sink_t s = { NULL, on_base, NULL, NULL, &r };
@@ -228,8 +210,7 @@ test_null_callbacks(void)
   CHECK_INT(links_scan_text("link:x", 6, &none), LINKS_OK);
 }
 
-static void
-test_broken_markup(void)
+static void test_broken_markup(void)
 {
   /* stray end tags before anything, unclosed tags, a bare attribute; a
    * tag opened inside a tag is junk there, as in browsers */
@@ -253,8 +234,7 @@ test_broken_markup(void)
             "L0 /n1|L0 /n2|L0 /n3");
 }
 
-static void
-test_comments_and_script(void)
+static void test_comments_and_script(void)
 {
   CHECK_STR(html("<!-- <a href=/c1> --><a href=/ok1>"
                  "<!-- a > b <a href=/c2> c --> <a href=/ok2>"
@@ -266,16 +246,14 @@ test_comments_and_script(void)
             "L0 /ok1|L0 /ok2|L0 /ok3|L0 /ok4|L0 /ok5");
 }
 
-static void
-test_tables(void)
+static void test_tables(void)
 {
   CHECK_STR(html("<table><tr><td><a href=/t1>1</a><td><a href=/t2>2"
                  "<tr><th><area href=/t3></table><a href=/t4>"),
             "L0 /t1|L0 /t2|L0 /t3|L0 /t4");
 }
 
-static void
-test_many_links_in_order(void)
+static void test_many_links_in_order(void)
 {
   const int n = 10000;
   size_t cap = (size_t)n * 80 + 64, len = 0;
@@ -283,8 +261,8 @@ test_many_links_in_order(void)
   len += (size_t)sprintf(page, "<html><body><ul>\n");
   for (int i = 0; i < n; i++)
     len += (size_t)sprintf(page + len,
-                           "<li>Item %d: <a href=\"/p/%d\">page %d</a>\n",
-                           i, i, i);
+                           "<li>Item %d: <a href=\"/p/%d\">page %d</a>\n", i, i,
+                           i);
   len += (size_t)sprintf(page + len, "</ul></body></html>\n");
   rec_t r = { 0 };
   links_sink_t s = sink_for(&r);
@@ -301,8 +279,7 @@ test_many_links_in_order(void)
   free(page);
 }
 
-static void
-test_stop_early(void)
+static void test_stop_early(void)
 {
   rec_t r = { 0 };
   r.stop_after = 3;
@@ -319,14 +296,12 @@ test_stop_early(void)
   rec_free(&r);
 }
 
-static void
-test_nul_bytes(void)
+static void test_nul_bytes(void)
 {
   static const char page[] = "\0\0<a href=/a1>x\0y</a>\0<p>\0<a href=/a2>"
                              "<a href=\"/a3\">\0";
   int rc;
-  CHECK_STR(html_n(page, sizeof page - 1, NULL, &rc),
-            "L0 /a1|L0 /a2|L0 /a3");
+  CHECK_STR(html_n(page, sizeof page - 1, NULL, &rc), "L0 /a1|L0 /a2|L0 /a3");
   CHECK_INT(rc, LINKS_OK);
   /* a NUL inside a tag must not crash or hide later links */
   const char *out = HTML_LIT("<a href=\"/x\0y\">q</a><a\0 href=/n><a href=/z>",
@@ -334,24 +309,22 @@ test_nul_bytes(void)
   CHECK(strstr(out, "L0 /z") != NULL);
 }
 
-static void
-test_invalid_utf8(void)
+static void test_invalid_utf8(void)
 {
   /* undeclared: libxml2 falls back to ISO-8859-1 at the first bad byte */
   CHECK_STR(HTML_LIT("<p>caf\xe9 \xff\xfe\xc3</p><a href=/after>"
-                     "<a href=\"/\xe9t\xe9\">", NULL),
+                     "<a href=\"/\xe9t\xe9\">",
+                     NULL),
             "L0 /after|L0 /\xc3\xa9t\xc3\xa9");
   /* declared UTF-8 and wrong: bytes pass through, links still found */
   CHECK_STR(HTML_LIT("<a href=/a>\xff\xfe<p>\xc3<a href=/b>", "utf-8"),
             "L0 /a|L0 /b");
 }
 
-static void
-test_charsets(void)
+static void test_charsets(void)
 {
   /* latin-1 declared by HTTP: converted to UTF-8 */
-  CHECK_STR(HTML_LIT("<a href=\"/caf\xe9\">", "ISO-8859-1"),
-            "L0 /caf\xc3\xa9");
+  CHECK_STR(HTML_LIT("<a href=\"/caf\xe9\">", "ISO-8859-1"), "L0 /caf\xc3\xa9");
   /* <meta charset> when HTTP says nothing */
   CHECK_STR(HTML_LIT("<meta charset=iso-8859-1><a href=\"/\xe9\">", NULL),
             "L0 /\xc3\xa9");
@@ -369,17 +342,14 @@ test_charsets(void)
   CHECK_STR(HTML_LIT("\xfe\xff\0<\0a\0 \0h\0r\0e\0f\0=\0/\0v\0>", NULL),
             "L0 /v");
   /* UTF-16 by label, no BOM */
-  CHECK_STR(HTML_LIT("<\0a\0 \0h\0r\0e\0f\0=\0/\0w\0>\0", "utf-16le"),
-            "L0 /w");
+  CHECK_STR(HTML_LIT("<\0a\0 \0h\0r\0e\0f\0=\0/\0w\0>\0", "utf-16le"), "L0 /w");
   /* ISO-2022-JP: a two-byte run holding '<' and '>' bytes is no markup */
-  CHECK_STR(HTML_LIT("<a href=/j1>\x1b$B<a>\x1b(B<a href=/j2>",
-                     "iso-2022-jp"),
+  CHECK_STR(HTML_LIT("<a href=/j1>\x1b$B<a>\x1b(B<a href=/j2>", "iso-2022-jp"),
             "L0 /j1|L0 /j2");
 }
 
 /* Run fn with stderr sent to a temporary file; return the bytes written. */
-static long
-stderr_bytes_during(void (*fn)(void))
+static long stderr_bytes_during(void (*fn)(void))
 {
   fflush(stderr);
   int saved = dup(2);
@@ -399,8 +369,7 @@ stderr_bytes_during(void (*fn)(void))
 
 static const char *bad_sjis_out;
 
-static void
-scan_bad_sjis(void)
+static void scan_bad_sjis(void)
 {
   /* 0x81 0x22 is no Shift_JIS character: iconv fails there */
   bad_sjis_out = HTML_LIT("<a href=/s1><p>\x82\xa0<a href=\"/s\x81\">"
@@ -408,8 +377,7 @@ scan_bad_sjis(void)
                           "shift_jis");
 }
 
-static void
-test_undecodable_charset(void)
+static void test_undecodable_charset(void)
 {
   /* the links after the bad byte are found, none is reported twice, and
    * libxml2's "encoding error" is not printed */
@@ -417,8 +385,7 @@ test_undecodable_charset(void)
   CHECK_STR(bad_sjis_out, "L0 /s1|L0 /s\xc2\x81|L0 /s3|M robots=x");
 }
 
-static void
-test_deep_nesting(void)
+static void test_deep_nesting(void)
 {
   const int n = 100000;
   char *page = malloc((size_t)n * 11 + 64);
@@ -465,8 +432,7 @@ test_deep_nesting(void)
   free(page);
 }
 
-static void
-test_empty(void)
+static void test_empty(void)
 {
   int rc;
   /* Regression (fuzzing, tests/fuzz/regressions/links_html/empty): a NULL
@@ -484,12 +450,11 @@ test_empty(void)
 /* Two threads scanning the same pages must each see the full result: no
  * shared state (run this under SAN=thread too). */
 static const char threads_page[] =
-    "<html><head><base href=/b/><meta name=robots content=all></head><body>"
-    "<p>caf\xe9</p><a href=/1>1</a><a href=/2 rel=nofollow>2</a>"
-    "<table><td><area href=/3></table></body></html>";
+  "<html><head><base href=/b/><meta name=robots content=all></head><body>"
+  "<p>caf\xe9</p><a href=/1>1</a><a href=/2 rel=nofollow>2</a>"
+  "<table><td><area href=/3></table></body></html>";
 
-static void *
-thread_main(void *arg)
+static void *thread_main(void *arg)
 {
   int *ok = arg;
   *ok = 1;
@@ -509,8 +474,7 @@ thread_main(void *arg)
   return NULL;
 }
 
-static void
-test_threads(void)
+static void test_threads(void)
 {
   pthread_t t[2];
   int ok[2] = { 0, 0 };
@@ -528,8 +492,8 @@ test_threads(void)
  * drops the tags that cannot matter); both must report the same items and
  * return the same. Returns the joined items; *elided tells whether tags
  * were dropped. */
-static const char *
-both_n(const char *body, size_t len, const char *charset, int *elided)
+static const char *both_n(const char *body, size_t len, const char *charset,
+                          int *elided)
 {
   static char plain[8192];
   rec_t r = { 0 };
@@ -549,46 +513,42 @@ both_n(const char *body, size_t len, const char *charset, int *elided)
 
 #define BOTH(lit, cs, el) both_n((lit), sizeof(lit) - 1, (cs), (el))
 
-static void
-test_elision_drops_markup(void)
+static void test_elision_drops_markup(void)
 {
   int el;
   /* the documentation's shape: tags with class attributes around text */
   CHECK_STR(BOTH("<div class=\"body\" role=\"main\"><p>See <span class="
                  "\"pre\">os.path</span> and <a class=\"reference\" href="
                  "\"os.html\" rel=\"nofollow\"><code class=\"x\">os</code>"
-                 "</a>.</p></div>", NULL, &el),
+                 "</a>.</p></div>",
+                 NULL, &el),
             "L1 os.html");
   CHECK(el);
-  CHECK_STR(BOTH("<DIV CLASS=X><Span><A HREF=/u>u</A></SPAN></DiV>", NULL,
-                 &el),
+  CHECK_STR(BOTH("<DIV CLASS=X><Span><A HREF=/u>u</A></SPAN></DiV>", NULL, &el),
             "L0 /u");
   CHECK(el);
   /* attributes without values, unquoted values, self-closing tags */
   CHECK_STR(BOTH("<span hidden data-x><input checked value=a/b><br/>"
-                 "<img src=x.png /><a href=/v>", NULL, &el),
+                 "<img src=x.png /><a href=/v>",
+                 NULL, &el),
             "L0 /v");
   CHECK(el);
   /* base and robots metas among dropped tags */
   CHECK_STR(BOTH("<div><span class=a><base href=/b/><meta name=robots "
-                 "content=nofollow><p class=c><a href=x></p></div>", NULL,
-                 &el),
+                 "content=nofollow><p class=c><a href=x></p></div>",
+                 NULL, &el),
             "B /b/|M robots=nofollow|L0 x");
   CHECK(el);
 }
 
-static void
-test_elision_hostile(void)
+static void test_elision_hostile(void)
 {
   int el;
   /* quotes holding '>' and '<', in dropped and kept tags */
-  CHECK_STR(BOTH("<span title='a>b'><a href=1></span><a href=2>", NULL,
-                 &el),
+  CHECK_STR(BOTH("<span title='a>b'><a href=1></span><a href=2>", NULL, &el),
             "L0 1|L0 2");
-  CHECK_STR(BOTH("<p title=\"<a href=3>\"><a href=4></p>", NULL, &el),
-            "L0 4");
-  CHECK_STR(BOTH("<span title=\"a<b\"><a href=5></span>", NULL, &el),
-            "L0 5");
+  CHECK_STR(BOTH("<p title=\"<a href=3>\"><a href=4></p>", NULL, &el), "L0 4");
+  CHECK_STR(BOTH("<span title=\"a<b\"><a href=5></span>", NULL, &el), "L0 5");
   /* unterminated tags */
   CHECK_STR(BOTH("<div class=\"x\"><a href=6", NULL, &el), "L0 6");
   CHECK_STR(BOTH("<div class=\"x\"><span class=\"y", NULL, &el), "");
@@ -597,7 +557,8 @@ test_elision_hostile(void)
   CHECK_STR(BOTH("<div><script>x='<span><a href=/s>'</script><span><a "
                  "href=/ok1></span><!-- <span><a href=/c> --><p><a "
                  "href=/ok2><title><a href=/t></title><textarea><span><a "
-                 "href=/ta></textarea>", NULL, &el),
+                 "href=/ta></textarea>",
+                 NULL, &el),
             "L0 /ok1|L0 /ok2|L0 /t|L0 /ta");
   CHECK(el);
   /* '<' kept as text right before a tag: dropping <em> would make
@@ -606,48 +567,51 @@ test_elision_hostile(void)
             "L0 /x2");
   /* nested svg */
   CHECK_STR(BOTH("<svg><g><svg><a href=/n1><text>x</text></svg></g></svg>"
-                 "<a href=/n2>", NULL, &el),
+                 "<a href=/n2>",
+                 NULL, &el),
             "L0 /n1|L0 /n2");
   /* what a stray end tag or a self-closed <html> does to the document
    * depends on the open elements: the model must not drop them then */
   CHECK_STR(BOTH("<html/></x><a href=/r1>", NULL, &el), "");
   CHECK_STR(BOTH("<span><html/></x><a href=/r2>", NULL, &el), "L0 /r2");
-  CHECK_STR(BOTH("<div><span class=x></tse-links.root><a href=/r3>", NULL,
-                 &el),
+  CHECK_STR(BOTH("<div><span class=x></tse-links.root><a href=/r3>", NULL, &el),
             "L0 /r3");
-  CHECK_STR(BOTH("<div><scripts></div><script>x</scripts><a href=/p1>",
-                 NULL, &el),
+  CHECK_STR(BOTH("<div><scripts></div><script>x</scripts><a href=/p1>", NULL,
+                 &el),
             "");
-  CHECK_STR(BOTH("<scripts><div></div><script>x</scripts><a href=/p2>",
-                 NULL, &el),
+  CHECK_STR(BOTH("<scripts><div></div><script>x</scripts><a href=/p2>", NULL,
+                 &el),
             "L0 /p2");
 }
 
-static void
-test_elision_charsets(void)
+static void test_elision_charsets(void)
 {
   int el;
   /* <meta charset> after dropped tags */
   CHECK_STR(BOTH("<div class=x><meta charset=iso-8859-1><span class=y><a "
-                 "href=\"/\xc3\xa9\"></span>", NULL, &el),
+                 "href=\"/\xc3\xa9\"></span>",
+                 NULL, &el),
             "L0 /\xc3\x83\xc2\xa9");
   CHECK(el);
   /* with no charset, libxml2 2.9 guesses one at the first non-ASCII
    * character from "http-equiv", "content" and "charset=" ahead, in a tag
    * that could be dropped */
   CHECK_STR(BOTH("<a href=\"/\xc3\xa9\"><span title=\"http-equiv content "
-                 "charset=koi8-r\"></span>", NULL, &el),
+                 "charset=koi8-r\"></span>",
+                 NULL, &el),
             "L0 /\xd1\x86\xe2\x95\x98");
   CHECK(!el);
   /* Big5 cannot decode the href, so it is read again as ISO-8859-1; the
    * <meta> switch would re-decode it as Shift_JIS had the first pass not
    * stopped at <span class=x> already */
   CHECK_STR(BOTH("<div><span class=x><div><meta charset=shift_jis><span>"
-                 "<a href=\"/\x82\xa0\"></span>", "Big5", &el),
+                 "<a href=\"/\x82\xa0\"></span>",
+                 "Big5", &el),
             "L0 /\xc2\x82\xc2\xa0");
   /* invalid UTF-8 with no charset: no markup elision */
   CHECK_STR(BOTH("<b>caf\xe9</b><span class=x><a href=\"/caf\xc3\xa9\">"
-                 "</span>", NULL, &el),
+                 "</span>",
+                 NULL, &el),
             "L0 /caf\xc3\x83\xc2\xa9");
   CHECK(!el);
   /* UTF-16 and ISO-2022 pages are fed as they are */
@@ -666,19 +630,16 @@ test_elision_charsets(void)
 
 /* ---- link format ---- */
 
-static void
-test_text_basic(void)
+static void test_text_basic(void)
 {
-  CHECK_STR(text("link:http://h/a some text link:/b"),
-            "L0 http://h/a|L0 /b");
+  CHECK_STR(text("link:http://h/a some text link:/b"), "L0 http://h/a|L0 /b");
   CHECK_STR(text("  \t link:a\t\n\r link:b \n"), "L0 a|L0 b");
   CHECK_STR(text("link:a\vlink:b\flink:c"), "L0 a|L0 b|L0 c");
   CHECK_STR(text("link:a link:b\nlink:c"), "L0 a|L0 b|L0 c");
   CHECK_STR(text("link:link:x"), "L0 link:x");
 }
 
-static void
-test_text_not_links(void)
+static void test_text_not_links(void)
 {
   CHECK_STR(text("link: link:\nlink:\t"), "");
   CHECK_STR(text("xlink:foo alink:x LINK:up Link:x lin k:x"), "");
@@ -686,8 +647,7 @@ test_text_not_links(void)
   CHECK_STR(text("link:ok xlink:no link:ok2"), "L0 ok|L0 ok2");
 }
 
-static void
-test_text_empty(void)
+static void test_text_empty(void)
 {
   int rc;
   CHECK_STR(text_n(NULL, 0, &rc), "");
@@ -695,13 +655,11 @@ test_text_empty(void)
   CHECK_STR(text(" \n\t"), "");
 }
 
-static void
-test_text_binary(void)
+static void test_text_binary(void)
 {
   int rc;
   /* NUL is text: it neither separates tokens nor ends the buffer */
-  CHECK_STR(text_n("\0link:a link:b\0c link:d\0 link:e", 31, &rc),
-            "L0 e");
+  CHECK_STR(text_n("\0link:a link:b\0c link:d\0 link:e", 31, &rc), "L0 e");
   CHECK_INT(rc, LINKS_OK);
   CHECK_STR(text_n("x\0y link:z", 10, &rc), "L0 z");
   /* the buffer needs no terminator: len is the end */
@@ -712,8 +670,7 @@ test_text_binary(void)
   CHECK_STR(text_n(buf, 5, &rc), "");
 }
 
-static void
-test_text_stop(void)
+static void test_text_stop(void)
 {
   rec_t r = { 0 };
   r.stop_after = 2;
@@ -723,8 +680,7 @@ test_text_stop(void)
   rec_free(&r);
 }
 
-static void
-test_text_long_token(void)
+static void test_text_long_token(void)
 {
   size_t n = 100000;
   char *buf = malloc(n);
@@ -740,10 +696,9 @@ test_text_long_token(void)
   free(buf);
 }
 
-int
-main(void)
+int main(void)
 {
-  xmlInitParser();   /* once, before any thread: see links.h */
+  xmlInitParser(); /* once, before any thread: see links.h */
   RUN(test_attribute_quoting);
   RUN(test_entities);
   RUN(test_case_insensitive);
@@ -774,7 +729,7 @@ main(void)
   RUN(test_text_binary);
   RUN(test_text_stop);
   RUN(test_text_long_token);
-  html_n(NULL, 0, NULL, NULL);   /* frees the static recorders */
+  html_n(NULL, 0, NULL, NULL); /* frees the static recorders */
   text_n(NULL, 0, NULL);
   xmlCleanupParser();
   return TEST_EXIT();

@@ -96,7 +96,7 @@ static void child_main(const char *dir, int in, int out)
       send_cmd(out, fd >= 0 ? 'L' : 'E');
       continue;
     }
-    _exit(0);  /* 'X', or the parent is gone */
+    _exit(0); /* 'X', or the parent is gone */
   }
 }
 
@@ -171,11 +171,11 @@ static void test_holder_leaves_newcomer_locks(void)
   armed = 'R';
   errno = 0;
   int fd = pagedir_lock(dir);
-  CHECK_INT(hook_reply, 'L');   /* the newcomer has the fresh .lock */
-  CHECK_INT(fd, -1);            /* so we must not have it too */
+  CHECK_INT(hook_reply, 'L'); /* the newcomer has the fresh .lock */
+  CHECK_INT(fd, -1);          /* so we must not have it too */
   CHECK_INT(errno, EAGAIN);
   if (fd >= 0)
-    close(fd);  /* not pagedir_unlock: the .lock is the child's */
+    close(fd); /* not pagedir_unlock: the .lock is the child's */
   child_stop();
   testdir_remove(dir);
 }
@@ -191,7 +191,7 @@ static void test_holder_leaves(void)
   int fd = pagedir_lock(dir);
   CHECK_INT(hook_reply, 'U');
   CHECK(fd >= 0);
-  CHECK_INT(child_do('L'), 'E');  /* the next comer is refused */
+  CHECK_INT(child_do('L'), 'E'); /* the next comer is refused */
   pagedir_unlock(dir, fd);
   child_stop();
   testdir_remove(dir);

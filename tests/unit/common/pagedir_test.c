@@ -68,9 +68,15 @@ static const char *const two_scopes[] = { "http://h.example/a/",
 static pagedir_params_t sample_params(void)
 {
   pagedir_params_t p = {
-    .seed = "http://h.example/a/index.html", .max_depth = 2,
-    .scope = two_scopes, .nscope = 2, .format = "link", .max_pages = 10,
-    .max_pages_per_host = 3, .max_page_size = 4096, .compress = true,
+    .seed = "http://h.example/a/index.html",
+    .max_depth = 2,
+    .scope = two_scopes,
+    .nscope = 2,
+    .format = "link",
+    .max_pages = 10,
+    .max_pages_per_host = 3,
+    .max_page_size = 4096,
+    .compress = true,
   };
   return p;
 }
@@ -145,8 +151,8 @@ static bool first_diff(const char *dir, const pagedir_params_t *p,
   bool ok = rc == 1 && h != NULL && w != NULL && strcmp(h, had) == 0 &&
             strcmp(w, want) == 0;
   if (!ok)
-    fprintf(stderr, "compare gave %d, '%s' and '%s'; want '%s' and '%s'\n",
-            rc, h ? h : "(null)", w ? w : "(null)", had, want);
+    fprintf(stderr, "compare gave %d, '%s' and '%s'; want '%s' and '%s'\n", rc,
+            h ? h : "(null)", w ? w : "(null)", had, want);
   free(h);
   free(w);
   return ok;
@@ -165,7 +171,7 @@ static void test_compare(void)
   q.max_depth = 3;
   CHECK(first_diff(dir, &q, "maxDepth: 2", "maxDepth: 3"));
   q = p;
-  q.nscope = 1;   /* one line fewer: the next lines shift */
+  q.nscope = 1; /* one line fewer: the next lines shift */
   CHECK(first_diff(dir, &q, "scope: https://h.example/", "format: link"));
   q = p;
   q.compress = false;
@@ -221,7 +227,7 @@ static void test_domains(void)
   q.ndomain = 0;
   CHECK(first_diff(dir, &q, "domain: example.edu", "format: link"));
   q = p;
-  q.nscope = 0;   /* domains alone */
+  q.nscope = 0; /* domains alone */
   CHECK(first_diff(dir, &q, "scope: http://h.example/a/",
                    "domain: example.edu"));
   remove_dir(dir);
@@ -229,7 +235,7 @@ static void test_domains(void)
   /* No domains: the bytes of before. */
   dir = fresh_dir();
   p = sample_params();
-  p.domain = domains;   /* not read: NDOMAIN is 0 */
+  p.domain = domains; /* not read: NDOMAIN is 0 */
   CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), 0);
   p.domain = NULL;
   CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 0);
@@ -253,8 +259,11 @@ static void test_unreadable_markers(void)
   CHECK_INT(pagedir_count(dir), -1);
 
   static const char *const bad[] = {
-    "", "tse-crawler pagedir 1", "tse-crawler pagedir 2\nseed: x\n",
-    "tse-crawler pagedir 1 \n", "\ntse-crawler pagedir 1\n",
+    "",
+    "tse-crawler pagedir 1",
+    "tse-crawler pagedir 2\nseed: x\n",
+    "tse-crawler pagedir 1 \n",
+    "\ntse-crawler pagedir 1\n",
   };
   for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     put(dir, PAGEDIR_MARKER, bad[i]);
@@ -274,7 +283,7 @@ static void test_unreadable_markers(void)
  * marker: refused at once, not waited on or read without end. */
 static void test_special_markers(void)
 {
-  alarm(10);   /* a wait on the FIFO ends the test, failed */
+  alarm(10); /* a wait on the FIFO ends the test, failed */
   char *dir = fresh_dir();
   char path[4200];
   snprintf(path, sizeof(path), "%s/%s", dir, PAGEDIR_MARKER);
@@ -324,8 +333,7 @@ static void test_big_marker(void)
   char scope[N][192];
   const char *scopes[N];
   for (int i = 0; i < N; i++) {
-    snprintf(scope[i], sizeof(scope[i]), "http://127.0.0.1:9/%0150d/%d/",
-             0, i);
+    snprintf(scope[i], sizeof(scope[i]), "http://127.0.0.1:9/%0150d/%d/", 0, i);
     scopes[i] = scope[i];
   }
   pagedir_params_t p = sample_params();
@@ -362,19 +370,26 @@ static void test_big_marker(void)
  * the parameters their crawls had compare equal, byte for byte. */
 static void test_golden_samples(void)
 {
-  static const struct { const char *name; int depth; } s[] = {
-    { "catalogue-d2", 2 }, { "catalogue-d3", 3 }, { "course-d2", 2 },
+  static const struct {
+    const char *name;
+    int depth;
+  } s[] = {
+    { "catalogue-d2", 2 },
+    { "catalogue-d3", 3 },
+    { "course-d2", 2 },
     { "course-d5", 5 },
   };
   const char *scope[] = { "http://127.0.0.1:{{port}}/" };
   for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
     char dir[4096], err[512] = "", *had = NULL, *want = NULL;
-    snprintf(dir, sizeof(dir), "%s/pageDirectory-samples/%s", top(),
-             s[i].name);
+    snprintf(dir, sizeof(dir), "%s/pageDirectory-samples/%s", top(), s[i].name);
     pagedir_params_t p = {
       .seed = "http://127.0.0.1:{{port}}/index.html",
-      .max_depth = s[i].depth, .scope = scope, .nscope = 1,
-      .format = "auto", .max_page_size = 10485760,
+      .max_depth = s[i].depth,
+      .scope = scope,
+      .nscope = 1,
+      .format = "auto",
+      .max_page_size = 10485760,
     };
     int n = pagedir_validate(dir, err, sizeof(err));
     if (n < 1)

@@ -46,8 +46,8 @@ static void test_agents(void)
   CHECK_INT(robots_directives("otherbot: none", ""), 0);
   CHECK_INT(robots_directives("none", ""), NI | NF);
   /* The first ':' decides (see NEEDSWORK in robots.c). */
-  CHECK_INT(robots_directives("noindex, unavailable_after: 2030-01-01",
-                              agent), 0);
+  CHECK_INT(robots_directives("noindex, unavailable_after: 2030-01-01", agent),
+            0);
 }
 
 int main(void)

@@ -31,24 +31,23 @@ static double delay(const char *txt, const char *agent)
 }
 
 /* RFC 9309 section 5.1, "Simple Example". */
-static const char rfc_simple[] =
-    "User-Agent: *\n"
-    "Disallow: *.gif$\n"
-    "Disallow: /example/\n"
-    "Allow: /publications/\n"
-    "\n"
-    "User-Agent: foobot\n"
-    "Disallow:/\n"
-    "Allow:/example/page.html\n"
-    "Allow:/example/allowed.gif\n"
-    "\n"
-    "User-Agent: barbot\n"
-    "User-Agent: bazbot\n"
-    "Disallow: /example/page.html\n"
-    "\n"
-    "User-Agent: quxbot\n"
-    "\n"
-    "EOF\n";
+static const char rfc_simple[] = "User-Agent: *\n"
+                                 "Disallow: *.gif$\n"
+                                 "Disallow: /example/\n"
+                                 "Allow: /publications/\n"
+                                 "\n"
+                                 "User-Agent: foobot\n"
+                                 "Disallow:/\n"
+                                 "Allow:/example/page.html\n"
+                                 "Allow:/example/allowed.gif\n"
+                                 "\n"
+                                 "User-Agent: barbot\n"
+                                 "User-Agent: bazbot\n"
+                                 "Disallow: /example/page.html\n"
+                                 "\n"
+                                 "User-Agent: quxbot\n"
+                                 "\n"
+                                 "EOF\n";
 
 static void test_rfc_simple_example(void)
 {
@@ -62,7 +61,7 @@ static void test_rfc_simple_example(void)
   CHECK(!ok(rfc_simple, "barbot", "/example/page.html"));
   CHECK(!ok(rfc_simple, "bazbot", "/example/page.html"));
   CHECK(ok(rfc_simple, "bazbot", "/example/other.html"));
-  CHECK(ok(rfc_simple, "barbot", "/x.gif"));  /* not the "*" group */
+  CHECK(ok(rfc_simple, "barbot", "/x.gif")); /* not the "*" group */
   /* quxbot's group is empty: everything allowed, no fallback to "*" */
   CHECK(ok(rfc_simple, "quxbot", "/example/page.html"));
   CHECK(ok(rfc_simple, "quxbot", "/x.gif"));
@@ -131,7 +130,7 @@ static void test_specific_over_star(void)
                   "Disallow: /also\n";
   CHECK(ok(t, "tse", "/public"));
   CHECK(!ok(t, "tse", "/private/x"));
-  CHECK(ok(t, "tse", "/also"));  /* "*" rules do not leak in */
+  CHECK(ok(t, "tse", "/also")); /* "*" rules do not leak in */
   CHECK(!ok(t, "other", "/public"));
   CHECK(!ok(t, "other", "/also"));
   /* no "*" group and no match: everything allowed */
@@ -171,8 +170,7 @@ static void test_google_precedence(void)
            "/folder/page"));
   CHECK(!ok("User-agent: *\nallow: /page\ndisallow: /*.htm\n", "x",
             "/page.htm"));
-  CHECK(ok("User-agent: *\nallow: /page\ndisallow: /*.ph\n", "x",
-           "/page.php"));
+  CHECK(ok("User-agent: *\nallow: /page\ndisallow: /*.ph\n", "x", "/page.php"));
   CHECK(ok("User-agent: *\nallow: /$\ndisallow: /\n", "x", "/"));
   CHECK(!ok("User-agent: *\nallow: /$\ndisallow: /\n", "x", "/page.htm"));
   /* the '$' counts towards the length, as written */
@@ -195,11 +193,11 @@ static void test_wildcards_and_anchors(void)
   CHECK(ok(t, "x", "/index.php5"));
   CHECK(!ok(t, "x", "/fish.html"));
   CHECK(!ok(t, "x", "/fishheads/cat.html?id=1"));
-  CHECK(ok(t, "x", "/Fish.html"));  /* paths are case-sensitive */
+  CHECK(ok(t, "x", "/Fish.html")); /* paths are case-sensitive */
   CHECK(ok(t, "x", "/fish.htm"));
   CHECK(!ok(t, "x", "/this/path/exactly"));
   CHECK(ok(t, "x", "/this/path/exactly/more"));
-  CHECK(!ok(t, "x", "/a$b"));       /* non-final '$' is literal */
+  CHECK(!ok(t, "x", "/a$b")); /* non-final '$' is literal */
   CHECK(!ok(t, "x", "/a%24b"));
   CHECK(ok(t, "x", "/a"));
   CHECK(!ok("User-agent: *\nDisallow: /*\n", "x", "/anything"));
@@ -246,7 +244,8 @@ static void test_percent_encoding(void)
   /* RFC 9309 2.2.3: escaped specials match literal '*' and '$' only */
   snprintf(t, sizeof t,
            "%sDisallow: /path/file-with-a-%%2A.html\n"
-           "Disallow: /path/foo-%%24\n", u);
+           "Disallow: /path/foo-%%24\n",
+           u);
   CHECK(!ok(t, "x", "/path/file-with-a-*.html"));
   CHECK(!ok(t, "x", "/path/file-with-a-%2a.html"));
   CHECK(ok(t, "x", "/path/file-with-a-b.html"));
@@ -268,9 +267,9 @@ static void test_line_endings_and_syntax(void)
   CHECK(ok("User-agent: *\r\nDisallow: /a\r\n", "x", "/b"));
   CHECK(!ok("User-agent: *\rDisallow: /a\rAllow: /a/b\r", "x", "/a"));
   CHECK(ok("User-agent: *\rDisallow: /a\rAllow: /a/b\r", "x", "/a/b"));
-  CHECK(!ok("User-agent: *\nDisallow: /a", "x", "/a"));  /* no final EOL */
+  CHECK(!ok("User-agent: *\nDisallow: /a", "x", "/a")); /* no final EOL */
   CHECK(!ok("\xEF\xBB\xBFUser-agent: *\nDisallow: /a\n", "x", "/a"));
-  CHECK(ok("  DISALLOW : /x\n", "x", "/x"));  /* no agent yet */
+  CHECK(ok("  DISALLOW : /x\n", "x", "/x")); /* no agent yet */
   CHECK(!ok("USER-AGENT:*\n  DISALLOW  :  /x  \n", "x", "/x"));
   CHECK(!ok("user-agent: *\n\tdisallow:\t/x\t# no /x!\n", "x", "/x"));
   CHECK(ok("user-agent: *\ndisallow: /x\n", "x", "/y"));
@@ -286,8 +285,8 @@ static void test_line_endings_and_syntax(void)
   CHECK(!ok(t, "a", "/x"));
   CHECK(!ok(t, "b", "/x"));
   /* a sitemap between rules does not end the group either */
-  CHECK(!ok("User-agent: a\nDisallow: /x\nSitemap: /s\nDisallow: /y\n",
-            "a", "/y"));
+  CHECK(!ok("User-agent: a\nDisallow: /x\nSitemap: /s\nDisallow: /y\n", "a",
+            "/y"));
   /* a line without ':' is ignored, not fatal */
   CHECK(!ok("User-agent: *\nthis is junk\nDisallow: /x\n", "x", "/x"));
   /* "useragent" spelling */
@@ -359,14 +358,16 @@ static void test_crawl_delay(void)
   /* the first valid value of the selected groups wins */
   CHECK(delay("User-agent: *\nCrawl-delay: 2\nCrawl-delay: 7\n", "x") == 2);
   CHECK(delay("User-agent: a\nDisallow: /\nUser-agent: a\n"
-              "Crawl-delay: 3\n", "a") == 3);
+              "Crawl-delay: 3\n",
+              "a") == 3);
   /* the selected group's value */
   const char *t = "User-agent: *\nCrawl-delay: 10\n\n"
                   "User-agent: tse\nCrawl-delay: 1.5\nDisallow: /a\n";
   CHECK(delay(t, "tse") == 1.5);
   CHECK(delay(t, "other") == 10);
   CHECK(delay("User-agent: tse\nDisallow: /a\n"
-              "User-agent: *\nCrawl-delay: 10\n", "tse") < 0);
+              "User-agent: *\nCrawl-delay: 10\n",
+              "tse") < 0);
   CHECK(robots_crawl_delay(NULL) < 0);
 }
 
@@ -401,8 +402,8 @@ static void test_huge_file(void)
   robots_t *r = robots_parse(t, n, "x");
   CHECK(r != NULL);
   CHECK(!robots_allowed(r, "/head"));
-  CHECK(!robots_allowed(r, "/head/ok"));  /* cut line dropped */
-  CHECK(robots_allowed(r, "/tail"));      /* past the limit */
+  CHECK(!robots_allowed(r, "/head/ok")); /* cut line dropped */
+  CHECK(robots_allowed(r, "/tail"));     /* past the limit */
   robots_delete(r);
 
   /* the same rule wholly inside the limit is applied */
@@ -416,13 +417,13 @@ static void test_huge_file(void)
 static void test_binary_garbage(void)
 {
   static const char bin[] =
-      "\xFF\xFE\x00\x01garbage\x00\nUser-agent: *\n"
-      "Disallow: /a\x00/b\n"         /* NUL: line ignored */
-      "\xC3\x28\xA0\xA1: \xF0\x28\x8C\x28\n"
-      "Disallow: /\xFF\xFE\n"         /* invalid UTF-8 path: kept */
-      "Disallow: /c\n"
-      "Disallow: /d # \x00 NUL in a comment is harmless\n"
-      "\x80\x81\x82\n";
+    "\xFF\xFE\x00\x01garbage\x00\nUser-agent: *\n"
+    "Disallow: /a\x00/b\n" /* NUL: line ignored */
+    "\xC3\x28\xA0\xA1: \xF0\x28\x8C\x28\n"
+    "Disallow: /\xFF\xFE\n" /* invalid UTF-8 path: kept */
+    "Disallow: /c\n"
+    "Disallow: /d # \x00 NUL in a comment is harmless\n"
+    "\x80\x81\x82\n";
   robots_t *r = robots_parse(bin, sizeof bin - 1, "x");
   CHECK(r != NULL);
   CHECK(robots_allowed(r, "/a"));
@@ -483,11 +484,11 @@ static void test_pathological_fast(void)
                   "Allow: /*a*a*a*a*a*a*a*a*a*a*a*a*a$\n";
   robots_t *r = robots_parse(t, strlen(t), "x");
   double t0 = now();
-  CHECK(robots_allowed(r, path));     /* the allow rule matches */
+  CHECK(robots_allowed(r, path)); /* the allow rule matches */
   path[n - 1] = 'b';
-  CHECK(!robots_allowed(r, path));    /* now the disallows match */
+  CHECK(!robots_allowed(r, path)); /* now the disallows match */
   path[n - 1] = 'c';
-  CHECK(robots_allowed(r, path));     /* nothing matches */
+  CHECK(robots_allowed(r, path)); /* nothing matches */
   double el = now() - t0;
   CHECK(el < 1.0);
   if (el >= 1.0)

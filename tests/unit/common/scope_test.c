@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "url.h"
 #include "../../testhelp.h"
+#include "url.h"
 
 /* in: scope_contains for a scope of the given lists. */
-static bool in(const char *const *p, size_t np, const char *const *d,
-               size_t nd, const char *url)
+static bool in(const char *const *p, size_t np, const char *const *d, size_t nd,
+               const char *url)
 {
   scope_t *s = scope_new(p, np, d, nd);
   CHECK(s != NULL);
@@ -92,8 +92,8 @@ static unsigned next(unsigned n)
 static void random_url(char *buf, size_t n)
 {
   static const char *const origin[] = {
-    "http://h", "http://h:81", "https://h", "http://hh", "http://h.h",
-    "http://127.0.0.1:5000", "http://u@h",
+    "http://h",   "http://h:81",           "https://h",  "http://hh",
+    "http://h.h", "http://127.0.0.1:5000", "http://u@h",
   };
   int len = snprintf(buf, n, "%s/", origin[next(N(origin))]);
   unsigned plen = next(7);
@@ -125,8 +125,8 @@ static void test_prefix_scan(void)
       for (size_t i = 0; i < np; i++)
         want = want || strncmp(u, p[i], strlen(p[i])) == 0;
       if (scope_contains(s, u) != want && bad++ < 5)
-        fprintf(stderr, "scope_test: round %d: '%s': got %d, want %d\n",
-                round, u, !want, want);
+        fprintf(stderr, "scope_test: round %d: '%s': got %d, want %d\n", round,
+                u, !want, want);
     }
     CHECK_INT(bad, 0);
     scope_delete(s);
@@ -140,8 +140,8 @@ static void test_prefix_many(void)
   static char store[2 * NH][64];
   const char *p[2 * NH];
   for (int i = 0; i < NH; i++) {
-    snprintf(store[i], sizeof(store[i]), "http://127.0.%d.%d:8080/in/",
-             i / 250, i % 250 + 1);
+    snprintf(store[i], sizeof(store[i]), "http://127.0.%d.%d:8080/in/", i / 250,
+             i % 250 + 1);
     snprintf(store[NH + i], sizeof(store[i]), "http://h/d%d/", i);
     p[i] = store[i];
     p[NH + i] = store[NH + i];
@@ -157,8 +157,7 @@ static void test_prefix_many(void)
     snprintf(u, sizeof(u), "http://127.0.%d.%d:8080/out/", i / 250,
              i % 250 + 1);
     bad += scope_contains(s, u);
-    snprintf(u, sizeof(u), "http://127.0.%d.%d:8081/in/", i / 250,
-             i % 250 + 1);
+    snprintf(u, sizeof(u), "http://127.0.%d.%d:8081/in/", i / 250, i % 250 + 1);
     bad += scope_contains(s, u);
     snprintf(u, sizeof(u), "http://h/d%d/page", i);
     bad += !scope_contains(s, u);
@@ -199,7 +198,7 @@ static void test_domain(void)
   CHECK(!scope_contains(s, "http://evil.net/example.edu"));
   CHECK(!scope_contains(s, "http://example.edu@evil.net/"));
   CHECK(!scope_contains(s, "http://evil.net/?u=http://example.edu/"));
-  CHECK(!scope_contains(s, "http://example.edu"));   /* not normal */
+  CHECK(!scope_contains(s, "http://example.edu")); /* not normal */
   CHECK(!scope_contains(s, "example.edu"));
   /* An empty label is no label start ("a..example.edu" has one). */
   CHECK(scope_contains(s, "http://a..example.edu/"));
@@ -253,8 +252,7 @@ static void test_domain_address(void)
 /* --domain's values through url_host_normalize, as the crawler does. */
 static void test_domain_normalized(void)
 {
-  char *d[] = { url_host_normalize("Example.EDU."),
-                url_host_normalize("127.2"),
+  char *d[] = { url_host_normalize("Example.EDU."), url_host_normalize("127.2"),
                 url_host_normalize("::1") };
   CHECK_STR(d[0], "example.edu");
   CHECK_STR(d[1], "127.0.0.2");

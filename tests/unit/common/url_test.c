@@ -13,16 +13,18 @@
 static const char *const RFC_BASE = "http://a/b/c/d;p?q";
 
 /* check_resolve: url_resolve(base, href) must equal want (NULL: fail). */
-static void check_resolve(const char *base, const char *href,
-                          const char *want, int line)
+static void check_resolve(const char *base, const char *href, const char *want,
+                          int line)
 {
   char *got = url_resolve(base, href);
   if (!((got == NULL && want == NULL) ||
         (got != NULL && want != NULL && strcmp(got, want) == 0))) {
     testhelp_failed++;
-    fprintf(stderr, "%s:%d: url_resolve(\"%s\", \"%s\"): got \"%s\", "
-            "want \"%s\"\n", __FILE__, line, base ? base : "(null)", href,
-            got ? got : "(null)", want ? want : "(null)");
+    fprintf(stderr,
+            "%s:%d: url_resolve(\"%s\", \"%s\"): got \"%s\", "
+            "want \"%s\"\n",
+            __FILE__, line, base ? base : "(null)", href, got ? got : "(null)",
+            want ? want : "(null)");
   }
   free(got);
 }
@@ -34,9 +36,10 @@ static void check_norm(const char *base, const char *href, const char *want,
   if (!((got == NULL && want == NULL) ||
         (got != NULL && want != NULL && strcmp(got, want) == 0))) {
     testhelp_failed++;
-    fprintf(stderr, "%s:%d: url_resolve_normalized(\"%s\", \"%s\"): got "
-            "\"%s\", want \"%s\"\n", __FILE__, line,
-            base ? base : "(null)", href, got ? got : "(null)",
+    fprintf(stderr,
+            "%s:%d: url_resolve_normalized(\"%s\", \"%s\"): got "
+            "\"%s\", want \"%s\"\n",
+            __FILE__, line, base ? base : "(null)", href, got ? got : "(null)",
             want ? want : "(null)");
   }
   /* Idempotence: the normal form is a fixed point of url_normalize. */
@@ -44,8 +47,10 @@ static void check_norm(const char *base, const char *href, const char *want,
     char *again = url_normalize(got);
     if (again == NULL || strcmp(again, got) != 0) {
       testhelp_failed++;
-      fprintf(stderr, "%s:%d: url_normalize(\"%s\") not idempotent: "
-              "\"%s\"\n", __FILE__, line, got, again ? again : "(null)");
+      fprintf(stderr,
+              "%s:%d: url_normalize(\"%s\") not idempotent: "
+              "\"%s\"\n",
+              __FILE__, line, got, again ? again : "(null)");
     }
     free(again);
   }
@@ -202,8 +207,14 @@ static void test_spaces_utf8_controls(void)
   NORM("http://h/d/", "ht\ntp://Other/\tx", "http://other/x");
   NORM("http://h/d/", "java\tscript:alert(1)", NULL);
   /* Other controls are encoded, never kept. */
-  NORM("http://h/d/", "a\x01" "b\x7f", "http://h/d/a%01b%7F");
-  NORM("http://h/d/", "x?\x1b" "z\x1b", "http://h/d/x?%1Bz");
+  NORM("http://h/d/",
+       "a\x01"
+       "b\x7f",
+       "http://h/d/a%01b%7F");
+  NORM("http://h/d/",
+       "x?\x1b"
+       "z\x1b",
+       "http://h/d/x?%1Bz");
   char *u = url_resolve_normalized("http://h/", "a\x02\x03 b\n\r\tc\v\f");
   CHECK(u != NULL);
   for (const char *p = u ? u : ""; *p; p++)
@@ -282,7 +293,7 @@ static void test_long(void)
   memset(s + pl, ' ', 700);
   s[pl + 700] = 'x';
   s[pl + 701] = '\0';
-  CHECK(url_normalize(s) == NULL);  /* 9 + 2100 + 1 bytes once encoded */
+  CHECK(url_normalize(s) == NULL); /* 9 + 2100 + 1 bytes once encoded */
   free(s);
 
   /* Hostile input far beyond URL_INPUT_MAX is refused, not processed. */
@@ -368,7 +379,7 @@ static void test_host_normal(void)
     const char *url, *want;
   } cases[] = {
     { "http://h/", "h" },
-    { "https://Example.com:8443/x", "Example.com" },  /* as found */
+    { "https://Example.com:8443/x", "Example.com" }, /* as found */
     { "http://a@b:c@h:81/", "h" },
     { "http://[::1]:8/x", "[::1]" },
     { "http://[fe80::1%25eth0]/", "[fe80::1%25eth0]" },
@@ -399,9 +410,9 @@ static void test_host_normalize(void)
   } cases[] = {
     { "example.edu", "example.edu" },
     { "CS.Example.EDU", "cs.example.edu" },
-    { "example.edu.", "example.edu" },  /* one name to DNS */
+    { "example.edu.", "example.edu" }, /* one name to DNS */
     { "127.0.0.1", "127.0.0.1" },
-    { "127.1", "127.0.0.1" },           /* as libcurl reads it */
+    { "127.1", "127.0.0.1" }, /* as libcurl reads it */
     { "0x7f.0.0.2", "127.0.0.2" },
     { "::1", "[::1]" },
     { "[::1]", "[::1]" },
@@ -440,7 +451,7 @@ static void test_host_normalize(void)
     big[i] = i % 2 ? '.' : 'a';
   big[sizeof(big) - 1] = '\0';
   CHECK(url_host_normalize(big) == NULL);
-  big[URL_MAX_LEN - 21] = '\0';   /* ends in a label */
+  big[URL_MAX_LEN - 21] = '\0'; /* ends in a label */
   char *h = url_host_normalize(big);
   CHECK(h != NULL && strcmp(h, big) == 0);
   free(h);
@@ -464,9 +475,10 @@ static void check_base(const char *base, const char *href, const char *want,
       !((key == NULL && skey == NULL) ||
         (key != NULL && skey != NULL && strcmp(key, skey) == 0))) {
     testhelp_failed++;
-    fprintf(stderr, "%s:%d: base \"%s\" href \"%s\": fast \"%s\" key "
-            "\"%s\", slow \"%s\" key \"%s\", want \"%s\"\n", __FILE__, line,
-            base ? base : "(null)", href, got ? got : "(null)",
+    fprintf(stderr,
+            "%s:%d: base \"%s\" href \"%s\": fast \"%s\" key "
+            "\"%s\", slow \"%s\" key \"%s\", want \"%s\"\n",
+            __FILE__, line, base ? base : "(null)", href, got ? got : "(null)",
             key ? key : "(null)", slow ? slow : "(null)",
             skey ? skey : "(null)", want ? want : "(null)");
   }
@@ -561,7 +573,7 @@ static void test_base(void)
 static void test_path_query(void)
 {
   const char *u = "http://h:8/a/b?c=d";
-  CHECK(url_path_query(u) == u + 10);   /* a pointer into url */
+  CHECK(url_path_query(u) == u + 10); /* a pointer into url */
   CHECK_STR(url_path_query("https://u@h/"), "/");
   CHECK_STR(url_path_query("http://h/a?b#c"), "/a?b#c");
   CHECK_STR(url_path_query("http://h?q"), "?q");
@@ -605,14 +617,15 @@ static void test_nonpage(void)
   /* Every extension of url.h's list, in any case (the list in url.c is
    * sorted for bsearch: a misplaced entry would be missed here). */
   static const char *const ext[] = {
-    "jpg", "jpeg", "png", "gif", "bmp", "webp", "svg", "svgz", "ico", "tif",
-    "tiff", "avif", "heic", "mp3", "wav", "ogg", "oga", "flac", "aac", "m4a",
-    "opus", "mid", "midi", "wma", "mp4", "m4v", "webm", "avi", "mov", "mkv",
-    "flv", "wmv", "mpg", "mpeg", "ogv", "3gp", "zip", "gz", "tgz", "tar",
-    "bz2", "tbz2", "xz", "txz", "7z", "rar", "zst", "iso", "dmg", "exe",
-    "msi", "deb", "rpm", "apk", "jar", "bin", "pdf", "ps", "eps", "doc",
-    "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods", "odp", "rtf", "epub",
-    "css", "js", "mjs", "map", "woff", "woff2", "ttf", "otf", "eot",
+    "jpg", "jpeg", "png",  "gif",   "bmp",  "webp", "svg",  "svgz", "ico",
+    "tif", "tiff", "avif", "heic",  "mp3",  "wav",  "ogg",  "oga",  "flac",
+    "aac", "m4a",  "opus", "mid",   "midi", "wma",  "mp4",  "m4v",  "webm",
+    "avi", "mov",  "mkv",  "flv",   "wmv",  "mpg",  "mpeg", "ogv",  "3gp",
+    "zip", "gz",   "tgz",  "tar",   "bz2",  "tbz2", "xz",   "txz",  "7z",
+    "rar", "zst",  "iso",  "dmg",   "exe",  "msi",  "deb",  "rpm",  "apk",
+    "jar", "bin",  "pdf",  "ps",    "eps",  "doc",  "docx", "xls",  "xlsx",
+    "ppt", "pptx", "odt",  "ods",   "odp",  "rtf",  "epub", "css",  "js",
+    "mjs", "map",  "woff", "woff2", "ttf",  "otf",  "eot",
   };
   for (size_t i = 0; i < sizeof(ext) / sizeof(ext[0]); i++) {
     char u[64], up[64];
@@ -650,8 +663,11 @@ static void test_idn(void)
      * "xn--" label) are rejected, and libcurl 7.88 no longer leaks its
      * host copy on them (LeakSanitizer checks that under make asan). */
     static const char *const bad[] = {
-      "http://EXA\xb3\xaf\xb3\xba.com/", "http://-\xc3\xa9.com/",
-      "http://\xcc\x81" "a.com/", "http://xn--a.\xc3\xa9.com/",
+      "http://EXA\xb3\xaf\xb3\xba.com/",
+      "http://-\xc3\xa9.com/",
+      "http://\xcc\x81"
+      "a.com/",
+      "http://xn--a.\xc3\xa9.com/",
       "http://\xc3\xa9\xff.com/",
     };
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -671,7 +687,8 @@ static void test_idn(void)
     NORM(NULL, "http://0x7f.1\xe2\x80\x8b/x", "http://127.0.0.1/x");
     NORM("http:/0x7f.1\xe2\x80\x8b/xle/", "http:*/ca,,",
          "http://127.0.0.1/xle/*/ca,,");
-    char *d = url_host_normalize("\xc3\x89" "cole.FR.");
+    char *d = url_host_normalize("\xc3\x89"
+                                 "cole.FR.");
     CHECK_STR(d, "xn--cole-9oa.fr");
     free(d);
     CHECK(url_host_normalize("-\xc3\xa9.com") == NULL);

@@ -33,7 +33,8 @@ static void test_cause(void)
    * code's text does not. */
   r.outcome = FETCH_NET_ERROR;
   r.curl_code = CURLE_COULDNT_CONNECT;
-  snprintf(r.error, sizeof(r.error), "Failed to connect to 127.0.0.1 "
+  snprintf(r.error, sizeof(r.error),
+           "Failed to connect to 127.0.0.1 "
            "port 1 after 0 ms: Couldn't connect to server");
   CHECK_STR(fetch_cause(&r, buf, sizeof(buf)),
             curl_easy_strerror(CURLE_COULDNT_CONNECT));
@@ -41,7 +42,8 @@ static void test_cause(void)
   CHECK_STR(fetch_cause(&r, buf, 8), "Couldn'");
   /* A certificate's problem is in the message only. */
   r.curl_code = CURLE_PEER_FAILED_VERIFICATION;
-  snprintf(r.error, sizeof(r.error), "SSL certificate problem: unable to "
+  snprintf(r.error, sizeof(r.error),
+           "SSL certificate problem: unable to "
            "get local issuer certificate");
   CHECK_STR(fetch_cause(&r, buf, sizeof(buf)), r.error);
 }

@@ -9,7 +9,10 @@
 #define FUZZ_WITH_CRAWLER 1
 #include "../../fuzz/fuzz_replay.c"
 
-static void test_warc(void) { replay("warc"); }
+static void test_warc(void)
+{
+  replay("warc");
+}
 
 int main(void)
 {

@@ -56,7 +56,8 @@ static fitem_t *gate(struct fix *x, const char *key)
 static fetch_result_t answer(fetch_outcome_t outcome, long status,
                              const char *body, const char *location)
 {
-  fetch_result_t r = { .outcome = outcome, .status = status,
+  fetch_result_t r = { .outcome = outcome,
+                       .status = status,
                        .retry_after = -1 };
   if (body != NULL) {
     r.body = strdup(body);
@@ -68,8 +69,7 @@ static fetch_result_t answer(fetch_outcome_t outcome, long status,
 }
 
 /* step: one gate round: begin must ask for WANT; end gets R. */
-static void step(struct fix *x, fitem_t *g, const char *want,
-                 fetch_result_t r)
+static void step(struct fix *x, fitem_t *g, const char *want, fetch_result_t r)
 {
   char *url = NULL;
   CHECK(hosts_gate_begin(x->h, x->f, g, &url));
@@ -91,9 +91,8 @@ static void opened(struct fix *x)
 
 /* verdict: host KEY's robots.txt (at ROBOTS) answers R, once; then what
  * hosts_forbids says of PATH on that host. */
-static const char *verdict(struct fix *x, const char *key,
-                           const char *robots, fetch_result_t r,
-                           const char *path)
+static const char *verdict(struct fix *x, const char *key, const char *robots,
+                           fetch_result_t r, const char *path)
 {
   fitem_t *g = gate(x, key);
   if (g == NULL) {
@@ -123,8 +122,7 @@ static void test_redirects(void)
 {
   struct fix x = fix_new(2);
   fitem_t *g = gate(&x, "http://a:80");
-  step(&x, g, "http://a/robots.txt",
-       answer(FETCH_REDIRECT, 301, NULL, "/r1"));
+  step(&x, g, "http://a/robots.txt", answer(FETCH_REDIRECT, 301, NULL, "/r1"));
   for (int i = 1; i <= 5; i++) {
     char want[64], to[16];
     snprintf(want, sizeof(want), "http://a/r%d", i);
@@ -159,7 +157,7 @@ static void test_redirect_other_host(void)
   if (hosts_gate_begin(x.h, x.f, g2, &url)) {
     CHECK(!"the hop to b waits for b's token");
     fetch_result_t r = answer(FETCH_HTTP_ERROR, 404, NULL, NULL);
-    hosts_gate_end(x.h, x.f, g2, url, &r);  /* settle it: no hang */
+    hosts_gate_end(x.h, x.f, g2, url, &r); /* settle it: no hang */
     opened(&x);
     fix_delete(&x);
     return;
@@ -202,7 +200,8 @@ static void test_unreachable_says_why(void)
 {
   struct fix x = fix_new(0);
   fetch_result_t r = answer(FETCH_NET_ERROR, 0, NULL, NULL);
-  snprintf(r.error, sizeof(r.error), "SSL certificate problem: unable "
+  snprintf(r.error, sizeof(r.error),
+           "SSL certificate problem: unable "
            "to get local issuer certificate");
   CHECK_STR(verdict(&x, "https://a:443", "https://a/robots.txt", r, "/x"),
             "robots.txt unreachable: SSL certificate problem: unable to "
@@ -221,8 +220,7 @@ static void test_retry(void)
   struct fix x = fix_new(1);
   fitem_t *g = gate(&x, "http://a:80");
   double t0 = frontier_now();
-  step(&x, g, "http://a/robots.txt",
-       answer(FETCH_HTTP_ERROR, 500, NULL, NULL));
+  step(&x, g, "http://a/robots.txt", answer(FETCH_HTTP_ERROR, 500, NULL, NULL));
   fitem_t *again = pop_gate(&x);
   CHECK(frontier_now() - t0 >= 0.9);
   step(&x, again, "http://a/robots.txt",
@@ -258,11 +256,12 @@ static void test_crawl_delay(void)
   struct fix x = fix_new(2);
   CHECK_STR(verdict(&x, "http://a:80", "http://a/robots.txt",
                     answer(FETCH_OK, 200, "User-agent: *\nCrawl-delay: 61\n",
-                           NULL), "/x"),
+                           NULL),
+                    "/x"),
             "Crawl-delay above 60 s");
   CHECK_STR(verdict(&x, "http://b:80", "http://b/robots.txt",
-                    answer(FETCH_OK, 200,
-                           "User-agent: *\nCrawl-delay: 0.01\n", NULL),
+                    answer(FETCH_OK, 200, "User-agent: *\nCrawl-delay: 0.01\n",
+                           NULL),
                     "/x"),
             NULL);
   fix_delete(&x);
@@ -305,7 +304,7 @@ static void test_page_limit(void)
   hosts_count_saved(h, 5000);
   CHECK(!hosts_full(h, 5000));
   hosts_delete(h);
-  h = hosts_new("TestBot", 2, 0, false);  /* no limit */
+  h = hosts_new("TestBot", 2, 0, false); /* no limit */
   hosts_count_saved(h, 0);
   CHECK(!hosts_full(h, 0));
   hosts_delete(h);
@@ -322,7 +321,8 @@ static void test_backoff(void)
  * and without one, the back-off. */
 static void test_retry_delay(void)
 {
-  fetch_result_t r = { .outcome = FETCH_HTTP_ERROR, .status = 503,
+  fetch_result_t r = { .outcome = FETCH_HTTP_ERROR,
+                       .status = 503,
                        .retry_after = 5 };
   CHECK(hosts_overloaded(&r));
   CHECK(hosts_retry_delay(&r, 3) == 5);

@@ -48,7 +48,7 @@ static void test_robots(void)
   page_robots(&p, ROBOTS_NOFOLLOW);
   CHECK(!p.noindex && p.nofollow);
   page_robots(&p, ROBOTS_NOINDEX);
-  CHECK(p.noindex && p.nofollow);  /* they add up */
+  CHECK(p.noindex && p.nofollow); /* they add up */
   page_robots(&p, 0);
   CHECK(p.noindex && p.nofollow);
 }
@@ -65,7 +65,7 @@ static void test_sniff(void)
   p->res.x_robots_tag = strdup("noindex");
   page_sniff(p, FORMAT_AUTO, "tse-crawler");
   CHECK(p->sniffed && p->binary && !p->text && !p->noindex);
-  CHECK(p->res.body == NULL);  /* dropped at once */
+  CHECK(p->res.body == NULL); /* dropped at once */
   page_free(p);
 
   p = calloc(1, sizeof(*p));

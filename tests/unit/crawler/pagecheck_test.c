@@ -72,7 +72,8 @@ static int on_meta(void *arg, const char *name, const char *content)
 static unsigned full_parse(const fetch_result_t *r, const char *agent)
 {
   unsigned d = 0;
-  links_sink_t sink = { .meta_robots = on_meta, .meta_agent = agent,
+  links_sink_t sink = { .meta_robots = on_meta,
+                        .meta_agent = agent,
                         .arg = &d };
   char cs[64];
   links_scan_html(r->body, r->len,
@@ -95,15 +96,17 @@ static void test_mentions(void)
   CHECK(pagecheck_mentions("\0robots", 7, "robots"));
   /* As a parser reads it: numeric character references count. */
   static const char *const yes[] = {
-    "&#114;obots", "&#X52;OBOTS", "&#x0072;&#x6f;bots", "rob&#111;ts",
-    "&#0000114obots", "&#82;&#79;&#66;&#79;&#84;&#83;", "&#;robots",
-    "&amp;robots", "&&#114;obots", "robot&#115",
+    "&#114;obots", "&#X52;OBOTS",    "&#x0072;&#x6f;bots",
+    "rob&#111;ts", "&#0000114obots", "&#82;&#79;&#66;&#79;&#84;&#83;",
+    "&#;robots",   "&amp;robots",    "&&#114;obots",
+    "robot&#115",
   };
   for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
     CHECK(pagecheck_mentions(yes[i], strlen(yes[i]), "robots"));
   static const char *const no[] = {
-    "&#1114;obots", "&#114", "&#x;obots", "&#114;0bots", "robot&#1155;",
-    "&#10000000000000000000114;obots", "&r;obots",
+    "&#1114;obots", "&#114",        "&#x;obots",
+    "&#114;0bots",  "robot&#1155;", "&#10000000000000000000114;obots",
+    "&r;obots",
   };
   for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
     CHECK(!pagecheck_mentions(no[i], strlen(no[i]), "robots"));
@@ -120,7 +123,8 @@ static void test_meta_possible(void)
   CHECK(!possible("<p>hello</p>", NULL));
   CHECK(!possible("<meta charset=utf-8><p>x</p>", "ISO-8859-1"));
   CHECK(!possible("<meta http-equiv=content-type "
-                  "content='text/html; charset = \"windows-1252\"'>", NULL));
+                  "content='text/html; charset = \"windows-1252\"'>",
+                  NULL));
   CHECK(!possible("<meta name=viewport content=width=device-width>", NULL));
   CHECK(possible("<meta name=tse-crawler content=none>", NULL));
   CHECK(possible("<meta name=&#114;obots content=noindex>", NULL));
@@ -134,7 +138,8 @@ static void test_meta_possible(void)
   CHECK(possible("<p>x</p>", "utf-7"));
   CHECK(possible("<meta charset=IBM037>", NULL));
   CHECK(possible("<meta http-equiv=content-type content="
-                 "'text/html; charset=cp037'>", NULL));
+                 "'text/html; charset=cp037'>",
+                 NULL));
   CHECK(possible("<meta charset=&#73;BM037>", "utf-8"));
   CHECK(possible("<meta &#99;harset=ebcdic-us>", NULL));
   CHECK(possible("<meta charset=>", NULL));
@@ -145,20 +150,24 @@ static void test_meta_possible(void)
  * libxml2 reads, through references, UTF-16 or EBCDIC. */
 static void test_meta_possible_complete(void)
 {
-  static const struct { const char *body; size_t len; const char *cs; }
-  pages[] = {
+  static const struct {
+    const char *body;
+    size_t len;
+    const char *cs;
+  } pages[] = {
 #define P(s, cs) { s, sizeof(s) - 1, cs }
     P("<meta name=robots content=noindex>", NULL),
     P("<meta name=\"&#114;obots\" content=\"noindex\">", NULL),
-    P("<meta name='&#x52;&#x4F;&#x42;&#x4F;&#x54;&#x53;' content=none>",
-      NULL),
+    P("<meta name='&#x52;&#x4F;&#x42;&#x4F;&#x54;&#x53;' content=none>", NULL),
     P("<meta name=&#0114obots content=noindex>", "utf-8"),
     P("<meta name=tse&#45;crawler content=noindex>", NULL),
     P("<meta name=TSE-CRAWLER content=nofollow>", "windows-1252"),
     P("\xff\xfe<\0m\0e\0t\0a\0 \0n\0a\0m\0e\0=\0r\0o\0b\0o\0t\0s\0"
-      " \0c\0o\0n\0t\0e\0n\0t\0=\0n\0o\0n\0e\0>\0", NULL),
+      " \0c\0o\0n\0t\0e\0n\0t\0=\0n\0o\0n\0e\0>\0",
+      NULL),
     P("<\0m\0e\0t\0a\0 \0n\0a\0m\0e\0=\0r\0o\0b\0o\0t\0s\0"
-      " \0c\0o\0n\0t\0e\0n\0t\0=\0n\0o\0n\0e\0>\0", "utf-16le"),
+      " \0c\0o\0n\0t\0e\0n\0t\0=\0n\0o\0n\0e\0>\0",
+      "utf-16le"),
     /* <meta name=robots content=none> in EBCDIC (IBM037). */
     P("\x4c\x94\x85\xa3\x81\x40\x95\x81\x94\x85\x7e\x99\x96\x82\x96"
       "\xa3\xa2\x40\x83\x96\x95\xa3\x85\x95\xa3\x7e\x95\x96\x95\x85\x6e",
@@ -166,18 +175,22 @@ static void test_meta_possible_complete(void)
 #undef P
   };
   for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
-    fetch_result_t r = { .outcome = FETCH_OK, .status = 200,
-                         .body = (char *)pages[i].body, .len = pages[i].len };
+    fetch_result_t r = { .outcome = FETCH_OK,
+                         .status = 200,
+                         .body = (char *)pages[i].body,
+                         .len = pages[i].len };
     char ct[64];
     snprintf(ct, sizeof(ct), "text/html; charset=%s",
              pages[i].cs ? pages[i].cs : "");
     r.content_type = pages[i].cs ? ct : "text/html";
     unsigned found = full_parse(&r, "tse-crawler");
-    CHECK(found != 0);  /* each page has one, as a parser reads it */
+    CHECK(found != 0); /* each page has one, as a parser reads it */
     if (found != 0 &&
         !pagecheck_meta_possible(r.body, r.len, pages[i].cs, "tse-crawler")) {
-      fprintf(stderr, "page %zu: a parse finds a robots meta, the check "
-              "says none can be there\n", i);
+      fprintf(stderr,
+              "page %zu: a parse finds a robots meta, the check "
+              "says none can be there\n",
+              i);
       CHECK(!"complete");
     }
     /* And the maxDepth check gives the parse's answer. */
@@ -207,12 +220,12 @@ static void test_sniff(void)
   CHECK_INT(k.robots, ROBOTS_NOINDEX);
   k = pagecheck_sniff(&r, FORMAT_HTML, "tse-crawler");
   CHECK(!k.text);
-  k = pagecheck_sniff(&r, FORMAT_AUTO, NULL);  /* robots ignored */
+  k = pagecheck_sniff(&r, FORMAT_AUTO, NULL); /* robots ignored */
   CHECK_INT(k.robots, 0);
   r = page("<p>hi</p>", "text/html", "otherbot: none, tse-crawler: none");
   k = pagecheck_sniff(&r, FORMAT_LINK, "tse-crawler");
   CHECK(k.text);
-  CHECK_INT(k.robots, 0);  /* the first ':' names the agent (robots.h) */
+  CHECK_INT(k.robots, 0); /* the first ':' names the agent (robots.h) */
   r = page("GIF89a", "text/plain", "none");
   k = pagecheck_sniff(&r, FORMAT_LINK, "tse-crawler");
   CHECK(k.binary && !k.text && k.robots == 0);
@@ -223,12 +236,13 @@ static void test_meta_robots(void)
   fetch_result_t r = page("<meta name=robots content=noindex>", NULL, NULL);
   CHECK_INT(pagecheck_meta_robots(&r, "tse-crawler"), ROBOTS_NOINDEX);
   r = page("<meta name=TSE-Crawler content=nofollow>"
-           "<meta name=robots content='otherbot: noindex'>", NULL, NULL);
+           "<meta name=robots content='otherbot: noindex'>",
+           NULL, NULL);
   CHECK_INT(pagecheck_meta_robots(&r, "tse-crawler"), ROBOTS_NOFOLLOW);
   r = page("<meta name=otherbot content=none><p>robots</p>", NULL, NULL);
   CHECK_INT(pagecheck_meta_robots(&r, "tse-crawler"), 0);
   r = page("<meta name=tse-crawler content=none>", NULL, NULL);
-  CHECK_INT(pagecheck_meta_robots(&r, ""), 0);  /* no agent to mention */
+  CHECK_INT(pagecheck_meta_robots(&r, ""), 0); /* no agent to mention */
   r = page("<p>no metas</p>", "text/html; charset=latin1", NULL);
   CHECK_INT(pagecheck_meta_robots(&r, "tse-crawler"), 0);
 }

@@ -8,7 +8,7 @@
 
 static void test_counts_and_order(void)
 {
-  tally_t t = {0};
+  tally_t t = { 0 };
   tally_add(&t, "HTTP 404 Not Found");
   tally_add(&t, "Couldn't connect to server");
   tally_add(&t, "Timeout was reached");
@@ -30,7 +30,7 @@ static void test_counts_and_order(void)
  * already still counts as itself. */
 static void test_full(void)
 {
-  tally_t t = {0};
+  tally_t t = { 0 };
   char what[32];
   for (int i = 0; i < TALLY_MAX + 3; i++) {
     snprintf(what, sizeof(what), "cause %d", i);
@@ -48,7 +48,7 @@ static void test_full(void)
 /* A long cause is cut, and the cut text is what is counted. */
 static void test_long(void)
 {
-  tally_t t = {0};
+  tally_t t = { 0 };
   char what[2 * TALLY_WHAT];
   memset(what, 'x', sizeof(what) - 1);
   what[sizeof(what) - 1] = '\0';

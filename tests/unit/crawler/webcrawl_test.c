@@ -50,8 +50,8 @@ int __wrap_engine_add(engine_t *e, const char *url, int depth,
   return __real_engine_add(e, url, depth, hostkey);
 }
 
-static _Thread_local bool interrupter;  /* this thread interrupts */
-static atomic_int stops_delayed;        /* engines it found running */
+static _Thread_local bool interrupter; /* this thread interrupts */
+static atomic_int stops_delayed;       /* engines it found running */
 
 static void sleep_ms(long ms)
 {
@@ -81,8 +81,8 @@ static char *saved_site(void)
   const char body[] = "<p>the only page <a href=\"next.html\">n</a></p>\n";
   char *tmp = NULL;
   if (pagedir_init(dir, NULL, err, sizeof(err)) != 0 ||
-      (tmp = pagedir_write_tmp(dir, 1, SEED, 0, body, sizeof(body) - 1,
-                               0)) == NULL ||
+      (tmp = pagedir_write_tmp(dir, 1, SEED, 0, body, sizeof(body) - 1, 0)) ==
+        NULL ||
       pagedir_publish(dir, tmp, 1) != 0) {
     fprintf(stderr, "cannot make the saved site in '%s'\n", dir);
     exit(1);
@@ -138,11 +138,21 @@ static void test_interrupt_while_crawls_end(void)
       break;
     }
     webcrawl_opts_t o = {
-      .seed = SEED, .pagedir = out, .max_depth = 0,
-      .download_workers = 1, .parse_workers = 1, .rate = 0, .burst = 1,
-      .scope = scope, .user_agent = "webcrawl_test/1",
-      .timeout = 5, .retries = 0, .max_page_size = 1 << 20,
-      .format = FORMAT_AUTO, .replay = store, .logfp = stdout,
+      .seed = SEED,
+      .pagedir = out,
+      .max_depth = 0,
+      .download_workers = 1,
+      .parse_workers = 1,
+      .rate = 0,
+      .burst = 1,
+      .scope = scope,
+      .user_agent = "webcrawl_test/1",
+      .timeout = 5,
+      .retries = 0,
+      .max_page_size = 1 << 20,
+      .format = FORMAT_AUTO,
+      .replay = store,
+      .logfp = stdout,
     };
     webcrawl_stats_t st;
     int rc = webcrawl_run(&o, &st);
@@ -178,14 +188,24 @@ static void test_link_lost_to_oom_fails(void)
   const char *prefix[] = { SEED };
   scope_t *scope = scope_new(prefix, 1, NULL, 0);
   webcrawl_opts_t o = {
-    .seed = SEED, .pagedir = out, .max_depth = 1,
-    .download_workers = 1, .parse_workers = 1, .rate = 0, .burst = 1,
-    .scope = scope, .user_agent = "webcrawl_test/1",
-    .timeout = 5, .retries = 0, .max_page_size = 1 << 20,
-    .format = FORMAT_AUTO, .replay = store, .logfp = stdout,
+    .seed = SEED,
+    .pagedir = out,
+    .max_depth = 1,
+    .download_workers = 1,
+    .parse_workers = 1,
+    .rate = 0,
+    .burst = 1,
+    .scope = scope,
+    .user_agent = "webcrawl_test/1",
+    .timeout = 5,
+    .retries = 0,
+    .max_page_size = 1 << 20,
+    .format = FORMAT_AUTO,
+    .replay = store,
+    .logfp = stdout,
   };
   webcrawl_stats_t st;
-  CHECK_INT(webcrawl_run(&o, &st), CRAWL_OK);  /* the link is a 404 */
+  CHECK_INT(webcrawl_run(&o, &st), CRAWL_OK); /* the link is a 404 */
   testdir_remove(out);
   out = testdir_new("webcrawl_test.out");
   CHECK(pagedir_init(out, NULL, err, sizeof(err)) == 0);

@@ -8,15 +8,13 @@
 #include "bag.h"
 #include "mem.h"
 
-static void
-print_item(FILE *fp, void *item)
+static void print_item(FILE *fp, void *item)
 {
   fputs(item, fp);
 }
 
 /* capture: what bag_print wrote (static buffer, next call reuses). */
-static const char *
-capture(const bag_t *bag, int with_printer)
+static const char *capture(const bag_t *bag, int with_printer)
 {
   static char text[4096];
   FILE *fp = tmpfile();
@@ -33,8 +31,7 @@ capture(const bag_t *bag, int with_printer)
   return text;
 }
 
-static void
-test_args_and_empty(void)
+static void test_args_and_empty(void)
 {
   bag_t *bag = bag_new();
 
@@ -54,15 +51,14 @@ test_args_and_empty(void)
   bag_delete(bag, NULL);
 }
 
-static void
-test_lifo_and_print(void)
+static void test_lifo_and_print(void)
 {
   bag_t *bag = bag_new();
 
   CHECK(bag_insert(bag, "a"));
   CHECK(bag_insert(bag, "b"));
   CHECK(bag_insert(bag, "c"));
-  CHECK(bag_insert(bag, "b"));    /* a multiset: duplicates are kept */
+  CHECK(bag_insert(bag, "b")); /* a multiset: duplicates are kept */
   CHECK_INT(bag_count(bag), 4);
   CHECK_STR(capture(bag, 1), "{b, c, b, a}\n");
   CHECK_STR(capture(bag, 0), "{}\n");
@@ -77,13 +73,12 @@ test_lifo_and_print(void)
 }
 
 typedef struct {
-  long next;       /* item expected next: newest first */
+  long next; /* item expected next: newest first */
   long visits;
   int in_order;
 } walk_t;
 
-static void
-walk(void *arg, void *item)
+static void walk(void *arg, void *item)
 {
   walk_t *w = arg;
 
@@ -94,13 +89,12 @@ walk(void *arg, void *item)
   w->visits++;
 }
 
-static void
-test_fill_drain(void)
+static void test_fill_drain(void)
 {
   enum { N = 100000 };
   long base = mem_outstanding();
   bag_t *bag = bag_new();
-  walk_t w = {N, 0, 1};
+  walk_t w = { N, 0, 1 };
   long ok = 0;
 
   for (long i = 1; i <= N; i++) {
@@ -112,11 +106,11 @@ test_fill_drain(void)
   CHECK(w.in_order);
   ok = 0;
   for (long i = N; i >= 1; i--) {
-    ok += (long)(uintptr_t)bag_extract(bag) == i;   /* shrinks on the way */
+    ok += (long)(uintptr_t)bag_extract(bag) == i; /* shrinks on the way */
   }
   CHECK_INT(ok, N);
   CHECK(bag_extract(bag) == NULL);
-  CHECK(bag_insert(bag, "again"));   /* usable after draining */
+  CHECK(bag_insert(bag, "again")); /* usable after draining */
   CHECK_STR(bag_extract(bag), "again");
   bag_delete(bag, NULL);
   CHECK_INT(mem_outstanding(), base);
@@ -124,15 +118,13 @@ test_fill_drain(void)
 
 static int ndeleted;
 
-static void
-delete_item(void *item)
+static void delete_item(void *item)
 {
   ndeleted++;
   mem_free(item);
 }
 
-static void
-test_delete_and_oom(void)
+static void test_delete_and_oom(void)
 {
   long base = mem_outstanding();
   bag_t *bag;
@@ -140,21 +132,21 @@ test_delete_and_oom(void)
   long ok = 0;
 
   mem_failAfter(1);
-  CHECK(bag_new() == NULL);      /* struct yes, array no: no leak */
+  CHECK(bag_new() == NULL); /* struct yes, array no: no leak */
   mem_failAfter(-1);
   CHECK_INT(mem_outstanding(), base);
 
   bag = bag_new();
-  for (int i = 0; i < 16; i++) {   /* exactly the initial capacity */
+  for (int i = 0; i < 16; i++) { /* exactly the initial capacity */
     ok += bag_insert(bag, mem_strdup("item"));
   }
   CHECK_INT(ok, 16);
   mem_failAfter(0);
-  CHECK(!bag_insert(bag, "x"));    /* growth fails: refused, unchanged */
+  CHECK(!bag_insert(bag, "x")); /* growth fails: refused, unchanged */
   mem_failAfter(-1);
   CHECK_INT(bag_count(bag), 16);
   got = bag_extract(bag);
-  CHECK_STR(got, "item");          /* still a working bag */
+  CHECK_STR(got, "item"); /* still a working bag */
   ndeleted = 0;
   bag_delete(bag, delete_item);
   CHECK_INT(ndeleted, 15);
@@ -163,8 +155,7 @@ test_delete_and_oom(void)
   mem_free(got);
 }
 
-int
-main(void)
+int main(void)
 {
   RUN(test_args_and_empty);
   RUN(test_lifo_and_print);

@@ -12,8 +12,7 @@
 #include "mem.h"
 
 /* stream: a rewound temporary file holding len bytes of data. */
-static FILE *
-stream(const void *data, size_t len)
+static FILE *stream(const void *data, size_t len)
 {
   FILE *fp = tmpfile();
 
@@ -27,29 +26,27 @@ stream(const void *data, size_t len)
   return fp;
 }
 
-static FILE *
-text(const char *s)
+static FILE *text(const char *s)
 {
   return stream(s, strlen(s));
 }
 
 /* check_line: the next line is want (NULL: end of file); frees it. */
-#define CHECK_LINE(fp, want)                                              \
-  do {                                                                    \
-    char *got_ = file_readLine(fp);                                       \
-    CHECK_STR(got_, want);                                                \
-    mem_free(got_);                                                       \
+#define CHECK_LINE(fp, want)                                                   \
+  do {                                                                         \
+    char *got_ = file_readLine(fp);                                            \
+    CHECK_STR(got_, want);                                                     \
+    mem_free(got_);                                                            \
   } while (0)
 
-#define CHECK_WORD(fp, want)                                              \
-  do {                                                                    \
-    char *got_ = file_readWord(fp);                                       \
-    CHECK_STR(got_, want);                                                \
-    mem_free(got_);                                                       \
+#define CHECK_WORD(fp, want)                                                   \
+  do {                                                                         \
+    char *got_ = file_readWord(fp);                                            \
+    CHECK_STR(got_, want);                                                     \
+    mem_free(got_);                                                            \
   } while (0)
 
-static void
-test_null_args(void)
+static void test_null_args(void)
 {
   size_t len = 99;
 
@@ -61,19 +58,18 @@ test_null_args(void)
   CHECK_INT(file_numLines(NULL), -1);
 }
 
-static void
-test_readLine(void)
+static void test_readLine(void)
 {
   FILE *fp = text("first\n\nthird\r\nlast");
   FILE *empty = text("");
   FILE *nl = text("\n");
 
   CHECK_LINE(fp, "first");
-  CHECK_LINE(fp, "");             /* an empty line is not end of file */
-  CHECK_LINE(fp, "third\r");      /* bytes pass through untouched */
-  CHECK_LINE(fp, "last");         /* no final newline: still a line */
+  CHECK_LINE(fp, "");        /* an empty line is not end of file */
+  CHECK_LINE(fp, "third\r"); /* bytes pass through untouched */
+  CHECK_LINE(fp, "last");    /* no final newline: still a line */
   CHECK_LINE(fp, NULL);
-  CHECK_LINE(fp, NULL);           /* and stays at end */
+  CHECK_LINE(fp, NULL); /* and stays at end */
   CHECK_LINE(empty, NULL);
   CHECK_LINE(nl, "");
   CHECK_LINE(nl, NULL);
@@ -82,8 +78,7 @@ test_readLine(void)
   fclose(nl);
 }
 
-static void
-test_long_line(void)
+static void test_long_line(void)
 {
   enum { LEN = 1 << 20 };
   char *big = malloc(LEN + 3);
@@ -119,8 +114,7 @@ test_long_line(void)
   fclose(fp);
 }
 
-static void
-test_readWord(void)
+static void test_readWord(void)
 {
   FILE *fp = text("  hello\tworld\n\n  foo bar  \n");
   FILE *blank = text(" \t\n ");
@@ -136,14 +130,14 @@ test_readWord(void)
   fclose(blank);
 }
 
-static void
-test_numLines(void)
+static void test_numLines(void)
 {
   struct {
     const char *text;
     int lines;
   } cases[] = {
-    {"", 0}, {"a", 1}, {"a\n", 1}, {"a\nb", 2}, {"\n\n", 2}, {"a\n\nb\n", 3},
+    { "", 0 },     { "a", 1 },    { "a\n", 1 },
+    { "a\nb", 2 }, { "\n\n", 2 }, { "a\n\nb\n", 3 },
   };
 
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -162,15 +156,14 @@ test_numLines(void)
   }
 }
 
-static void
-test_numLines_position(void)
+static void test_numLines_position(void)
 {
   FILE *fp = text("one\ntwo\nthree\n");
   int fds[2];
   FILE *pipe_fp;
 
   CHECK_LINE(fp, "one");
-  CHECK_INT(file_numLines(fp), 2);   /* from the current position */
+  CHECK_INT(file_numLines(fp), 2); /* from the current position */
   CHECK_LINE(fp, "two");
   fclose(fp);
 
@@ -187,8 +180,7 @@ test_numLines_position(void)
   fclose(pipe_fp);
 }
 
-static void
-test_readFile_readAll(void)
+static void test_readFile_readAll(void)
 {
   enum { LEN = 300000 };
   unsigned char *bin = malloc(LEN);
@@ -205,7 +197,7 @@ test_readFile_readAll(void)
   s = file_readFile(fp);
   CHECK_STR(s, "line 1\nline 2\n");
   mem_free(s);
-  s = file_readFile(fp);                   /* at end: "", not NULL */
+  s = file_readFile(fp); /* at end: "", not NULL */
   CHECK_STR(s, "");
   mem_free(s);
   s = file_readAll(empty, &len);
@@ -214,13 +206,13 @@ test_readFile_readAll(void)
   mem_free(s);
 
   for (size_t i = 0; i < LEN; i++) {
-    bin[i] = (unsigned char)(i * 7 % 256);  /* NULs included */
+    bin[i] = (unsigned char)(i * 7 % 256); /* NULs included */
   }
   bfp = stream(bin, LEN);
   s = file_readAll(bfp, &len);
   CHECK_INT(len, LEN);
   CHECK(s != NULL && memcmp(s, bin, LEN) == 0);
-  CHECK(s != NULL && s[len] == '\0');      /* terminated after the data */
+  CHECK(s != NULL && s[len] == '\0'); /* terminated after the data */
   CHECK(file_readAll(bfp, NULL) == NULL);
   mem_free(s);
   free(bin);
@@ -229,8 +221,7 @@ test_readFile_readAll(void)
   fclose(bfp);
 }
 
-static void
-test_errors(void)
+static void test_errors(void)
 {
   long base = mem_outstanding();
   FILE *fp = text("some words here\n");
@@ -264,12 +255,11 @@ test_errors(void)
   rewind(fp);
   CHECK(file_readAll(fp, &len) == NULL);
   mem_failAfter(-1);
-  CHECK_INT(mem_outstanding(), base);   /* failures leak nothing */
+  CHECK_INT(mem_outstanding(), base); /* failures leak nothing */
   fclose(fp);
 }
 
-int
-main(void)
+int main(void)
 {
   RUN(test_null_args);
   RUN(test_readLine);

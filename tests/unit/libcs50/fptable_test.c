@@ -81,8 +81,8 @@ static void check_one(void *arg, const uint64_t fp[2], const void *value)
 }
 
 /* check_all: T holds exactly what M says. */
-static void check_all(const fptable_t *t, const struct model *m,
-                      uint64_t homes, uint64_t base)
+static void check_all(const fptable_t *t, const struct model *m, uint64_t homes,
+                      uint64_t base)
 {
   size_t wrong = 0;
   for (int k = 0; k < NKEYS; k++) {
@@ -168,7 +168,7 @@ static void test_removal_across_wraparound(void)
   size_t bytes = fptable_bytes(t);
   for (int round = 0; round < 200; round++)
     random_ops(t, &m, 40, 300, 6, 58);
-  CHECK_INT(fptable_bytes(t), bytes);  /* never grew */
+  CHECK_INT(fptable_bytes(t), bytes); /* never grew */
   /* Remove in insertion-independent orders until empty. */
   for (int k = 39; k >= 0; k -= 2) {
     uint64_t fp[2];
@@ -214,7 +214,7 @@ static void test_growth_keeps_values(void)
     fptable_hash128(key, (size_t)len, fp);
     wrong += !fptable_find(t, fp, &got) || got != i;
     uint32_t other = i + 1;
-    wrong += fptable_insert(t, fp, &other) != 0;  /* kept, not replaced */
+    wrong += fptable_insert(t, fp, &other) != 0; /* kept, not replaced */
     if (i % 2 == 0)
       wrong += !fptable_remove(t, fp, NULL);
   }
@@ -250,7 +250,7 @@ static void test_set_pays_no_values(void)
     fptable_hash128(&i, sizeof(i), fp);
     CHECK_INT(fptable_insert(t, fp, NULL), 1);
   }
-  CHECK_INT(fptable_bytes(t), bytes);  /* the hint was enough */
+  CHECK_INT(fptable_bytes(t), bytes); /* the hint was enough */
   uint64_t fp[2];
   int i = 7;
   fptable_hash128(&i, sizeof(i), fp);
@@ -265,7 +265,7 @@ static void test_set_pays_no_values(void)
   CHECK_INT(fptable_count(t), 999);
   fptable_delete(t);
   fptable_delete(NULL);
-  CHECK(fptable_new(0, SIZE_MAX) == NULL);  /* refused, not looping */
+  CHECK(fptable_new(0, SIZE_MAX) == NULL); /* refused, not looping */
 }
 
 static void test_odd_value_size(void)

@@ -7,8 +7,7 @@
 #include "../../testhelp.h"
 #include "hash.h"
 
-static void
-test_known_vectors(void)
+static void test_known_vectors(void)
 {
   /* Published FNV-1a 64 test vectors (isthe.com/chongo/src/fnv). */
   CHECK(hash_bytes("", 0, 0) == UINT64_C(0xcbf29ce484222325));
@@ -20,22 +19,21 @@ test_known_vectors(void)
   CHECK(hash_bytes(NULL, 0, 0) == hash_str(""));
 }
 
-static void
-test_str_matches_bytes(void)
+static void test_str_matches_bytes(void)
 {
-  const char *keys[] = {"x", "http://example.com/", "a much longer key "
-                        "that spans more than one cache line of text......"};
+  const char *keys[] = { "x", "http://example.com/",
+                         "a much longer key "
+                         "that spans more than one cache line of text......" };
 
   for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
     CHECK(hash_str(keys[i]) == hash_bytes(keys[i], strlen(keys[i]), 0));
   }
 }
 
-static void
-test_seed_and_binary(void)
+static void test_seed_and_binary(void)
 {
-  const char a[] = {'a', '\0', 'b'};
-  const char b[] = {'a', '\0', 'c'};
+  const char a[] = { 'a', '\0', 'b' };
+  const char b[] = { 'a', '\0', 'c' };
 
   CHECK(hash_bytes("key", 3, 1) != hash_bytes("key", 3, 0));
   CHECK(hash_bytes("key", 3, 7) == hash_bytes("key", 3, 7));
@@ -45,8 +43,7 @@ test_seed_and_binary(void)
   CHECK(hash_bytes(a, 2, 0) != hash_bytes(a, 1, 0));
 }
 
-static void
-test_mix_spreads(void)
+static void test_mix_spreads(void)
 {
   /* 65536 near-identical URLs into 1024 buckets by the low bits: each
    * bucket should get about 64; a weak mix piles them into a few. */
@@ -67,11 +64,10 @@ test_mix_spreads(void)
   CHECK(max < 64 * 2);
   CHECK(min > 64 / 3);
   CHECK(hash_mix64(1) != hash_mix64(2));
-  CHECK(hash_mix64(0) == 0);   /* fmix64 fixes 0; documents the function */
+  CHECK(hash_mix64(0) == 0); /* fmix64 fixes 0; documents the function */
 }
 
-int
-main(void)
+int main(void)
 {
   RUN(test_known_vectors);
   RUN(test_str_matches_bytes);

@@ -16,15 +16,13 @@
 #define ITEM(i) ((void *)(uintptr_t)(i))
 #define VALUE(p) ((long)(uintptr_t)(p))
 
-static void
-print_item(FILE *fp, const char *key, void *item)
+static void print_item(FILE *fp, const char *key, void *item)
 {
   fprintf(fp, "%s=%ld", key, VALUE(item));
 }
 
 /* capture: what hashtable_print wrote (static buffer, next call reuses). */
-static char *
-capture(const hashtable_t *ht, int with_printer, int null_fp)
+static char *capture(const hashtable_t *ht, int with_printer, int null_fp)
 {
   static char text[4096];
   FILE *fp = tmpfile();
@@ -45,8 +43,7 @@ capture(const hashtable_t *ht, int with_printer, int null_fp)
   return text;
 }
 
-static void
-test_args(void)
+static void test_args(void)
 {
   hashtable_t *ht = hashtable_new(10);
 
@@ -55,7 +52,7 @@ test_args(void)
   CHECK(ht != NULL);
   CHECK(!hashtable_insert(NULL, "k", ITEM(1)));
   CHECK(!hashtable_insert(ht, NULL, ITEM(1)));
-  CHECK(!hashtable_insert(ht, "k", NULL));   /* NULL means "absent" */
+  CHECK(!hashtable_insert(ht, "k", NULL)); /* NULL means "absent" */
   CHECK(hashtable_find(ht, "k") == NULL);
   CHECK(hashtable_find(NULL, "k") == NULL);
   CHECK(hashtable_find(ht, NULL) == NULL);
@@ -67,8 +64,7 @@ test_args(void)
   hashtable_delete(ht, NULL);
 }
 
-static void
-test_insert_find(void)
+static void test_insert_find(void)
 {
   hashtable_t *ht = hashtable_new(4);
   char key[16] = "mutable";
@@ -78,7 +74,7 @@ test_insert_find(void)
   strcpy(key, "changed");
   CHECK(VALUE(hashtable_find(ht, "mutable")) == 1);
   CHECK(hashtable_find(ht, "changed") == NULL);
-  CHECK(hashtable_insert(ht, "", ITEM(2)));     /* empty key is a key */
+  CHECK(hashtable_insert(ht, "", ITEM(2))); /* empty key is a key */
   CHECK(VALUE(hashtable_find(ht, "")) == 2);
   /* A duplicate is refused and the first item stays. */
   CHECK(!hashtable_insert(ht, "mutable", ITEM(3)));
@@ -89,8 +85,7 @@ test_insert_find(void)
   hashtable_delete(ht, NULL);
 }
 
-static void
-test_print(void)
+static void test_print(void)
 {
   hashtable_t *ht = hashtable_new(1);
 
@@ -103,18 +98,17 @@ test_print(void)
   /* Insertion order, not key or slot order. */
   CHECK_STR(capture(ht, 1, 0), "{c=3, a=1, b=2}\n");
   CHECK_STR(capture(ht, 0, 0), "{}\n");
-  CHECK_STR(capture(ht, 1, 1), "");   /* NULL fp: nothing, no crash */
+  CHECK_STR(capture(ht, 1, 1), ""); /* NULL fp: nothing, no crash */
   hashtable_delete(ht, NULL);
 }
 
 typedef struct {
-  long expect;     /* next item expected, in insertion order */
+  long expect; /* next item expected, in insertion order */
   long visits;
   int in_order;
 } walk_t;
 
-static void
-walk(void *arg, const char *key, void *item)
+static void walk(void *arg, const char *key, void *item)
 {
   walk_t *w = arg;
   char want[32];
@@ -127,12 +121,11 @@ walk(void *arg, const char *key, void *item)
   w->visits++;
 }
 
-static void
-test_growth_and_iterate(void)
+static void test_growth_and_iterate(void)
 {
   enum { N = 100000 };
-  hashtable_t *ht = hashtable_new(1);   /* forces many doublings */
-  walk_t w = {1, 0, 1};
+  hashtable_t *ht = hashtable_new(1); /* forces many doublings */
+  walk_t w = { 1, 0, 1 };
   char key[32];
   long found = 0;
 
@@ -148,22 +141,20 @@ test_growth_and_iterate(void)
   CHECK_INT(found, N);
   CHECK(hashtable_find(ht, "key0") == NULL);
   hashtable_iterate(ht, &w, walk);
-  CHECK_INT(w.visits, N);    /* each item once ... */
-  CHECK(w.in_order);         /* ... oldest first, across every regrowth */
+  CHECK_INT(w.visits, N); /* each item once ... */
+  CHECK(w.in_order);      /* ... oldest first, across every regrowth */
   hashtable_delete(ht, NULL);
 }
 
 static long deleted;
 
-static void
-count_delete(void *item)
+static void count_delete(void *item)
 {
   deleted++;
   mem_free(item);
 }
 
-static void
-test_delete_adopts(void)
+static void test_delete_adopts(void)
 {
   long base = mem_outstanding();
   hashtable_t *ht = hashtable_new(8);
@@ -181,8 +172,7 @@ test_delete_adopts(void)
   CHECK_INT(mem_outstanding(), base);
 }
 
-static void
-test_out_of_memory(void)
+static void test_out_of_memory(void)
 {
   long base = mem_outstanding();
   hashtable_t *ht;
@@ -191,19 +181,19 @@ test_out_of_memory(void)
 
   mem_failAfter(0);
   CHECK(hashtable_new(8) == NULL);
-  mem_failAfter(1);             /* table struct yes, slot array no */
+  mem_failAfter(1); /* table struct yes, slot array no */
   CHECK(hashtable_new(8) == NULL);
   mem_failAfter(-1);
   CHECK_INT(mem_outstanding(), base);
 
-  ht = hashtable_new(16);       /* exactly 16 slots */
+  ht = hashtable_new(16); /* exactly 16 slots */
   for (int i = 0; i < 16; i++) {
     snprintf(key, sizeof(key), "k%d", i);
     hashtable_insert(ht, key, ITEM(i + 1));
   }
   mem_failAfter(0);
   errno = 0;
-  CHECK(!hashtable_insert(ht, "new", ITEM(99)));   /* node alloc fails */
+  CHECK(!hashtable_insert(ht, "new", ITEM(99))); /* node alloc fails */
   CHECK_INT(errno, ENOMEM);
   CHECK_INT(hashtable_count(ht), 16);
   CHECK(hashtable_find(ht, "new") == NULL);
@@ -224,8 +214,7 @@ test_out_of_memory(void)
   CHECK_INT(mem_outstanding(), base);
 }
 
-static double
-now(void)
+static double now(void)
 {
   struct timespec ts;
 
@@ -233,11 +222,10 @@ now(void)
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static void
-test_two_million(void)
+static void test_two_million(void)
 {
   enum { N = 2000000 };
-  hashtable_t *ht = hashtable_new(1000);   /* a hint far too small */
+  hashtable_t *ht = hashtable_new(1000); /* a hint far too small */
   char key[64];
   long inserted = 0;
   long found = 0;
@@ -272,8 +260,7 @@ test_two_million(void)
   hashtable_delete(ht, NULL);
 }
 
-int
-main(void)
+int main(void)
 {
   RUN(test_args);
   RUN(test_insert_find);

@@ -14,8 +14,8 @@
 
 struct item {
   int key;
-  bool in;       /* in the heap, says the model */
-  size_t pos;    /* kept by the heap */
+  bool in;    /* in the heap, says the model */
+  size_t pos; /* kept by the heap */
 };
 
 static bool item_less(const void *a, const void *b)
@@ -54,15 +54,15 @@ static void test_random_against_model(void)
     struct item *it = &items[(unsigned)rand() % NITEMS];
     switch ((unsigned)rand() % 4) {
     case 0:
-    case 1:  /* push (twice as often: the heap fills up) */
+    case 1: /* push (twice as often: the heap fills up) */
       if (!it->in) {
-        it->key = (int)((unsigned)rand() % 50);  /* many ties */
+        it->key = (int)((unsigned)rand() % 50); /* many ties */
         it->in = true;
         bad += !heap_push(h, it);
         count++;
       }
       break;
-    case 2: {  /* pop: a least item */
+    case 2: { /* pop: a least item */
       struct item *top = heap_pop(h);
       if (count == 0) {
         bad += top != NULL;
@@ -77,7 +77,7 @@ static void test_random_against_model(void)
       count--;
       break;
     }
-    case 3:  /* remove from the middle, by tracked position */
+    case 3: /* remove from the middle, by tracked position */
       if (it->in) {
         bad += heap_get(h, it->pos) != it;
         bad += heap_remove(h, it->pos) != it;
@@ -167,7 +167,7 @@ static void test_top_remove_last_clear(void)
   heap_clear(h);
   CHECK_INT(heap_count(h), 0);
   CHECK(heap_top(h) == NULL);
-  CHECK(heap_push(h, &a));  /* usable after clear */
+  CHECK(heap_push(h, &a)); /* usable after clear */
   CHECK(heap_top(h) == &a);
   CHECK_INT(a.pos, 0);
   heap_delete(h);
@@ -175,7 +175,7 @@ static void test_top_remove_last_clear(void)
 
 int main(void)
 {
-  srand(1);  /* the same operations every run */
+  srand(1); /* the same operations every run */
   RUN(test_random_against_model);
   RUN(test_untracked_scan_and_sort);
   RUN(test_top_remove_last_clear);

@@ -9,8 +9,7 @@
 #include "../../testhelp.h"
 #include "mem.h"
 
-static void
-test_basic(void)
+static void test_basic(void)
 {
   long base = mem_outstanding();
   char *p = mem_malloc(10);
@@ -30,12 +29,11 @@ test_basic(void)
   mem_free(p);
   mem_free(z);
   mem_free(s);
-  mem_free(NULL);   /* no-op, not counted */
+  mem_free(NULL); /* no-op, not counted */
   CHECK_INT(mem_outstanding(), base);
 }
 
-static void
-test_zero_sizes(void)
+static void test_zero_sizes(void)
 {
   long base = mem_outstanding();
   void *a = mem_malloc(0);
@@ -53,8 +51,7 @@ test_zero_sizes(void)
   CHECK_INT(mem_outstanding(), base);
 }
 
-static void
-test_realloc(void)
+static void test_realloc(void)
 {
   long base = mem_outstanding();
   char *p = mem_realloc(NULL, 4);
@@ -66,19 +63,18 @@ test_realloc(void)
   q = mem_realloc(p, 1 << 20);
   CHECK(q != NULL);
   CHECK_STR(q, "abc");
-  CHECK_INT(mem_outstanding(), base + 1);   /* resizing is not a new block */
+  CHECK_INT(mem_outstanding(), base + 1); /* resizing is not a new block */
   mem_free(q);
   CHECK_INT(mem_outstanding(), base);
 }
 
-static void
-test_failures(void)
+static void test_failures(void)
 {
   long base = mem_outstanding();
   char *p;
 
   errno = 0;
-  CHECK(mem_calloc(SIZE_MAX / 2, 4) == NULL);   /* overflow, not short */
+  CHECK(mem_calloc(SIZE_MAX / 2, 4) == NULL); /* overflow, not short */
   CHECK_INT(errno, ENOMEM);
   errno = 0;
   CHECK(mem_strdup(NULL) == NULL);
@@ -103,15 +99,14 @@ test_failures(void)
   CHECK_INT(mem_outstanding(), base + 1);
   mem_free(p);
   p = mem_malloc(8);
-  CHECK(p != NULL);   /* injection off again */
+  CHECK(p != NULL); /* injection off again */
   mem_free(p);
   CHECK_INT(mem_outstanding(), base);
 }
 
 enum { NTHREADS = 4, PER_THREAD = 50000 };
 
-static void *
-churn(void *arg)
+static void *churn(void *arg)
 {
   (void)arg;
   for (int i = 0; i < PER_THREAD; i++) {
@@ -122,8 +117,7 @@ churn(void *arg)
   return NULL;
 }
 
-static void
-test_threads(void)
+static void test_threads(void)
 {
   long base = mem_outstanding();
   pthread_t t[NTHREADS];
@@ -140,8 +134,7 @@ test_threads(void)
   CHECK_INT(mem_outstanding(), base);
 }
 
-int
-main(void)
+int main(void)
 {
   RUN(test_basic);
   RUN(test_zero_sizes);

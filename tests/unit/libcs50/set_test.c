@@ -9,15 +9,13 @@
 #include "mem.h"
 #include "set.h"
 
-static void
-print_item(FILE *fp, const char *key, void *item)
+static void print_item(FILE *fp, const char *key, void *item)
 {
   fprintf(fp, "%s:%s", key, (const char *)item);
 }
 
 /* capture: what set_print wrote (static buffer, next call reuses). */
-static const char *
-capture(const set_t *set, int with_printer)
+static const char *capture(const set_t *set, int with_printer)
 {
   static char text[4096];
   FILE *fp = tmpfile();
@@ -34,8 +32,7 @@ capture(const set_t *set, int with_printer)
   return text;
 }
 
-static void
-test_args(void)
+static void test_args(void)
 {
   set_t *set = set_new();
 
@@ -54,8 +51,7 @@ test_args(void)
   set_delete(set, NULL);
 }
 
-static void
-test_insert_find_print(void)
+static void test_insert_find_print(void)
 {
   set_t *set = set_new();
   char key[8] = "dog";
@@ -63,7 +59,7 @@ test_insert_find_print(void)
   CHECK_STR(capture(NULL, 1), "(null)\n");
   CHECK_STR(capture(set, 1), "{}\n");
   CHECK(set_insert(set, key, "woof"));
-  strcpy(key, "cat");              /* the set kept its own copy */
+  strcpy(key, "cat"); /* the set kept its own copy */
   CHECK(set_insert(set, key, "meow"));
   CHECK(set_insert(set, "ant", "..."));
   CHECK(!set_insert(set, "dog", "bark"));
@@ -82,8 +78,7 @@ typedef struct {
   int in_order;
 } walk_t;
 
-static void
-walk(void *arg, const char *key, void *item)
+static void walk(void *arg, const char *key, void *item)
 {
   walk_t *w = arg;
   long i = (long)(uintptr_t)item;
@@ -97,12 +92,11 @@ walk(void *arg, const char *key, void *item)
   w->sum += i;
 }
 
-static void
-test_growth_iterate(void)
+static void test_growth_iterate(void)
 {
   enum { N = 200000 };
   set_t *set = set_new();
-  walk_t w = {0, 0, 1};
+  walk_t w = { 0, 0, 1 };
   char key[32];
   long found = 0;
 
@@ -125,15 +119,13 @@ test_growth_iterate(void)
 
 static int ndeleted;
 
-static void
-delete_item(void *item)
+static void delete_item(void *item)
 {
   ndeleted++;
   mem_free(item);
 }
 
-static void
-test_delete_and_oom(void)
+static void test_delete_and_oom(void)
 {
   long base = mem_outstanding();
   set_t *set;
@@ -141,7 +133,7 @@ test_delete_and_oom(void)
   mem_failAfter(0);
   CHECK(set_new() == NULL);
   mem_failAfter(1);
-  CHECK(set_new() == NULL);      /* wrapper yes, table no: no leak */
+  CHECK(set_new() == NULL); /* wrapper yes, table no: no leak */
   mem_failAfter(-1);
   CHECK_INT(mem_outstanding(), base);
 
@@ -158,8 +150,7 @@ test_delete_and_oom(void)
   CHECK_INT(mem_outstanding(), base);
 }
 
-int
-main(void)
+int main(void)
 {
   RUN(test_args);
   RUN(test_insert_find_print);

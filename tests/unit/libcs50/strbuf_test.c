@@ -67,10 +67,10 @@ static void test_reserve_is_exact(void)
   for (int i = 0; i < 1000; i++)
     strbuf_addc(&b, 'z');
   CHECK(b.p == first && b.cap == 1001 && b.p[1000] == '\0');
-  strbuf_addc(&b, 'z');  /* past the reservation: grows as usual */
+  strbuf_addc(&b, 'z'); /* past the reservation: grows as usual */
   CHECK_INT(b.len, 1001);
   CHECK(b.cap > 1002 && b.p[1001] == '\0');
-  CHECK(!strbuf_reserve(&b, (size_t)-1 / 2));  /* a hint: no oom */
+  CHECK(!strbuf_reserve(&b, (size_t)-1 / 2)); /* a hint: no oom */
   CHECK(!b.oom && b.len == 1001);
   strbuf_release(&b);
   strbuf_t e = STRBUF_INIT;
@@ -83,7 +83,7 @@ static void test_reserve_is_exact(void)
 static void test_reset_keeps_memory(void)
 {
   strbuf_t b = STRBUF_INIT;
-  strbuf_reset(&b);   /* on a buffer that never grew */
+  strbuf_reset(&b); /* on a buffer that never grew */
   CHECK(b.p == NULL && b.len == 0 && !b.oom);
   strbuf_adds(&b, "a longer first string");
   char *first = b.p;
@@ -96,7 +96,7 @@ static void test_reset_keeps_memory(void)
   CHECK_STR(b.p, "short");
   strbuf_add(&b, "x", (size_t)-1 / 2);
   CHECK(b.oom);
-  strbuf_reset(&b);   /* clears oom: the buffer is usable again */
+  strbuf_reset(&b); /* clears oom: the buffer is usable again */
   CHECK(!b.oom);
   strbuf_adds(&b, "again");
   CHECK_STR(b.p, "again");

@@ -46,15 +46,16 @@ static const char *fail_at;
 /* The link after the one to this fails in the scanner (LONG is longer
  * than its first buffer, so copying it out needs a realloc). */
 static const char *fail_scan_after;
-#define LONG "e123456789012345678901234567890123456789012345678901234567890" \
-             "1234567890"
+#define LONG                                                                   \
+  "e123456789012345678901234567890123456789012345678901234567890"              \
+  "1234567890"
 
 static char *fetch(char *link)
 {
-  const char *body = strcmp(link, "a") == 0   ? "link:b"
-                     : strcmp(link, "b") == 0 ? "link:c"
-                     : strcmp(link, "c") == 0 ? "link:d link:" LONG
-                                              : "";
+  const char *body = strcmp(link, "a") == 0 ? "link:b"
+                   : strcmp(link, "b") == 0 ? "link:c"
+                   : strcmp(link, "c") == 0 ? "link:d link:" LONG
+                                            : "";
   return strdup(body);
 }
 

@@ -21,12 +21,12 @@
 typedef struct graph {
   int n;
   int *deg;
-  int **adj;        /* adj[i][k]: the k-th link of page i (-1: "ext") */
-  bool *broken;     /* fetch_fn returns NULL */
-  int *fetches;     /* per page */
-  int *nedges;      /* edge_fn calls from page i so far */
-  bool *edge_bad;   /* an edge from i came out of order or wrong */
-  long sleep_ns;    /* per fetch */
+  int **adj;      /* adj[i][k]: the k-th link of page i (-1: "ext") */
+  bool *broken;   /* fetch_fn returns NULL */
+  int *fetches;   /* per page */
+  int *nedges;    /* edge_fn calls from page i so far */
+  bool *edge_bad; /* an edge from i came out of order or wrong */
+  long sleep_ns;  /* per fetch */
 } graph_t;
 
 static graph_t *graphs[2];
@@ -38,7 +38,7 @@ static pthread_t fetch_threads[MAXT], edge_threads[MAXT];
 static int nfetch_threads, nedge_threads;
 static atomic_long discovered, fetch_started;
 static long max_outstanding;
-static char *first_seen;  /* per page of graph 0: seen by edge_fn */
+static char *first_seen; /* per page of graph 0: seen by edge_fn */
 
 static graph_t *graph_new(int n)
 {
@@ -163,7 +163,7 @@ static void reset(void)
   nfetch_threads = nedge_threads = 0;
   callback_on_main = false;
   atomic_store(&discovered, 0);
-  atomic_store(&fetch_started, 1);  /* the start page is never an edge */
+  atomic_store(&fetch_started, 1); /* the start page is never an edge */
   max_outstanding = 0;
 }
 
@@ -202,9 +202,11 @@ static int verify(const graph_t *g, int start)
     if (g->fetches[i] != want_fetch || g->nedges[i] != want_edges ||
         g->edge_bad[i]) {
       if (bad++ < 5)
-        fprintf(stderr, "page %d: fetched %d (want %d), edges %d (want "
-                "%d)%s\n", i, g->fetches[i], want_fetch, g->nedges[i],
-                want_edges, g->edge_bad[i] ? ", wrong edge" : "");
+        fprintf(stderr,
+                "page %d: fetched %d (want %d), edges %d (want "
+                "%d)%s\n",
+                i, g->fetches[i], want_fetch, g->nedges[i], want_edges,
+                g->edge_bad[i] ? ", wrong edge" : "");
     }
   }
   free(r);
@@ -281,7 +283,7 @@ static void test_broken_links(void)
   graph_link(g, 0, 2);
   graph_link(g, 1, 3);
   graph_link(g, 2, 4);
-  g->broken[1] = true;  /* so 3 is unreachable */
+  g->broken[1] = true; /* so 3 is unreachable */
   CHECK_INT(run_graph(g, 0, 2, 2, 4), 0);
   CHECK_INT(g->fetches[3], 0);
   CHECK_INT(g->fetches[4], 1);
@@ -338,8 +340,8 @@ static void test_long_chain(void)
 static void test_random_graph_worker_counts(void)
 {
   static const int cfg[][3] = {
-    { 1, 1, 1 }, { 1, 1, 1000 }, { 2, 3, 16 }, { 8, 8, 64 },
-    { 64, 1, 1 }, { 1, 64, 1 }, { 64, 64, 1 }, { 64, 64, 100000 },
+    { 1, 1, 1 },  { 1, 1, 1000 }, { 2, 3, 16 },  { 8, 8, 64 },
+    { 64, 1, 1 }, { 1, 64, 1 },   { 64, 64, 1 }, { 64, 64, 100000 },
   };
   graph_t *g = random_graph(10000, 5, 7);
   for (size_t c = 0; c < sizeof(cfg) / sizeof(cfg[0]); c++) {

@@ -34,8 +34,7 @@ int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a,
   return __real_pthread_create(t, a, fn, arg);
 }
 
-static engine_fetched_t t_fetch(void *ctx, void *ws, engine_t *e,
-                                fitem_t *it)
+static engine_fetched_t t_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 {
   (void)ctx;
   (void)ws;
@@ -84,7 +83,7 @@ static void test_fetched_item_released_after_ethread(void)
     .hooks = &hooks,
   };
   atomic_store(&calls, 0);
-  atomic_store(&fail_call, 2);  /* the parse thread */
+  atomic_store(&fail_call, 2); /* the parse thread */
   engine_t *e = engine_new(&cfg);
   CHECK(e != NULL);
   CHECK_INT(engine_add(e, "a", 0, ""), 1);

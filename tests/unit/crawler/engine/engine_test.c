@@ -20,16 +20,16 @@
 enum { N = 3000, FANOUT = 6, MAX_DEPTH = 3 };
 
 struct graph {
-  int (*links)[FANOUT];  /* links[i]: the pages page i links to; -1 none */
+  int (*links)[FANOUT]; /* links[i]: the pages page i links to; -1 none */
   int max_depth;
   int slow;              /* this page's fetch sleeps 300 ms; -1 none */
   bool jitter;           /* every 7th page's fetch sleeps 3 ms */
   int claim_by, claimed; /* commit of page claim_by marks claimed seen */
   atomic_int fetches[N];
   atomic_int spec_fetches;
-  atomic_bool spec_fetched[N];  /* page i was fetched speculatively */
+  atomic_bool spec_fetched[N]; /* page i was fetched speculatively */
   int order[N], depth[N], ncommitted;
-  int stop_after;        /* engine_stop after this many commits; 0 never */
+  int stop_after; /* engine_stop after this many commits; 0 never */
 };
 
 static int page_no(const char *url)
@@ -47,8 +47,7 @@ static void host(char *buf, int i)
   snprintf(buf, 16, "h%d", i % 4);
 }
 
-static engine_fetched_t g_fetch(void *ctx, void *ws, engine_t *e,
-                                fitem_t *it)
+static engine_fetched_t g_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 {
   struct graph *g = ctx;
   (void)ws;
@@ -104,7 +103,9 @@ static void g_commit(void *ctx, engine_t *e, fitem_t *it)
 }
 
 static const engine_hooks_t hooks = {
-  .fetch = g_fetch, .parse = g_parse, .commit = g_commit,
+  .fetch = g_fetch,
+  .parse = g_parse,
+  .commit = g_commit,
 };
 
 static struct graph *graph_new(void)
@@ -157,13 +158,18 @@ static int bfs(const struct graph *g, int *order, int *depth)
   return n;
 }
 
-static int run(struct graph *g, int dl, int parse, size_t speculate,
-               size_t out)
+static int run(struct graph *g, int dl, int parse, size_t speculate, size_t out)
 {
   engine_config_t cfg = {
-    .download_workers = dl, .parse_workers = parse, .ordered = true,
-    .fetched_limit = 8, .window = 64, .speculate = speculate,
-    .speculate_out = out, .hooks = &hooks, .ctx = g,
+    .download_workers = dl,
+    .parse_workers = parse,
+    .ordered = true,
+    .fetched_limit = 8,
+    .window = 64,
+    .speculate = speculate,
+    .speculate_out = out,
+    .hooks = &hooks,
+    .ctx = g,
   };
   engine_t *e = engine_new(&cfg);
   CHECK(e != NULL);
@@ -187,22 +193,24 @@ static void check_bfs(struct graph *g)
   }
   CHECK_INT(bad, 0);
   CHECK_INT(twice, 0);
-  CHECK_INT(total, n);  /* no speculative fetch was wasted */
+  CHECK_INT(total, n); /* no speculative fetch was wasted */
 }
 
 static void test_bfs_order_with_speculation(void)
 {
-  static const struct { int dl, parse; size_t spec, out; } runs[] = {
-    { 1, 1, 0, 0 }, { 8, 2, 0, 0 }, { 8, 2, 4096, 32 }, { 16, 3, 2, 1 },
-    { 3, 1, 64, 0 },
+  static const struct {
+    int dl, parse;
+    size_t spec, out;
+  } runs[] = {
+    { 1, 1, 0, 0 },  { 8, 2, 0, 0 },  { 8, 2, 4096, 32 },
+    { 16, 3, 2, 1 }, { 3, 1, 64, 0 },
   };
   for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
     struct graph *g = graph_new();
     random_links(g);
     g->jitter = true;
-    g->slow = g->links[0][0];  /* the commit waits: speculation has room */
-    CHECK_INT(run(g, runs[r].dl, runs[r].parse, runs[r].spec, runs[r].out),
-              0);
+    g->slow = g->links[0][0]; /* the commit waits: speculation has room */
+    CHECK_INT(run(g, runs[r].dl, runs[r].parse, runs[r].spec, runs[r].out), 0);
     check_bfs(g);
     if (runs[r].spec > 0)
       CHECK(atomic_load(&g->spec_fetches) > 0);
@@ -248,7 +256,7 @@ static void test_claimed_speculation_is_dropped(void)
   CHECK_INT(run(g, 4, 2, 16, 4), 0);
   CHECK(atomic_load(&g->spec_fetched[6]));
   static int order[N], depth[N];
-  CHECK_INT(bfs(g, order, depth), 4);  /* p0 p1 p2 p7: p6 is claimed */
+  CHECK_INT(bfs(g, order, depth), 4); /* p0 p1 p2 p7: p6 is claimed */
   CHECK_INT(g->ncommitted, 4);
   for (int q = 0; q < 4 && q < g->ncommitted; q++)
     CHECK_INT(g->order[q], order[q]);

@@ -15,8 +15,7 @@ static frontier_t *make(double rate, double burst, bool gate)
   return frontier_new(&cfg);
 }
 
-static void push(frontier_t *f, const char *url, uint64_t seq,
-                 const char *host)
+static void push(frontier_t *f, const char *url, uint64_t seq, const char *host)
 {
   fitem_t *it = fitem_new(url, 0);
   it->seq = seq;
@@ -73,7 +72,7 @@ static void test_gate_comes_first_and_blocks_the_host(void)
   CHECK(g != NULL && (g->flags & FITEM_GATE));
   CHECK_STR(g->url, "http://a:80");
   push(f, "http://b/1", 1, "http://b:80");
-  fitem_t *g2 = frontier_pop(f);  /* b's gate, not a's page */
+  fitem_t *g2 = frontier_pop(f); /* b's gate, not a's page */
   CHECK(g2 != NULL && (g2->flags & FITEM_GATE));
   CHECK_STR(g2->url, "http://b:80");
   frontier_gate_done(f, g->host);
@@ -102,17 +101,17 @@ static void test_horizon_holds_back_and_wakes(void)
   pthread_create(&t, NULL, pop_one, f);
   struct timespec ts = { 0, 200 * 1000 * 1000 };
   nanosleep(&ts, NULL);
-  CHECK_INT(frontier_count(f), 4);  /* nothing beyond the horizon went */
-  frontier_set_horizon(f, 1);       /* lower: ignored */
+  CHECK_INT(frontier_count(f), 4); /* nothing beyond the horizon went */
+  frontier_set_horizon(f, 1);      /* lower: ignored */
   CHECK_INT(frontier_count(f), 4);
-  frontier_set_horizon(f, 3);       /* wakes the waiting pop */
+  frontier_set_horizon(f, 3); /* wakes the waiting pop */
   void *got;
   pthread_join(t, &got);
   CHECK(got != NULL && ((fitem_t *)got)->seq == 2);
   fitem_delete(got);
   frontier_close(f);
   CHECK(frontier_pop(f) == NULL);
-  frontier_delete(f);  /* frees the 3 items left */
+  frontier_delete(f); /* frees the 3 items left */
 }
 
 static void test_requeue_not_before(void)
@@ -185,8 +184,8 @@ static void test_speculative_items_bounded_out(void)
   pthread_create(&t, NULL, pop_and_flag, f);
   struct timespec ts = { 0, 150 * 1000 * 1000 };
   nanosleep(&ts, NULL);
-  CHECK(!atomic_load(&popped));  /* s1 waits: one is out already */
-  frontier_spec_return(f);       /* wakes the waiting pop */
+  CHECK(!atomic_load(&popped)); /* s1 waits: one is out already */
+  frontier_spec_return(f);      /* wakes the waiting pop */
   void *got;
   pthread_join(t, &got);
   CHECK(got != NULL && strcmp(((fitem_t *)got)->url, "s1") == 0);
@@ -242,7 +241,7 @@ static void test_full_frontier_passes_the_horizon(void)
   frontier_set_horizon(f, 1);
   pthread_t t;
   pthread_create(&t, NULL, push_seq9, f);
-  fitem_t *it = frontier_pop(f);  /* woken by the waiting push */
+  fitem_t *it = frontier_pop(f); /* woken by the waiting push */
   CHECK(it != NULL && it->seq == 5);
   fitem_delete(it);
   pthread_join(t, NULL);
