@@ -91,6 +91,31 @@ static char *saved_site(void)
   return dir;
 }
 
+/* replay_opts: a one-worker crawl of SEED into OUT to MAX_DEPTH, answered
+ * from STORE (all borrowed). */
+static webcrawl_opts_t replay_opts(const char *out, int max_depth,
+                                   const scope_t *scope, const store_t *store)
+{
+  webcrawl_opts_t o = {
+    .seed = SEED,
+    .pagedir = out,
+    .max_depth = max_depth,
+    .download_workers = 1,
+    .parse_workers = 1,
+    .rate = 0,
+    .burst = 1,
+    .scope = scope,
+    .user_agent = "webcrawl_test/1",
+    .timeout = 5,
+    .retries = 0,
+    .max_page_size = 1 << 20,
+    .format = FORMAT_AUTO,
+    .replay = store,
+    .logfp = stdout,
+  };
+  return o;
+}
+
 static atomic_bool done;
 
 static void *interrupt_main(void *arg)
@@ -137,23 +162,7 @@ static void test_interrupt_while_crawls_end(void)
       testdir_remove(out);
       break;
     }
-    webcrawl_opts_t o = {
-      .seed = SEED,
-      .pagedir = out,
-      .max_depth = 0,
-      .download_workers = 1,
-      .parse_workers = 1,
-      .rate = 0,
-      .burst = 1,
-      .scope = scope,
-      .user_agent = "webcrawl_test/1",
-      .timeout = 5,
-      .retries = 0,
-      .max_page_size = 1 << 20,
-      .format = FORMAT_AUTO,
-      .replay = store,
-      .logfp = stdout,
-    };
+    webcrawl_opts_t o = replay_opts(out, 0, scope, store);
     webcrawl_stats_t st;
     int rc = webcrawl_run(&o, &st);
     if (rc != CRAWL_OK && rc != WEBCRAWL_ESTOPPED) {
@@ -187,23 +196,7 @@ static void test_link_lost_to_oom_fails(void)
   CHECK(pagedir_init(out, NULL, err, sizeof(err)) == 0);
   const char *prefix[] = { SEED };
   scope_t *scope = scope_new(prefix, 1, NULL, 0);
-  webcrawl_opts_t o = {
-    .seed = SEED,
-    .pagedir = out,
-    .max_depth = 1,
-    .download_workers = 1,
-    .parse_workers = 1,
-    .rate = 0,
-    .burst = 1,
-    .scope = scope,
-    .user_agent = "webcrawl_test/1",
-    .timeout = 5,
-    .retries = 0,
-    .max_page_size = 1 << 20,
-    .format = FORMAT_AUTO,
-    .replay = store,
-    .logfp = stdout,
-  };
+  webcrawl_opts_t o = replay_opts(out, 1, scope, store);
   webcrawl_stats_t st;
   CHECK_INT(webcrawl_run(&o, &st), CRAWL_OK); /* the link is a 404 */
   testdir_remove(out);
