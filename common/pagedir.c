@@ -61,6 +61,12 @@ static char *params_text(const pagedir_params_t *p)
                 "maxPageSize: %zu\ncompress: %s\n",
                 p->format, p->max_pages, p->max_pages_per_host,
                 p->max_page_size, p->compress ? "yes" : "no");
+    if (p->ignore_robots)
+      strbuf_addf(&b, "ignoreRobots: yes\n");
+    if (p->rel_nofollow)
+      strbuf_addf(&b, "respectRelNofollow: yes\n");
+    if (p->user_agent != NULL)
+      strbuf_addf(&b, "userAgent: %s\n", p->user_agent);
   }
   return strbuf_detach(&b);
 }

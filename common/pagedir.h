@@ -10,7 +10,10 @@
  *                   crawl without, so such a marker is what it was
  *                   before domains existed), format, maxPages,
  *                   maxPagesPerHost, maxPageSize, compress ("yes" or
- *                   "no"); numbers in decimal. Only this module reads or
+ *                   "no"), then only where they are set: ignoreRobots
+ *                   ("yes"), respectRelNofollow ("yes"), userAgent (so a
+ *                   marker without them is what it was before they were
+ *                   recorded); numbers in decimal. Only this module reads or
  *                   writes it (pagedir_init, pagedir_marker_read,
  *                   pagedir_marker_compare, pagedir_param); an indexer
  *                   checks it through them.
@@ -65,6 +68,9 @@ typedef struct pagedir_params {
   long max_pages_per_host; /* 0 = no limit */
   size_t max_page_size;    /* bytes */
   bool compress;           /* page files gzip-compressed */
+  bool ignore_robots;      /* robots.txt and robots directives ignored */
+  bool rel_nofollow;       /* rel="nofollow" links not followed */
+  const char *user_agent;  /* the User-Agent, if not the default; NULL */
 } pagedir_params_t;
 
 /* pagedir_init: make DIR (borrowed; must exist and be writable) a page

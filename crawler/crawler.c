@@ -111,8 +111,9 @@ static void usage(void)
 "  --warc FILE.warc.gz   also record every HTTP exchange, as received, in a\n"
 "                        WARC/1.1 file (appended to on --resume)\n"
 "  --resume              continue an interrupted crawl in pageDirectory\n"
-"                        (same seedURL, maxDepth, --scope, --domain and\n"
-"                        format options)\n"
+"                        (same seedURL, maxDepth and every option the\n"
+"                        marker records: scope, domain, format and page\n"
+"                        limits, robots options, user agent)\n"
 "  --log                 one line per event on stdout (CS50 layout)\n"
 "  --quiet               no summary and no status line\n"
 "  --help, --version\n"
@@ -623,6 +624,9 @@ static void open_pagedir(struct cmd *c)
     .max_pages_per_host = o->max_pages_per_host,
     .max_page_size = o->max_page_size,
     .compress = o->compress,
+    .ignore_robots = o->ignore_robots,
+    .rel_nofollow = o->respect_rel_nofollow,
+    .user_agent = strcmp(o->user_agent, DEFAULT_UA) != 0 ? o->user_agent : NULL,
   };
   char err[512];
   if (c->resume) {

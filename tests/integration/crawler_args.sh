@@ -249,4 +249,34 @@ fresh
 "$C" --quiet --retries 0 "$SEED" "$D" 0
 expect "resume with a domain added" 3 --resume --domain 127.0.0.1 "$SEED" \
   "$D" 0
+
+# What changes which pages a crawl saves, or how it asks for them, is
+# recorded too: --ignore-robots, --respect-rel-nofollow, an explicit
+# --user-agent (a marker without them is what it was before they were).
+check_eq "a default marker records none of them" \
+  "$(grep -cE '^(ignoreRobots|respectRelNofollow|userAgent): ' \
+    "$D/.crawler")" 0
+fresh
+ua="probe/1 (+http://example.invalid/)"
+"$C" --quiet --retries 0 --ignore-robots --respect-rel-nofollow \
+  --user-agent "$ua" "$SEED" "$D" 0 2>/dev/null
+check_eq "a crawl with robots options runs" "$?" 8
+check "the marker records --ignore-robots" grep -qx "ignoreRobots: yes" \
+  "$D/.crawler"
+check "and --respect-rel-nofollow" grep -qx "respectRelNofollow: yes" \
+  "$D/.crawler"
+check "and the user agent" grep -qxF "userAgent: $ua" "$D/.crawler"
+"$C" --quiet --retries 0 --resume --ignore-robots --respect-rel-nofollow \
+  --user-agent "$ua" "$SEED" "$D" 0 2>/dev/null
+check_eq "it resumes with the same ones" "$?" 8
+"$C" --quiet --retries 0 --resume --respect-rel-nofollow \
+  --user-agent "$ua" "$SEED" "$D" 0 2>"$TEST_DIR/err"
+check_eq "resume without --ignore-robots is refused" "$?" 3
+check "the refusal names it" grep -qF "ignoreRobots: yes" "$TEST_DIR/err"
+"$C" --quiet --retries 0 --resume --ignore-robots --user-agent "$ua" \
+  "$SEED" "$D" 0 2>/dev/null
+check_eq "resume without --respect-rel-nofollow is refused" "$?" 3
+"$C" --quiet --retries 0 --resume --ignore-robots --respect-rel-nofollow \
+  "$SEED" "$D" 0 2>/dev/null
+check_eq "resume with the default user agent is refused" "$?" 3
 finish
