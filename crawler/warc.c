@@ -2,7 +2,6 @@
  *   WARC/1.1 CRLF, named fields CRLF, CRLF, block, CRLF CRLF. */
 #include "warc.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <openssl/evp.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "ascii.h"
 #include "strbuf.h"
 
 struct warc {
@@ -88,11 +88,11 @@ static void dechunk(const char *p, size_t len, strbuf_t *out)
     /* The chunk size: hex digits, read within LEN (P need not end in a
      * NUL). */
     size_t n = 0, digits = 0;
-    for (; i < len && isxdigit((unsigned char)p[i]) && digits < 16;
+    int d;
+    for (;
+         i < len && (d = ascii_hexval((unsigned char)p[i])) >= 0 && digits < 16;
          i++, digits++)
-      n = n * 16 + (size_t)(isdigit((unsigned char)p[i])
-                              ? p[i] - '0'
-                              : tolower((unsigned char)p[i]) - 'a' + 10);
+      n = n * 16 + (size_t)d;
     const char *nl = memchr(p + i, '\n', len - i);
     if (nl == NULL || digits == 0 || n == 0)
       return;
