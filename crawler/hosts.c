@@ -121,6 +121,14 @@ static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it, char *u)
   return false;
 }
 
+bool hosts_robots_unreachable(const fetch_result_t *r)
+{
+  if (r->outcome == FETCH_OK || r->outcome == FETCH_REDIRECT)
+    return false;
+  return !(r->outcome == FETCH_HTTP_ERROR && r->status >= 400 &&
+           r->status < 500 && r->status != 429);
+}
+
 bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it, char **url)
 {
   /* Made before the lock is taken; unused after a redirect. */
@@ -204,9 +212,7 @@ void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
     hs->next_url = next;
     next = NULL;
     then = AGAIN_NOW;
-  } else if (r->outcome == FETCH_REDIRECT ||
-             (r->outcome == FETCH_HTTP_ERROR && r->status >= 400 &&
-              r->status < 500 && r->status != 429)) {
+  } else if (!hosts_robots_unreachable(r)) {
     /* Unavailable (4xx, or redirects without end): no restrictions. */
     hs->rules = robots_allow_all();
   } else if (hs->failures++ < h->retries) {

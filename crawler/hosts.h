@@ -59,6 +59,13 @@ hosts_t *hosts_new(const char *user_agent, int retries, long max_pages,
 bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
                       char **url);
 
+/* hosts_robots_unreachable: whether R, a robots.txt response, means the
+ * file is unreachable (RFC 9309 2.3.1.4: 5xx, network failure; and 429),
+ * so that the gate is retried and, at the last attempt, the host
+ * disallowed. The one classification: hosts_gate_end acts on it and the
+ * crawl's counts report it. Thread-safety: any thread. */
+bool hosts_robots_unreachable(const fetch_result_t *r);
+
 /* hosts_gate_end: the second half: what the response R to URL says for
  * the host of IT (borrowed): its rules are set and the host is opened
  * (frontier_gate_done), or the gate is asked for again (frontier_

@@ -131,8 +131,9 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
   archive(w, e, url, &r);
   /* A failure (webcrawl.h) before hosts_gate_end frees R. */
-  bool failed = r.outcome == FETCH_NET_ERROR || r.retryable;
-  atomic_fetch_add(failed ? &w->robots_failed : &w->robots_fetched, 1);
+  atomic_fetch_add(hosts_robots_unreachable(&r) ? &w->robots_failed
+                                                : &w->robots_fetched,
+                   1);
   atomic_fetch_add(&w->requests, 1);
   hosts_gate_end(w->hosts, fr, it, url, &r);
 }
