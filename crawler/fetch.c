@@ -278,23 +278,6 @@ static int coding_of(const char *v)
   return -1;
 }
 
-/* presize: give the body its final size up front when the response says
- * it (Content-Length, which a chunked one lacks, and no content coding to
- * undo). Growing by doubling instead leaves a quarter of a typical page's
- * block unused and copies the page at every step; and the block is what a
- * page holds while it waits for a parse thread. The cap still applies: a
- * larger body is abandoned. */
-static void presize(struct xfer *x)
-{
-  curl_off_t cl = -1;
-  if (x->coding != 0 ||
-      curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) !=
-        CURLE_OK ||
-      cl <= 0)
-    return;
-  (void)strbuf_reserve(&x->body, (curl_off_t)x->max < cl ? x->max : (size_t)cl);
-}
-
 /* check: at the first body byte, decide whether the body is wanted. */
 static bool check(struct xfer *x)
 {
@@ -312,17 +295,23 @@ static bool check(struct xfer *x)
     x->abort = FETCH_WRONG_TYPE;
     return false;
   }
-  /* Without a content coding the Content-Length is the decoded size:
-   * refuse a body over the cap now rather than read it up to the cap. */
+  /* Without a content coding the Content-Length (a chunked response has
+   * none) is the decoded size. A page over the cap is refused now rather
+   * than read up to the cap. Otherwise the body gets its final size up
+   * front: growing by doubling leaves a quarter of a typical page's block
+   * unused and copies the page at every step, and the block is what a
+   * page holds while it waits for a parse thread. */
   curl_off_t cl = -1;
-  if (!x->robots && x->coding == 0 &&
-      curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) ==
-        CURLE_OK &&
-      cl > (curl_off_t)x->max) {
+  if (x->coding != 0 ||
+      curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) !=
+        CURLE_OK ||
+      cl <= 0)
+    return true;
+  if (!x->robots && cl > (curl_off_t)x->max) {
     x->abort = FETCH_TOO_LARGE;
     return false;
   }
-  presize(x);
+  (void)strbuf_reserve(&x->body, (curl_off_t)x->max < cl ? x->max : (size_t)cl);
   return true;
 }
 
