@@ -169,7 +169,7 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e, fitem_t *it,
     why = "redirect out of scope";
   else if (url_is_nonpage(to))
     why = "redirect to a non-page URL";
-  char *key = why ? NULL : url_host_key(to);
+  char *key = why ? NULL : url_host_key_normal(to);
   char **chain = why || key == NULL
                  ? NULL
                  : realloc(p->chain, (p->hops + 1) * sizeof(char *));
@@ -203,7 +203,7 @@ static engine_fetched_t retry(struct webcrawl *w, engine_t *e, fitem_t *it,
                               double at)
 {
   atomic_fetch_add(&w->retries, 1);
-  char *key = url_host_key(it->url);
+  char *key = url_host_key_normal(it->url);
   if (key == NULL)
     return ENGINE_PARSE;
   engine_requeue(e, it, NULL, key, at);
@@ -263,16 +263,19 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
   }
   if (p->res.outcome == FETCH_REDIRECT)
     return follow(w, e, it, p);
+  bool overloaded = hosts_overloaded(&p->res);
+  bool again = p->res.retryable && p->attempts <= w->o->retries &&
+               !engine_stopped(e);
+  if (!overloaded && !again)
+    return ENGINE_PARSE;
   double at = frontier_now() + hosts_retry_delay(&p->res, p->attempts);
-  if (hosts_overloaded(&p->res)) {
+  if (overloaded) {
     /* The server is overloaded or asks the whole host to wait (until
      * Retry-After, else for the back-off): the host's other URLs wait,
      * whether or not this one is tried again. */
     frontier_host_pause(engine_frontier(e), it->host, at);
   }
-  if (p->res.retryable && p->attempts <= w->o->retries && !engine_stopped(e))
-    return retry(w, e, it, at);
-  return ENGINE_PARSE;
+  return again ? retry(w, e, it, at) : ENGINE_PARSE;
 }
 
 /* ---- parse threads ---- */
