@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "robots.h"
+#include "strbuf.h"
 #include "url.h"
 
 enum { MAX_ROBOTS_REDIRECTS = 5 }; /* RFC 9309 2.3.1.2 */
@@ -101,7 +102,7 @@ static struct hoststate *hoststate_get(hosts_t *h, uint32_t id)
  * (hosts_gate_begin has set it). */
 static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it, char *u)
 {
-  char *key = url_host_key(u);
+  char *key = url_host_key_normal(u);
   if (key != NULL && strcmp(key, it->url) == 0) {
     free(key); /* same host: its gate item's token pays */
     return true;
@@ -170,11 +171,9 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it, char **url)
  * WHY, returned owned (free()); NULL if out of memory. */
 static char *unreachable_text(const char *why)
 {
-  size_t n = sizeof(HOSTS_UNREACHABLE ": ") + strlen(why);
-  char *s = malloc(n);
-  if (s != NULL)
-    snprintf(s, n, "%s: %s", HOSTS_UNREACHABLE, why);
-  return s;
+  strbuf_t b = STRBUF_INIT;
+  strbuf_addf(&b, "%s: %s", HOSTS_UNREACHABLE, why);
+  return strbuf_detach(&b);
 }
 
 void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
