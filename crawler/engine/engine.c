@@ -157,6 +157,16 @@ static void drop(engine_t *e, fitem_t *it)
   fitem_delete(it);
 }
 
+/* drop_list: drop every item of a list linked by ->next. No lock held. */
+static void drop_list(engine_t *e, fitem_t *it)
+{
+  while (it) {
+    fitem_t *next = it->next;
+    drop(e, it);
+    it = next;
+  }
+}
+
 /* finish: the item is done; the last one ends the crawl. */
 static void finish(engine_t *e, fitem_t *it)
 {
@@ -509,9 +519,7 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     /* Out of memory: nothing can be committed after IT, so stop. */
     pthread_mutex_unlock(&e->lock);
     engine_fail(e, CRAWL_ENOMEM);
-    if (e->hooks.release)
-      e->hooks.release(e->cfg.ctx, it);
-    fitem_delete(it);
+    drop(e, it);
     return;
   }
   if (e->committing) {
@@ -654,17 +662,8 @@ void engine_delete(engine_t *e)
    * still queues (a speculative item among it keeps its record in smap,
    * freed below), the fetched-page queue (left full when engine_run
    * could not start a parse thread) and the reorder heap. */
-  fitem_t *it = frontier_take_all(e->frontier);
-  while (it) {
-    fitem_t *next = it->next;
-    drop(e, it);
-    it = next;
-  }
-  for (it = e->phead; it;) {
-    fitem_t *next = it->next;
-    drop(e, it);
-    it = next;
-  }
+  drop_list(e, frontier_take_all(e->frontier));
+  drop_list(e, e->phead);
   for (size_t i = 0; i < heap_count(e->order); i++)
     drop(e, heap_get(e->order, i));
   /* What speculation still holds: parked items (no thread runs now). */
