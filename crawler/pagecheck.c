@@ -43,6 +43,13 @@ bool pagecheck_trap(const char *path)
   return false;
 }
 
+/* utf16_bom: BODY starts with a UTF-16 byte-order mark (either order). */
+static bool utf16_bom(const char *body, size_t len)
+{
+  return len >= 2 && ((body[0] == '\xff' && body[1] == '\xfe') ||
+                      (body[0] == '\xfe' && body[1] == '\xff'));
+}
+
 /* A NUL byte near the start, or the signature of a common binary format.
  * UTF-16 pages start with a byte-order mark and are let through. */
 bool pagecheck_binary(const char *body, size_t len)
@@ -72,8 +79,7 @@ bool pagecheck_binary(const char *body, size_t len)
     { "wOFF", 4 },
     { "wOF2", 4 },
   };
-  if (len >= 2 && ((body[0] == '\xff' && body[1] == '\xfe') ||
-                   (body[0] == '\xfe' && body[1] == '\xff')))
+  if (utf16_bom(body, len))
     return false;
   for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
     if (len >= sigs[i].n && memcmp(body, sigs[i].sig, sigs[i].n) == 0)
@@ -203,8 +209,7 @@ static bool foreign_label(const char *body, size_t len, size_t i)
 bool pagecheck_meta_possible(const char *body, size_t len, const char *charset,
                              const char *agent)
 {
-  if (len >= 2 && ((body[0] == '\xff' && body[1] == '\xfe') ||
-                   (body[0] == '\xfe' && body[1] == '\xff')))
+  if (utf16_bom(body, len))
     return true; /* UTF-16 */
   if (memchr(body, '\0', len) != NULL)
     return true; /* UTF-16 or UTF-32 without a BOM, or bytes a parser
