@@ -25,10 +25,11 @@
  *
  * Speculation: each speculative item has a struct spec (it->spec), found
  * by URL fingerprint in smap (an fptable) until it is adopted or dropped.
- * The bound of cfg.speculate records is engine_speculate's to keep; the
- * table is sized for that many, so it never grows. Its item is queued in
- * the frontier, or in a download thread, or parked (fetched, waiting for
- * adoption; the record owns it).
+ * The bound of cfg.speculate records, and the budget, are
+ * engine_speculate's to keep; each record is charged SPEC_COST while it
+ * lives. Its item is queued in the frontier, or in a download thread, or
+ * parked (fetched, waiting for adoption; the record owns it).
+ * sweep() drops the records the commit went past (engine.h).
  * Adoption of a parked or queued item completes at once (a queued one is
  * promoted in the frontier); an item being fetched or given its
  * speculative parse is only marked (adopted, seq, depth), and settle()
@@ -44,11 +45,13 @@
  * until the next seq is missing. Others just leave their item there. */
 #include "engine.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "crawl.h"
 #include "fptable.h"
 #include "heap.h"
@@ -62,7 +65,12 @@ struct spec {
   bool dead;      /* dropped while being fetched */
   uint64_t seq;
   int depth;
+  int pdepth; /* the depth it was speculated at */
 };
+
+/* What a record costs the budget: itself and its table slot (the item is
+ * the frontier's to charge while queued; parked, the page's owner). */
+enum { SPEC_COST = sizeof(struct spec) + BUDGET_OVERHEAD + 64 };
 
 struct engine {
   engine_config_t cfg;
@@ -82,8 +90,9 @@ struct engine {
   heap_t *order;          /* reorder heap: parsed items by seq */
   bool committing;
   uint64_t next_commit;
-  fptable_t *smap; /* URL fingerprint -> struct spec *; NULL = no
-                      speculation */
+  int commit_depth; /* depth of the last item committed */
+  fptable_t *smap;  /* URL fingerprint -> struct spec *; NULL = no
+                       speculation */
   uint64_t next_spec;
 
   atomic_size_t pending;
@@ -112,14 +121,16 @@ engine_t *engine_new(const engine_config_t *cfg)
     return NULL;
   e->cfg = *cfg;
   e->hooks = *h;
-  frontier_config_t fc = { cfg->queue_size, cfg->rate, cfg->burst, cfg->gate,
-                           cfg->speculate_out };
+  frontier_config_t fc = { cfg->queue_size, cfg->rate,          cfg->burst,
+                           cfg->gate,       cfg->speculate_out, cfg->budget,
+                           cfg->spill_path };
   e->frontier = frontier_new(&fc);
   e->seen = fptable_new(0, 1024);
   e->order = heap_new(seq_less, HEAP_NO_POS);
   bool speculate = cfg->ordered && cfg->speculate > 0;
   if (speculate)
-    e->smap = fptable_new(sizeof(struct spec *), cfg->speculate);
+    e->smap = fptable_new(sizeof(struct spec *),
+                          cfg->speculate < 1024 ? cfg->speculate : 1024);
   if (e->frontier == NULL || e->seen == NULL || e->order == NULL ||
       (speculate && e->smap == NULL)) {
     frontier_delete(e->frontier);
@@ -137,6 +148,16 @@ engine_t *engine_new(const engine_config_t *cfg)
   atomic_init(&e->stopped, false);
   atomic_init(&e->failure, 0);
   return e;
+}
+
+size_t engine_speculating(engine_t *e)
+{
+  if (e->smap == NULL)
+    return 0;
+  pthread_mutex_lock(&e->lock);
+  size_t n = fptable_count(e->smap);
+  pthread_mutex_unlock(&e->lock);
+  return n;
 }
 
 frontier_t *engine_frontier(engine_t *e)
@@ -177,6 +198,13 @@ static void finish(engine_t *e, fitem_t *it)
 
 /* ---- speculation records (caller holds e->lock) ---- */
 
+/* spec_free: free record S (out of smap already). */
+static void spec_free(engine_t *e, struct spec *s)
+{
+  budget_give(e->cfg.budget, SPEC_COST);
+  free(s);
+}
+
 static void make_ordinary(fitem_t *it, uint64_t seq, int depth)
 {
   it->seq = seq;
@@ -206,12 +234,12 @@ static void adopt(engine_t *e, struct spec *s, uint64_t seq, int depth)
 {
   fitem_t *it = s->it;
   if (s->parked) {
-    free(s);
+    spec_free(e, s);
     make_ordinary(it, seq, depth);
     frontier_spec_return(e->frontier);
     append_fetched(e, it);
   } else if (frontier_promote(e->frontier, it, seq, depth)) {
-    free(s);
+    spec_free(e, s);
   } else {
     /* Being fetched or parsed: settle() finishes the adoption. */
     s->adopted = true;
@@ -232,7 +260,7 @@ static fitem_t *unspeculate(engine_t *e, struct spec *s)
     s->dead = true; /* being fetched or parsed: settle() drops it */
     return NULL;
   }
-  free(s);
+  spec_free(e, s);
   return it;
 }
 
@@ -252,7 +280,7 @@ static fitem_t *settle(engine_t *e, fitem_t *it)
     s->it = it;
   }
   if (adopted || dead)
-    free(s);
+    spec_free(e, s);
   pthread_mutex_unlock(&e->lock);
   if (adopted || dead)
     frontier_spec_return(e->frontier);
@@ -276,7 +304,7 @@ int engine_speculate(engine_t *e, const char *url, int depth,
   int rc = 0;
   pthread_mutex_lock(&e->lock);
   if (fptable_count(e->smap) >= e->cfg.speculate ||
-      fptable_find(e->smap, fp, NULL))
+      budget_full(e->cfg.budget, 0.75) || fptable_find(e->smap, fp, NULL))
     goto out;
   pthread_mutex_lock(&e->seen_lock);
   bool seen = fptable_find(e->seen, fp, NULL);
@@ -290,14 +318,16 @@ int engine_speculate(engine_t *e, const char *url, int depth,
   s->it = it;
   s->fp[0] = fp[0];
   s->fp[1] = fp[1];
-  /* Within the bound the table does not grow, so this cannot fail; if it
-   * did, the URL would only go unspeculated. */
+  s->pdepth = depth;
+  /* If the table cannot grow, the URL only goes unspeculated; so if the
+   * frontier is full (-4). */
   if (fptable_insert(e->smap, fp, &s) != 1)
     goto out;
   if (frontier_requeue(e->frontier, it, hostkey, 0) != 0) {
     fptable_remove(e->smap, fp, NULL);
     goto out;
   }
+  budget_force(e->cfg.budget, SPEC_COST);
   it = NULL;
   s = NULL;
   rc = 1;
@@ -386,21 +416,29 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
     pthread_mutex_unlock(&e->lock);
   }
   if (rc != 0) {
-    /* Closed (stopping) or out of memory: the URL stays marked seen,
-     * which is harmless: the crawl is ending, or failing just below. */
+    /* Closed (stopping), out of memory or a full disk: the URL stays
+     * marked seen, which is harmless: the crawl is ending, or failing
+     * just below. */
+    int err = errno;
     fitem_delete(it);
     if (atomic_fetch_sub(&e->pending, 1) == 1)
       frontier_close(e->frontier);
     /* In ordered mode the lost seq would hold the commit point forever. */
-    if (rc == -2 && e->cfg.ordered)
+    if (rc == -3)
+      engine_fail(e, ENGINE_EIO);
+    else if (rc == -2 && e->cfg.ordered)
       engine_fail(e, CRAWL_ENOMEM);
+    errno = err;
     return rc;
   }
   return 1;
 }
 
+/* push_fetched: IT, fetched (or failed), goes on to a parse thread; its
+ * frontier slot is free from now on. */
 static void push_fetched(engine_t *e, fitem_t *it)
 {
+  frontier_done(e->frontier, it);
   pthread_mutex_lock(&e->lock);
   while (e->cfg.fetched_limit && e->nfetched >= e->cfg.fetched_limit &&
          e->pushing == 0 && !atomic_load(&e->stopped))
@@ -416,9 +454,10 @@ static void requeue_spec(engine_t *e, fitem_t *it, const char *new_url,
   pthread_mutex_lock(&e->lock);
   struct spec *s = it->spec;
   if (s->dead) {
-    free(s);
+    spec_free(e, s);
     pthread_mutex_unlock(&e->lock);
     frontier_spec_return(e->frontier);
+    frontier_done(e->frontier, it);
     drop(e, it);
     return;
   }
@@ -434,9 +473,11 @@ static void requeue_spec(engine_t *e, fitem_t *it, const char *new_url,
   frontier_spec_return(e->frontier); /* back in the frontier, not out */
   if (s->adopted) {
     make_ordinary(it, s->seq, s->depth);
-    free(s);
-    if (frontier_requeue(e->frontier, it, hostkey, not_before) != 0)
+    spec_free(e, s);
+    if (frontier_requeue(e->frontier, it, hostkey, not_before) != 0) {
+      frontier_done(e->frontier, it);
       append_fetched(e, it); /* stopping: on to parse as it is */
+    }
     pthread_mutex_unlock(&e->lock);
     return;
   }
@@ -444,11 +485,13 @@ static void requeue_spec(engine_t *e, fitem_t *it, const char *new_url,
   bool queued = frontier_requeue(e->frontier, it, hostkey, not_before) == 0;
   if (!queued) {
     fptable_remove(e->smap, s->fp, NULL);
-    free(s);
+    spec_free(e, s);
   }
   pthread_mutex_unlock(&e->lock);
-  if (!queued)
+  if (!queued) {
+    frontier_done(e->frontier, it);
     drop(e, it);
+  }
 }
 
 void engine_requeue(engine_t *e, fitem_t *it, const char *new_url,
@@ -485,6 +528,7 @@ static void *download_main(void *arg)
     case ENGINE_REQUEUED:
       break;
     case ENGINE_CONSUMED:
+      frontier_done(e->frontier, it);
       fitem_delete(it);
       break;
     }
@@ -510,6 +554,57 @@ static fitem_t *order_next(engine_t *e)
   return heap_pop(e->order);
 }
 
+/* struct sweep: the records sweep() drops. */
+struct sweep {
+  int depth;
+  struct spec **v;
+  size_t n, cap;
+  bool nomem;
+};
+
+static void sweep_one(void *arg, const uint64_t fp[2], const void *value)
+{
+  struct sweep *w = arg;
+  struct spec *s;
+  (void)fp;
+  memcpy(&s, value, sizeof(s));
+  if (s->pdepth > w->depth)
+    return;
+  if (w->n == w->cap) {
+    size_t cap = w->cap ? 2 * w->cap : 64;
+    struct spec **v = realloc(w->v, cap * sizeof(*v));
+    if (v == NULL) {
+      w->nomem = true; /* they stay, and go at the end of the crawl */
+      return;
+    }
+    w->v = v;
+    w->cap = cap;
+  }
+  w->v[w->n++] = s;
+}
+
+/* sweep: the commit is at its first item of DEPTH: no add at DEPTH or
+ * less is to come, so drop the speculations made at those depths. Caller
+ * holds e->lock. Returns a list (by ->next) of items to drop() once
+ * unlocked. */
+static fitem_t *sweep(engine_t *e, int depth)
+{
+  struct sweep w = { .depth = depth };
+  fptable_iterate(e->smap, &w, sweep_one);
+  fitem_t *gone = NULL;
+  for (size_t i = 0; i < w.n; i++) {
+    struct spec *s = w.v[i];
+    fptable_remove(e->smap, s->fp, NULL);
+    fitem_t *it = unspeculate(e, s);
+    if (it != NULL) {
+      it->next = gone;
+      gone = it;
+    }
+  }
+  free(w.v);
+  return gone;
+}
+
 /* commit_in_order: add IT to the reorder buffer and commit whatever is
  * next in seq order, unless another thread is already doing so. */
 static void commit_in_order(engine_t *e, fitem_t *it)
@@ -531,7 +626,14 @@ static void commit_in_order(engine_t *e, fitem_t *it)
   while (!atomic_load(&e->stopped) && (next = order_next(e)) != NULL) {
     e->next_commit++;
     uint64_t horizon = e->next_commit + e->cfg.window;
+    fitem_t *gone = NULL;
+    if (next->depth > e->commit_depth) {
+      e->commit_depth = next->depth;
+      if (e->smap != NULL)
+        gone = sweep(e, next->depth);
+    }
     pthread_mutex_unlock(&e->lock);
+    drop_list(e, gone);
     if (e->cfg.window)
       frontier_set_horizon(e->frontier, horizon);
     e->hooks.commit(e->cfg.ctx, e, next);
@@ -636,7 +738,9 @@ int engine_run(engine_t *e)
   for (int i = 0; i < started; i++)
     pthread_join(tid[i], NULL);
   free(tid);
-  if (status == CRAWL_OK && atomic_load(&e->stopped))
+  if (status == CRAWL_OK && frontier_error(e->frontier))
+    status = ENGINE_EIO; /* it closed itself: queued URLs are lost */
+  else if (status == CRAWL_OK && atomic_load(&e->stopped))
     status = atomic_load(&e->failure) ? atomic_load(&e->failure)
                                       : ENGINE_ESTOPPED;
   return status;
@@ -651,7 +755,7 @@ static void free_spec(void *arg, const uint64_t fp[2], const void *value)
   memcpy(&s, value, sizeof(s));
   if (s->parked)
     drop(e, s->it);
-  free(s);
+  spec_free(e, s);
 }
 
 void engine_delete(engine_t *e)

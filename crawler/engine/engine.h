@@ -25,7 +25,15 @@
  * hooks.parse). When a commit adds the URL, the item is adopted: it takes
  * that add's seq and depth, and its fetch result is used instead of a new
  * request. A URL the commit never adds (the crawl stopped, or
- * engine_mark_seen claimed it) is dropped, unfetched if still queued.
+ * engine_mark_seen claimed it) is dropped, unfetched if still queued; so
+ * is every one whose depth the commit has gone past: once it commits the
+ * first item of depth d, no add at depth d or less is left to come, and
+ * speculations at those depths are dropped (a page refused by a limit
+ * never adds its links: their speculations go no later than that).
+ *
+ * Memory: with a budget (budget.h), the frontier charges the URLs it
+ * holds and spills pushes beyond it to cfg.spill_path; a speculation is
+ * charged its record and refused when the budget is three quarters full.
  *
  * Termination: engine_run returns once every item added was finished
  * (committed, or parsed in unordered mode), or after engine_stop. */
@@ -46,7 +54,11 @@ enum { ENGINE_MAX_WORKERS = 4096 };
 /* engine_run's statuses: crawl.h's CRAWL_OK, CRAWL_ENOMEM, CRAWL_ETHREAD,
  * whatever a front end passed to engine_fail, and this one (not a crawl()
  * status: crawl() never stops its engine but through engine_fail). */
-enum { ENGINE_ESTOPPED = -4 }; /* engine_stop was called */
+enum {
+  ENGINE_ESTOPPED = -4, /* engine_stop was called */
+  ENGINE_EIO = -5       /* the frontier's spill could not be written or
+                           read back (frontier.h) */
+};
 
 /* What hooks.fetch did with its item. */
 typedef enum {
@@ -93,11 +105,15 @@ typedef struct engine_config {
                                   beyond the commit point (bounds the pages
                                   parsed and waiting); 0 = unbounded */
   size_t speculate;            /* ordered: speculative items at once, at most
-                                  (engine_speculate); 0 = no speculation */
+                                  (engine_speculate); 0 = no speculation;
+                                  SIZE_MAX: as many as the budget allows */
   size_t speculate_out;        /* of those, handed out for fetching and not
                                   adopted yet, at most (their results wait in
                                   memory); 0 = no limit */
   double rate, burst;          /* per-host politeness (frontier.h) */
+  budget_t *budget;            /* see Memory above; NULL = none */
+  const char *spill_path;      /* the frontier's spill file (frontier.h);
+                                  NULL = never spill */
   bool gate;                   /* a gate item first for every host */
   const engine_hooks_t *hooks; /* borrowed; must outlive the engine */
   void *ctx;                   /* passed to every hook */
@@ -112,7 +128,8 @@ engine_t *engine_new(const engine_config_t *cfg);
 /* engine_add: add URL (borrowed) at DEPTH under HOSTKEY (borrowed; "" for
  * one host) unless it was added before. Blocks while the frontier is full.
  * Returns: 1 added, 0 seen before, -1 the engine is stopping (not added),
- * -2 out of memory. Thread-safety: any thread; from hooks: parse
+ * -2 out of memory, -3 the spill could not be written (errno; the engine
+ * then fails with ENGINE_EIO). Thread-safety: any thread; from hooks: parse
  * (unordered) or commit (ordered) only, so that termination is exact. */
 int engine_add(engine_t *e, const char *url, int depth, const char *hostkey);
 
@@ -142,6 +159,10 @@ int engine_mark_seen(engine_t *e, const char *url);
 void engine_requeue(engine_t *e, fitem_t *it, const char *new_url,
                     const char *hostkey, double not_before);
 
+/* engine_speculating: speculation records alive now (queued, being
+ * fetched or parked). Any thread. */
+size_t engine_speculating(engine_t *e);
+
 /* engine_frontier: the frontier, for politeness calls (gate done, pauses,
  * refunds). Borrowed; lives as long as E. */
 frontier_t *engine_frontier(engine_t *e);
@@ -149,11 +170,11 @@ frontier_t *engine_frontier(engine_t *e);
 /* engine_run: start the pools, wait until the crawl is complete or
  * stopped, join every thread. Call once, from one thread.
  * Returns: CRAWL_OK; the status of the first engine_fail; ENGINE_ESTOPPED
- * after engine_stop; CRAWL_ETHREAD or CRAWL_ENOMEM if the pools could not
- * start (threads already started are stopped and joined); CRAWL_EINVAL if
- * called twice. The engine itself fails with CRAWL_ENOMEM when, in
- * ordered mode, an item it holds could not be kept (the commit could not
- * go past it). */
+ * after engine_stop; ENGINE_EIO if the frontier lost its spill; CRAWL_ETHREAD
+ * or CRAWL_ENOMEM if the pools could not start (threads already started are
+ * stopped and joined); CRAWL_EINVAL if called twice. The engine itself fails
+ * with CRAWL_ENOMEM when, in ordered mode, an item it holds could not be kept
+ * (the commit could not go past it). */
 int engine_run(engine_t *e);
 
 /* engine_stop: stop handing out work: downloads in flight finish, nothing

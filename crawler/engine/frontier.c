@@ -14,6 +14,13 @@
  * so host_schedule takes it out in O(log n). Delayed items keep no
  * position: one is taken out of the middle only when speculation
  * withdraws or promotes it, by a scan.
+ * Slots: `slots` counts the items holding FITEM_SLOT (frontier.h,
+ * Capacity); `count` (ordinary, in memory or spilled) and `nspec` say
+ * how many are queued. Budget: each item in memory here is charged item_cost()
+ * while it has FITEM_QUEUED (add charges, take, unqueue and take_all give
+ * back). The spill (diskq.h) holds pushed items, oldest first. Only pushes
+ * write it, so a full disk is reported to the pusher (-3); pops read it
+ * (spill_load), and a read error closes the frontier (frontier_error).
  *
  * Lock: f->lock guards everything in struct frontier and struct host.
  * Condition variables (both on f->lock, monotonic clock):
@@ -38,10 +45,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "budget.h"
+#include "diskq.h"
 #include "fptable.h"
 #include "heap.h"
 
 enum { NOWHERE, READY, WAITING };
+/* The spill's write buffer, and the most items a pop brings back at once. */
+enum { SPILL_BUF = 64 * 1024, SPILL_BATCH = 1024 };
 enum { GATE_OPEN, GATE_NEEDED, GATE_INFLIGHT };
 
 struct host {
@@ -55,6 +66,7 @@ struct host {
   double pause_until; /* Retry-After and gate retries */
   double interval;    /* Crawl-delay; 0 if none */
   double due;         /* when the host may be fetched next */
+  double born;        /* when it was first named */
   int gate;
   int where;   /* NOWHERE, READY or WAITING */
   size_t hpos; /* index in the heap named by `where`; the heap
@@ -73,6 +85,9 @@ struct frontier {
   size_t count;            /* ordinary items queued or delayed */
   size_t nspec;            /* speculative items queued or delayed */
   size_t spec_out;         /* speculative items handed out, not returned */
+  size_t slots;            /* items holding FITEM_SLOT */
+  diskq_t *spill;          /* pushes over the budget; NULL = no spill */
+  int error;               /* errno of a spill that failed; 0 = none */
   int push_waiters;        /* frontier_push calls waiting for capacity */
   uint64_t horizon;        /* only seqs below it are handed out */
   bool closed;
@@ -113,6 +128,12 @@ fitem_t *fitem_set_url(fitem_t *it, const char *url)
 void fitem_delete(fitem_t *it)
 {
   free(it);
+}
+
+/* item_cost: what IT costs the budget while held here. */
+static size_t item_cost(const fitem_t *it)
+{
+  return sizeof(*it) + strlen(it->url) + 1 + BUDGET_OVERHEAD;
 }
 
 /* ---- heaps ---- */
@@ -228,6 +249,7 @@ static struct host *host_get(frontier_t *f, const char *key, double now)
   }
   h->tokens = f->cfg.burst;
   h->last = now;
+  h->born = now;
   h->last_take = -1;
   h->gate = f->cfg.gate ? GATE_NEEDED : GATE_OPEN;
   h->id = id;
@@ -300,6 +322,12 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
     return NULL;
   f->cfg = *cfg;
   f->horizon = UINT64_MAX;
+  if (cfg->spill_path != NULL &&
+      (f->spill = diskq_new(cfg->spill_path, SPILL_BUF, cfg->budget)) == NULL) {
+    free(f);
+    return NULL;
+  }
+  f->cfg.spill_path = NULL; /* not kept: the spill has its copy */
   if (f->cfg.burst < 1)
     f->cfg.burst = 1;
   f->cap_hosts = 16;
@@ -330,20 +358,20 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
     heap_delete(f->ready);
     heap_delete(f->waiting);
     heap_delete(f->delayed);
+    diskq_delete(f->spill);
     free(f);
     return NULL;
   }
   return f;
 }
 
-/* add: the common part of push and requeue. Caller holds lock. */
-static int add(frontier_t *f, fitem_t *it, const char *hostkey,
-               double not_before)
+/* add: put IT into H's queue (or the delayed heap), charged to the
+ * budget unless CHARGED says the caller did. Caller holds lock.
+ * Returns 0, or -2 if out of memory (nothing changed). */
+static int add(frontier_t *f, fitem_t *it, struct host *h, double not_before,
+               bool charged)
 {
   double now = frontier_now();
-  struct host *h = host_get(f, hostkey, now);
-  if (h == NULL)
-    return -2;
   it->host = h->id;
   it->not_before = not_before;
   if (not_before > now) {
@@ -354,6 +382,8 @@ static int add(frontier_t *f, fitem_t *it, const char *hostkey,
     enqueue(h, it);
     host_schedule(f, h, now);
   }
+  if (!charged)
+    budget_force(f->cfg.budget, item_cost(it));
   it->flags |= FITEM_QUEUED;
   if (it->flags & FITEM_SPEC)
     f->nspec++;
@@ -363,16 +393,138 @@ static int add(frontier_t *f, fitem_t *it, const char *hostkey,
   return 0;
 }
 
+/* ---- the spill ---- */
+
+/* A record: this header, then the URL's bytes. */
+struct spill_rec {
+  uint64_t seq;
+  int32_t depth;
+  uint32_t host;
+};
+
+/* spill_write: append IT (queued for host H) to the spill and free it.
+ * Returns 0, or -2 (out of memory) or -3 (a write failed, errno); then IT
+ * stays the caller's. */
+static int spill_write(frontier_t *f, fitem_t *it, const struct host *h)
+{
+  struct spill_rec r = { it->seq, it->depth, h->id };
+  size_t len = strlen(it->url);
+  char *rec = malloc(sizeof(r) + len);
+  if (rec == NULL)
+    return -2;
+  memcpy(rec, &r, sizeof(r));
+  memcpy(rec + sizeof(r), it->url, len);
+  int rc = diskq_push(f->spill, rec, sizeof(r) + len);
+  free(rec);
+  if (rc != 0)
+    return rc == -1 ? -3 : -2;
+  f->count++;
+  fitem_delete(it);
+  return 0;
+}
+
+/* spill_next: the oldest spilled item, as a new item holding its slot, or
+ * NULL (out of memory, or a read error: then f->error is set). */
+static fitem_t *spill_next(frontier_t *f)
+{
+  size_t len;
+  char *rec = diskq_pop(f->spill, &len);
+  if (rec == NULL) {
+    if (errno != ENOMEM)
+      f->error = errno ? errno : EIO;
+    return NULL;
+  }
+  struct spill_rec r;
+  memcpy(&r, rec, sizeof(r));
+  fitem_t *it = fitem_new(rec + sizeof(r), r.depth); /* NUL-terminated */
+  free(rec);
+  if (it == NULL) {
+    f->error = ENOMEM; /* the record is gone: the crawl cannot be exact */
+    return NULL;
+  }
+  it->seq = r.seq;
+  it->host = r.host;
+  it->flags = FITEM_SLOT;
+  return it;
+}
+
+/* spill_load: bring up to a batch of spilled items back into their hosts'
+ * queues, while the budget has room (or, if FORCE, a whole batch: nothing
+ * else can be handed out). A failure closes the frontier (frontier_error).
+ * Caller holds lock. */
+static void spill_load(frontier_t *f, bool force)
+{
+  for (int i = 0; i < SPILL_BATCH && diskq_count(f->spill) > 0; i++) {
+    if (!force && budget_full(f->cfg.budget, 0.75))
+      break;
+    fitem_t *it = spill_next(f);
+    if (it == NULL) {
+      if (f->error) {
+        f->closed = true;
+        pthread_cond_broadcast(&f->work);
+        pthread_cond_broadcast(&f->notfull);
+      }
+      return;
+    }
+    f->count--;                                    /* add() counts it again */
+    (void)add(f, it, f->host[it->host], 0, false); /* cannot fail */
+  }
+}
+
+/* spilled: whether items wait on disk. */
+static bool spilled(const frontier_t *f)
+{
+  return f->spill != NULL && diskq_count(f->spill) > 0;
+}
+
+/* slot_take: give IT a slot if it has none. Caller holds lock. */
+static void slot_take(frontier_t *f, fitem_t *it)
+{
+  if (!(it->flags & FITEM_SLOT)) {
+    it->flags |= FITEM_SLOT;
+    f->slots++;
+  }
+}
+
+static bool full(const frontier_t *f)
+{
+  return f->cfg.capacity && f->slots >= f->cfg.capacity;
+}
+
 int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey)
 {
   pthread_mutex_lock(&f->lock);
-  while (!f->closed && f->cfg.capacity && f->count >= f->cfg.capacity) {
+  while (!f->closed && full(f)) {
     f->push_waiters++;
     pthread_cond_signal(&f->work); /* a pop may now pass the horizon */
     pthread_cond_wait(&f->notfull, &f->lock);
     f->push_waiters--;
   }
-  int rc = f->closed ? -1 : add(f, it, hostkey, 0);
+  int rc = -1;
+  struct host *h = NULL;
+  if (!f->closed && (h = host_get(f, hostkey, frontier_now())) == NULL)
+    rc = -2;
+  if (h != NULL) {
+    /* In memory if it fits and nothing older waits on disk; else on disk.
+     * Without a spill file, in memory (charged) whatever the budget. */
+    bool spill = f->spill != NULL && diskq_count(f->spill) > 0;
+    bool charged = false;
+    if (f->spill != NULL && !spill) {
+      charged = budget_take(f->cfg.budget, item_cost(it));
+      spill = !charged;
+    }
+    if (spill) {
+      rc = spill_write(f, it, h); /* frees IT on success */
+    } else {
+      rc = add(f, it, h, 0, charged);
+      if (rc == 0)
+        it->flags |= FITEM_SLOT;
+      else if (charged)
+        budget_give(f->cfg.budget, item_cost(it));
+    }
+    if (rc == 0)
+      f->slots++;
+  }
   pthread_mutex_unlock(&f->lock);
   return rc;
 }
@@ -381,9 +533,37 @@ int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
                      double not_before)
 {
   pthread_mutex_lock(&f->lock);
-  int rc = f->closed ? -1 : add(f, it, hostkey, not_before);
+  int rc = -1;
+  if (!f->closed) {
+    struct host *h = host_get(f, hostkey, frontier_now());
+    if (h == NULL)
+      rc = -2;
+    else if (!(it->flags & FITEM_SLOT) && full(f))
+      rc = -4;
+    else if ((rc = add(f, it, h, not_before, false)) == 0)
+      slot_take(f, it);
+  }
   pthread_mutex_unlock(&f->lock);
   return rc;
+}
+
+void frontier_done(frontier_t *f, fitem_t *it)
+{
+  if (!(it->flags & FITEM_SLOT))
+    return;
+  pthread_mutex_lock(&f->lock);
+  it->flags &= ~FITEM_SLOT;
+  f->slots--;
+  pthread_cond_signal(&f->notfull);
+  pthread_mutex_unlock(&f->lock);
+}
+
+int frontier_error(frontier_t *f)
+{
+  pthread_mutex_lock(&f->lock);
+  int e = f->error;
+  pthread_mutex_unlock(&f->lock);
+  return e;
 }
 
 /* release_delayed: move delayed items that are due into their hosts. */
@@ -417,13 +597,14 @@ static fitem_t *take(frontier_t *f, struct host *h, double now)
     it->next = NULL;
     it->flags &= ~FITEM_QUEUED;
     f->count--;
-    pthread_cond_signal(&f->notfull);
+    budget_give(f->cfg.budget, item_cost(it));
   } else {
     it = h->shead;
     spec_unlink(h, it);
     it->flags &= ~FITEM_QUEUED;
     f->nspec--;
     f->spec_out++;
+    budget_give(f->cfg.budget, item_cost(it));
   }
   it->host = h->id;
   if (host_rate(f, h) > 0) {
@@ -450,11 +631,28 @@ fitem_t *frontier_pop(frontier_t *f)
   pthread_mutex_lock(&f->lock);
   while (!f->closed) {
     double now = frontier_now();
+    if (f->spill != NULL && diskq_count(f->spill) > 0)
+      spill_load(f, false);
     release_delayed(f, now);
     struct host *h;
     while ((h = heap_top(f->waiting)) != NULL && h->due <= now)
       host_schedule(f, h, now);
-    if ((h = heap_top(f->ready)) != NULL && may_take(f, h)) {
+    h = heap_top(f->ready);
+    if (h == NULL && heap_count(f->waiting) == 0 &&
+        heap_count(f->delayed) == 0 && spilled(f)) {
+      /* All that is left waits on disk: take it back whatever the
+       * budget says, or nothing would ever be handed out again. */
+      spill_load(f, true);
+      continue;
+    }
+    if (h != NULL && !may_take(f, h) && spilled(f) &&
+        !(first_item(h)->flags & FITEM_SPEC) &&
+        first_item(h)->seq >= f->horizon) {
+      /* The horizon holds memory back, and older items wait on disk. */
+      spill_load(f, true);
+      continue;
+    }
+    if (h != NULL && may_take(f, h)) {
       it = take(f, h, now);
       if (it != NULL)
         break;
@@ -481,7 +679,7 @@ fitem_t *frontier_pop(frontier_t *f)
   /* Pass the baton: if work is left, a sleeping worker must see it.
    * (Work beyond the horizon is left for frontier_set_horizon to wake.) */
   if (it != NULL && (heap_count(f->ready) || heap_count(f->waiting) ||
-                     heap_count(f->delayed)))
+                     heap_count(f->delayed) || spilled(f)))
     pthread_cond_signal(&f->work);
   pthread_mutex_unlock(&f->lock);
   return it;
@@ -517,6 +715,7 @@ static void unqueue(frontier_t *f, fitem_t *it)
   }
   it->flags &= ~(FITEM_QUEUED | FITEM_DELAYED);
   f->nspec--;
+  budget_give(f->cfg.budget, item_cost(it));
 }
 
 static bool queued_spec(const fitem_t *it)
@@ -529,8 +728,14 @@ bool frontier_withdraw(frontier_t *f, fitem_t *it)
 {
   pthread_mutex_lock(&f->lock);
   bool queued = queued_spec(it);
-  if (queued)
+  if (queued) {
     unqueue(f, it);
+    if (it->flags & FITEM_SLOT) { /* the caller drops it */
+      it->flags &= ~FITEM_SLOT;
+      f->slots--;
+      pthread_cond_signal(&f->notfull);
+    }
+  }
   pthread_mutex_unlock(&f->lock);
   return queued;
 }
@@ -545,9 +750,9 @@ bool frontier_promote(frontier_t *f, fitem_t *it, uint64_t seq, int depth)
     it->depth = depth;
     it->spec = NULL;
     it->flags &= ~FITEM_SPEC;
-    /* Back in as an ordinary item. Cannot fail: its host exists and the
-     * delayed heap has the slot it just left. */
-    add(f, it, f->host[it->host]->key, it->not_before);
+    /* Back in as an ordinary item, in the slot it holds. Cannot fail:
+     * the delayed heap has the place it just left. */
+    add(f, it, f->host[it->host], it->not_before, false);
   }
   pthread_mutex_unlock(&f->lock);
   return queued;
@@ -664,6 +869,17 @@ size_t frontier_count(frontier_t *f)
   return n;
 }
 
+double frontier_bound(frontier_t *f, double now)
+{
+  pthread_mutex_lock(&f->lock);
+  double sum = 0;
+  if (f->cfg.rate > 0)
+    for (size_t i = 0; i < f->nhosts; i++)
+      sum += f->cfg.burst + f->cfg.rate * (now - f->host[i]->born);
+  pthread_mutex_unlock(&f->lock);
+  return sum;
+}
+
 size_t frontier_hosts(frontier_t *f)
 {
   pthread_mutex_lock(&f->lock);
@@ -690,7 +906,8 @@ static int by_seq(const void *a, const void *b)
 fitem_t *frontier_take_all(frontier_t *f)
 {
   pthread_mutex_lock(&f->lock);
-  size_t n = f->count + f->nspec, k = 0;
+  size_t nspilled = f->spill ? diskq_count(f->spill) : 0;
+  size_t n = f->count - nspilled + f->nspec, k = 0;
   fitem_t **v = malloc((n ? n : 1) * sizeof(*v));
   fitem_t *list = NULL;
   if (v != NULL) {
@@ -712,11 +929,17 @@ fitem_t *frontier_take_all(frontier_t *f)
     heap_clear(f->delayed);
     qsort(v, k, sizeof(*v), by_seq);
     for (size_t i = k; i-- > 0;) {
-      v[i]->flags &= ~(FITEM_QUEUED | FITEM_DELAYED);
+      budget_give(f->cfg.budget, item_cost(v[i]));
+      if (v[i]->flags & FITEM_SLOT)
+        f->slots--;
+      v[i]->flags &= ~(FITEM_QUEUED | FITEM_DELAYED | FITEM_SLOT);
       v[i]->prev = NULL;
       v[i]->next = list;
       list = v[i];
     }
+    f->slots -= nspilled; /* discarded: they carry no data */
+    if (f->spill != NULL)
+      diskq_clear(f->spill);
     f->count = f->nspec = 0;
     free(v);
   }
@@ -750,6 +973,7 @@ void frontier_delete(frontier_t *f)
   heap_delete(f->waiting);
   free(f->host);
   fptable_delete(f->map);
+  diskq_delete(f->spill);
   pthread_cond_destroy(&f->work);
   pthread_cond_destroy(&f->notfull);
   pthread_mutex_destroy(&f->lock);

@@ -26,8 +26,22 @@
  * when no ordinary item may be: when the first item of the host due
  * soonest in seq order is speculative, and fewer than SPEC_OUT of them are
  * out (handed out and not yet frontier_spec_return'ed). They take tokens
- * like any item, do not count towards capacity, and frontier_promote turns
- * a queued one into an ordinary item in place.
+ * like any item, and frontier_promote turns a queued one into an ordinary
+ * item in place.
+ *
+ * Capacity: every item but a gate holds a slot from the moment it enters
+ * (push, or a speculative item's requeue) until frontier_done: queued,
+ * delayed, kept on disk, or out with a download worker, so that a retry
+ * or a redirect (a requeue of an item that still holds its slot) never
+ * has to wait, and CAPACITY bounds every URL the frontier answers for.
+ * A push waits for a free slot; a speculative item finds none, and is
+ * refused.
+ *
+ * Memory: with a BUDGET (budget.h), every item held in memory is charged
+ * to it. A push that does not fit goes to SPILL_PATH instead, a file of
+ * URLs in push order, and so does every push after it until the file is
+ * drained: items come back from it, oldest first, while the budget is
+ * below half full, or when nothing else could be handed out.
  *
  * Thread-safety: every function may be called from any thread; the
  * frontier locks itself and calls no callbacks. */
@@ -41,10 +55,11 @@
 /* Item flags. GATE and SPEC are the owner's; QUEUED and DELAYED are the
  * frontier's own (set while it holds the item). */
 enum {
-  FITEM_GATE = 1u,   /* a gate item (see Gates above) */
-  FITEM_SPEC = 2u,   /* speculative (see Speculative items below) */
-  FITEM_QUEUED = 4u, /* in the frontier now */
-  FITEM_DELAYED = 8u /* in the frontier, waiting for its not_before */
+  FITEM_GATE = 1u,    /* a gate item (see Gates above) */
+  FITEM_SPEC = 2u,    /* speculative (see Speculative items below) */
+  FITEM_QUEUED = 4u,  /* in the frontier now */
+  FITEM_DELAYED = 8u, /* in the frontier, waiting for its not_before */
+  FITEM_SLOT = 16u    /* holds a slot of the capacity (frontier_done) */
 };
 
 /* Speculative items have seqs from here up, so every one sorts after every
@@ -80,14 +95,19 @@ void fitem_delete(fitem_t *it);
 
 typedef struct frontier frontier_t;
 
+typedef struct budget budget_t;
+
 typedef struct frontier_config {
-  size_t capacity; /* pushes block while this many items are queued; 0 =
-                      unbounded */
-  double rate;     /* tokens per second per host; 0 = no limit */
-  double burst;    /* bucket capacity (>= 1) */
-  bool gate;       /* hand out a gate item first for every host */
-  size_t spec_out; /* speculative items out at once, at most; 0 = no
-                      limit */
+  size_t capacity;        /* slots (see Capacity above); 0 = unbounded */
+  double rate;            /* tokens per second per host; 0 = no limit */
+  double burst;           /* bucket capacity (>= 1) */
+  bool gate;              /* hand out a gate item first for every host */
+  size_t spec_out;        /* speculative items out at once, at most; 0 = no
+                             limit */
+  budget_t *budget;       /* charge queued items here; NULL = none */
+  const char *spill_path; /* where pushes over the budget wait (copied;
+                             created when needed, removed by
+                             frontier_delete); NULL = never spill */
 } frontier_config_t;
 
 /* frontier_new: an empty, open frontier. CFG is copied.
@@ -95,16 +115,22 @@ typedef struct frontier_config {
  * the monotonic clock cannot be used for condition variables. */
 frontier_t *frontier_new(const frontier_config_t *cfg);
 
-/* frontier_push: queue IT (adopted on success) at the tail of HOSTKEY's
- * queue (HOSTKEY borrowed). Blocks while the frontier is at capacity.
- * Returns: 0 on success; -1 if the frontier is closed and -2 if out of
- * memory, and then IT stays the caller's. */
+/* frontier_push: queue IT (adopted on success; it may be freed and come
+ * back from disk as a new item with the same url, seq and depth, so its
+ * data must be NULL) at the tail of HOSTKEY's queue (HOSTKEY borrowed).
+ * Blocks while every slot is taken.
+ * Returns: 0 on success; -1 if the frontier is closed, -2 if out of
+ * memory, -3 if the spill file could not be written (errno), and then IT
+ * stays the caller's. */
 int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey);
 
 /* frontier_requeue: put IT back (adopted on success), into HOSTKEY's queue
  * in sequence order, not to be handed out before monotonic time NOT_BEFORE
- * (0: at once). Never blocks: capacity does not apply, so a download worker
- * can always retry or follow a redirect. Returns as frontier_push. */
+ * (0: at once). Never blocks: an item popped before still holds its slot;
+ * a new (speculative) item takes a free one. Never spills.
+ * Returns: 0 on success; -1 if the frontier is closed, -2 if out of
+ * memory, -4 if IT holds no slot and none is free; then IT stays the
+ * caller's. */
 int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
                      double not_before);
 
@@ -120,6 +146,15 @@ bool frontier_withdraw(frontier_t *f, fitem_t *it);
  * so; false if IT was handed out already (nothing changed). As
  * frontier_withdraw, the caller must know IT is alive. */
 bool frontier_promote(frontier_t *f, fitem_t *it, uint64_t seq, int depth);
+
+/* frontier_done: IT, popped before, is no longer the frontier's to count
+ * (it goes on to be parsed, or is dropped): its slot is free. Items
+ * requeued keep theirs. Any item is fine (a gate holds none). */
+void frontier_done(frontier_t *f, fitem_t *it);
+
+/* frontier_error: the errno of a spill that could not be read back (the
+ * frontier closed itself: its queue is lost), or 0. */
+int frontier_error(frontier_t *f);
 
 /* frontier_spec_return: one speculative item handed out is back with its
  * owner for good (kept, dropped, or promoted by the owner), so another may
@@ -168,9 +203,14 @@ bool frontier_host_take(frontier_t *f, const char *hostkey, double *when);
  * the horizon cannot block the commit that would raise it. */
 void frontier_set_horizon(frontier_t *f, uint64_t horizon);
 
-/* frontier_count: ordinary items queued or delayed now (gate and
+/* frontier_count: ordinary items queued, delayed or on disk now (gate and
  * speculative items not counted). */
 size_t frontier_count(frontier_t *f);
+
+/* frontier_bound: the most requests a polite crawl could have made by
+ * monotonic time NOW: BURST + RATE * (NOW - discovered) summed over every
+ * host, each counted from when it was first named (0 without a rate). */
+double frontier_bound(frontier_t *f, double now);
 
 /* frontier_hosts: hosts known so far. */
 size_t frontier_hosts(frontier_t *f);
@@ -179,9 +219,10 @@ size_t frontier_hosts(frontier_t *f);
  * pushes fail. Items still queued stay there (frontier_take_all). */
 void frontier_close(frontier_t *f);
 
-/* frontier_take_all: remove every queued item (sorted by seq, so
- * speculative ones last) and return
- * them as a list linked by ->next, owned by the caller. */
+/* frontier_take_all: remove every queued item held in memory (sorted by
+ * seq, so speculative ones last) and return them as a list linked by
+ * ->next, owned by the caller; items on disk are discarded (they carry no
+ * data). */
 fitem_t *frontier_take_all(frontier_t *f);
 
 /* frontier_delete: free F, its hosts and any queued items (not their data).

@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "budget.h"
 #include "crawl.h"
 #include "engine.h"
 #include "testhelp.h"
@@ -30,6 +32,9 @@ struct graph {
   atomic_bool spec_fetched[N]; /* page i was fetched speculatively */
   int order[N], depth[N], ncommitted;
   int stop_after; /* engine_stop after this many commits; 0 never */
+  int refuse;     /* this page's commit adds no links (as a page over a
+                     limit); -1 none */
+  int records[N]; /* engine_speculating() at page i's commit; -1 none */
 };
 
 static int page_no(const char *url)
@@ -92,7 +97,8 @@ static void g_commit(void *ctx, engine_t *e, fitem_t *it)
     name(u, g->claimed);
     engine_mark_seen(e, u);
   }
-  if (it->depth >= g->max_depth)
+  g->records[i] = (int)engine_speculating(e);
+  if (it->depth >= g->max_depth || i == g->refuse)
     return;
   for (int k = 0; k < FANOUT && g->links[i][k] >= 0; k++) {
     char u[16], h[16];
@@ -116,7 +122,9 @@ static struct graph *graph_new(void)
     for (int k = 0; k < FANOUT; k++)
       g->links[i][k] = -1;
   g->max_depth = MAX_DEPTH;
-  g->slow = g->claim_by = g->claimed = -1;
+  g->slow = g->claim_by = g->claimed = g->refuse = -1;
+  for (int i = 0; i < N; i++)
+    g->records[i] = -1;
   return g;
 }
 
@@ -144,7 +152,7 @@ static int bfs(const struct graph *g, int *order, int *depth)
     int i = order[q];
     if (i == g->claim_by && g->claimed >= 0)
       seen[g->claimed] = 1;
-    if (depth[q] >= g->max_depth)
+    if (depth[q] >= g->max_depth || i == g->refuse)
       continue;
     for (int k = 0; k < FANOUT && g->links[i][k] >= 0; k++) {
       int j = g->links[i][k];
@@ -156,6 +164,22 @@ static int bfs(const struct graph *g, int *order, int *depth)
     }
   }
   return n;
+}
+
+/* run_with: run G's crawl with CFG's workers, speculation and budget. */
+static int run_with(struct graph *g, engine_config_t cfg)
+{
+  cfg.ordered = true;
+  cfg.fetched_limit = 8;
+  cfg.window = 64;
+  cfg.hooks = &hooks;
+  cfg.ctx = g;
+  engine_t *e = engine_new(&cfg);
+  CHECK(e != NULL);
+  CHECK_INT(engine_add(e, "p0", 0, "h0"), 1);
+  int rc = engine_run(e);
+  engine_delete(e);
+  return rc;
 }
 
 static int run(struct graph *g, int dl, int parse, size_t speculate, size_t out)
@@ -179,7 +203,9 @@ static int run(struct graph *g, int dl, int parse, size_t speculate, size_t out)
   return rc;
 }
 
-static void check_bfs(struct graph *g)
+/* check_order: G's commits are the plain crawl's; and, unless WASTE,
+ * every page was fetched once and no speculative fetch was wasted. */
+static void check_order(struct graph *g, bool waste)
 {
   static int order[N], depth[N];
   int n = bfs(g, order, depth);
@@ -193,7 +219,13 @@ static void check_bfs(struct graph *g)
   }
   CHECK_INT(bad, 0);
   CHECK_INT(twice, 0);
-  CHECK_INT(total, n); /* no speculative fetch was wasted */
+  if (!waste)
+    CHECK_INT(total, n); /* no speculative fetch was wasted */
+}
+
+static void check_bfs(struct graph *g)
+{
+  check_order(g, false);
 }
 
 static void test_bfs_order_with_speculation(void)
@@ -264,6 +296,61 @@ static void test_claimed_speculation_is_dropped(void)
   free(g);
 }
 
+static void test_speculation_past_its_depth_is_dropped(void)
+{
+  /* p0 -> p1 (slow), p2, p3; p2's commit is refused (as a page over
+   * --max-pages-per-host), so p6 and p7, speculated from p2's parse while
+   * p1 holds the commit, are never added. Once the commit reaches depth
+   * 2 (p4, from p1), no add at depth 2 is left: their records go, so a
+   * limit cannot fill speculation up for the rest of the crawl. */
+  struct graph *g = graph_new();
+  g->max_depth = 2;
+  g->links[0][0] = 1;
+  g->links[0][1] = 2;
+  g->links[0][2] = 3;
+  g->links[1][0] = 4;
+  g->links[2][0] = 6;
+  g->links[2][1] = 7;
+  g->slow = 1;
+  g->refuse = 2;
+  CHECK_INT(run(g, 4, 2, 16, 0), 0);
+  check_order(g, true); /* p6 and p7 were fetched for nothing */
+  CHECK(atomic_load(&g->spec_fetched[6]));
+  CHECK(g->records[2] >= 1);   /* p6, p7 alive at p2's commit */
+  CHECK_INT(g->records[4], 0); /* and gone at depth 2's first commit */
+  free(g->links);
+  free(g);
+}
+
+static void test_small_budget_stays_exact(void)
+{
+  /* A budget far too small for the frontier: pushes spill to a file and
+   * come back in order; speculation is refused; the commit is the plain
+   * breadth-first one all the same, and the file is gone at the end. */
+  char dir[] = "/tmp/engine_test_XXXXXX", path[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof(path), "%s/spill", dir);
+  budget_t b;
+  budget_init(&b, 2048);
+  struct graph *g = graph_new();
+  random_links(g);
+  g->jitter = true;
+  engine_config_t cfg = { .download_workers = 8,
+                          .parse_workers = 2,
+                          .speculate = SIZE_MAX,
+                          .budget = &b,
+                          .spill_path = path };
+  CHECK_INT(run_with(g, cfg), 0);
+  check_bfs(g);
+  CHECK(atomic_load(&b.spilled) > 0);
+  CHECK_INT((int)atomic_load(&b.held), 0);
+  CHECK_INT((int)atomic_load(&b.on_disk), 0);
+  CHECK(access(path, F_OK) != 0); /* removed */
+  rmdir(dir);
+  free(g->links);
+  free(g);
+}
+
 static void test_stop_leaves_nothing_behind(void)
 {
   /* Stopping mid-crawl with speculative items queued, in flight and
@@ -283,6 +370,8 @@ int main(void)
   RUN(test_bfs_order_with_speculation);
   RUN(test_speculation_fills_a_wait);
   RUN(test_claimed_speculation_is_dropped);
+  RUN(test_speculation_past_its_depth_is_dropped);
+  RUN(test_small_budget_stays_exact);
   RUN(test_stop_leaves_nothing_behind);
   return TEST_EXIT();
 }

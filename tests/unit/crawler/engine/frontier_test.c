@@ -2,16 +2,19 @@
  * horizon, without HTTP. Timing checks use generous bounds. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "budget.h"
 #include "frontier.h"
 #include "testhelp.h"
 
 static frontier_t *make(double rate, double burst, bool gate)
 {
-  frontier_config_t cfg = { 0, rate, burst, gate, 0 };
+  frontier_config_t cfg = { .rate = rate, .burst = burst, .gate = gate };
   return frontier_new(&cfg);
 }
 
@@ -170,7 +173,7 @@ static void test_speculative_items_bounded_out(void)
 {
   /* spec_out 1: a second speculative item waits until the first is
    * returned, while ordinary items still flow. */
-  frontier_config_t cfg = { 0, 0, 1, false, 1 };
+  frontier_config_t cfg = { .burst = 1, .spec_out = 1 };
   frontier_t *f = frontier_new(&cfg);
   spec_item(f, "s0", 0, "A");
   spec_item(f, "s1", 1, "A");
@@ -234,7 +237,7 @@ static void test_full_frontier_passes_the_horizon(void)
 {
   /* Capacity 2, both items beyond the horizon: a push waiting for room
    * must not wait forever for a commit that waits for it. */
-  frontier_config_t cfg = { 2, 0, 1, false, 0 };
+  frontier_config_t cfg = { .capacity = 2, .burst = 1 };
   frontier_t *f = frontier_new(&cfg);
   push(f, "x5", 5, "A");
   push(f, "x6", 6, "A");
@@ -243,10 +246,85 @@ static void test_full_frontier_passes_the_horizon(void)
   pthread_create(&t, NULL, push_seq9, f);
   fitem_t *it = frontier_pop(f); /* woken by the waiting push */
   CHECK(it != NULL && it->seq == 5);
+  frontier_done(f, it); /* its slot is free now: the push goes in */
   fitem_delete(it);
   pthread_join(t, NULL);
   CHECK_INT(frontier_count(f), 2);
   frontier_delete(f);
+}
+
+static void test_capacity_counts_everything(void)
+{
+  /* Capacity 3: a speculative item takes a slot; an item popped keeps
+   * its slot until frontier_done, so its retry needs no room; a new
+   * speculative item finds none (-4) and a push would wait. */
+  frontier_config_t cfg = { .capacity = 3, .burst = 1 };
+  frontier_t *f = frontier_new(&cfg);
+  push(f, "a1", 1, "A");
+  push(f, "a2", 2, "A");
+  spec_item(f, "s0", 0, "B");
+  fitem_t *extra = fitem_new("s1", 1);
+  extra->seq = FITEM_SPEC_SEQ + 1;
+  extra->flags = FITEM_SPEC;
+  CHECK_INT(frontier_requeue(f, extra, "B", 0), -4); /* no slot */
+  fitem_t *it = frontier_pop(f);
+  CHECK_STR(it->url, "a1");
+  CHECK_INT(frontier_requeue(f, extra, "B", 0), -4); /* a1 holds its slot */
+  CHECK_INT(frontier_requeue(f, it, "A", 0), 0);     /* a retry: no wait */
+  it = frontier_pop(f);
+  CHECK_STR(it->url, "a1");
+  frontier_done(f, it); /* parsed: its slot is free */
+  fitem_delete(it);
+  CHECK_INT(frontier_requeue(f, extra, "B", 0), 0);
+  fitem_t *left = frontier_take_all(f);
+  int n = 0;
+  while (left) {
+    fitem_t *next = left->next;
+    fitem_delete(left);
+    left = next;
+    n++;
+  }
+  CHECK_INT(n, 3); /* a2, s0, s1 */
+  frontier_delete(f);
+}
+
+static void test_spill_keeps_order_within_budget(void)
+{
+  /* A budget with room for a few items: the rest of 20,000 pushes (more
+   * than the write buffer holds) wait in the spill file and come back in push
+   * order; memory held stays within the budget (plus the batch a pop brings
+   * back); the file goes at the end. */
+  char dir[] = "/tmp/frontier_test_XXXXXX", path[64];
+  CHECK(mkdtemp(dir) != NULL);
+  snprintf(path, sizeof(path), "%s/spill", dir);
+  budget_t b;
+  budget_init(&b, 4096);
+  frontier_config_t cfg = { .burst = 1, .budget = &b, .spill_path = path };
+  frontier_t *f = frontier_new(&cfg);
+  char url[32];
+  for (int i = 0; i < 20000; i++) {
+    snprintf(url, sizeof(url), "u%d", i);
+    push(f, url, (uint64_t)i, i % 2 ? "A" : "B");
+  }
+  CHECK(atomic_load(&b.held) <= 4096);
+  CHECK(atomic_load(&b.spilled) > 0);
+  CHECK_INT((int)frontier_count(f), 20000);
+  int bad = 0;
+  for (int i = 0; i < 20000; i++) {
+    fitem_t *it = frontier_pop(f);
+    snprintf(url, sizeof(url), "u%d", i);
+    bad += it == NULL || strcmp(it->url, url) != 0 || it->seq != (uint64_t)i;
+    if (it != NULL) {
+      frontier_done(f, it);
+      fitem_delete(it);
+    }
+  }
+  CHECK_INT(bad, 0);
+  CHECK_INT((int)atomic_load(&b.held), 0);
+  CHECK_INT((int)atomic_load(&b.on_disk), 0);
+  frontier_delete(f);
+  CHECK(access(path, F_OK) != 0);
+  rmdir(dir);
 }
 
 int main(void)
@@ -260,5 +338,7 @@ int main(void)
   RUN(test_speculative_items_bounded_out);
   RUN(test_promote_and_withdraw);
   RUN(test_full_frontier_passes_the_horizon);
+  RUN(test_capacity_counts_everything);
+  RUN(test_spill_keeps_order_within_budget);
   return TEST_EXIT();
 }

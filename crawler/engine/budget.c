@@ -1,0 +1,69 @@
+/* budget.c: see budget.h. */
+#include "budget.h"
+
+void budget_init(budget_t *b, size_t limit)
+{
+  b->limit = limit;
+  atomic_init(&b->held, 0);
+  atomic_init(&b->peak, 0);
+  atomic_init(&b->spilled, 0);
+  atomic_init(&b->on_disk, 0);
+  atomic_init(&b->peak_disk, 0);
+}
+
+/* raise_peak: make *PEAK at least V. */
+static void raise_peak(atomic_size_t *peak, size_t v)
+{
+  size_t p = atomic_load(peak);
+  while (v > p && !atomic_compare_exchange_weak(peak, &p, v))
+    ;
+}
+
+bool budget_take(budget_t *b, size_t n)
+{
+  if (b == NULL)
+    return true;
+  size_t h = atomic_load(&b->held);
+  do {
+    if (b->limit && (n > b->limit || h > b->limit - n))
+      return false;
+  } while (!atomic_compare_exchange_weak(&b->held, &h, h + n));
+  raise_peak(&b->peak, h + n);
+  return true;
+}
+
+void budget_force(budget_t *b, size_t n)
+{
+  if (b == NULL)
+    return;
+  raise_peak(&b->peak, atomic_fetch_add(&b->held, n) + n);
+}
+
+void budget_give(budget_t *b, size_t n)
+{
+  if (b != NULL)
+    atomic_fetch_sub(&b->held, n);
+}
+
+bool budget_full(budget_t *b, double fraction)
+{
+  return b != NULL && b->limit &&
+         (double)atomic_load(&b->held) >= fraction * (double)b->limit;
+}
+
+void budget_spill(budget_t *b, long long n)
+{
+  if (b == NULL)
+    return;
+  atomic_fetch_add(&b->spilled, n);
+  long long d = atomic_fetch_add(&b->on_disk, n) + n;
+  long long p = atomic_load(&b->peak_disk);
+  while (d > p && !atomic_compare_exchange_weak(&b->peak_disk, &p, d))
+    ;
+}
+
+void budget_unspill(budget_t *b, long long n)
+{
+  if (b != NULL)
+    atomic_fetch_sub(&b->on_disk, n);
+}
