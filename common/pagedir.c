@@ -188,6 +188,14 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
   return path;
 }
 
+char *pagedir_tmp_path(const char *dir, const char *what,
+                       unsigned long long key)
+{
+  char name[80];
+  snprintf(name, sizeof(name), TMP_PREFIX "%.32s-%llu", what, key);
+  return path_join(dir, name);
+}
+
 int pagedir_remove_tmp(const char *dir)
 {
   DIR *d = opendir(dir);
@@ -289,9 +297,16 @@ int pagedir_load(const char *dir, int id, pagedir_page_t *page)
   char *path = page_path(dir, id);
   if (path == NULL)
     return -1;
+  int rc = pagedir_load_file(path, page);
+  free(path);
+  return rc;
+}
+
+int pagedir_load_file(const char *path, pagedir_page_t *page)
+{
+  memset(page, 0, sizeof(*page));
   size_t len;
   char *buf = read_all(path, &len);
-  free(path);
   if (buf == NULL)
     return -1;
   char *nl1 = memchr(buf, '\n', len);

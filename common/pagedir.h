@@ -118,6 +118,13 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
                         const char *url, int depth, const char *body,
                         size_t len, unsigned flags);
 
+/* pagedir_tmp_path: DIR's path for a temporary file of the crawl's own
+ * (say, what waits on disk for lack of memory), named after WHAT (a word)
+ * and KEY, which pagedir_remove_tmp removes with the temporary pages.
+ * Returns: owned by caller (free()), or NULL if out of memory. */
+char *pagedir_tmp_path(const char *dir, const char *what,
+                       unsigned long long key);
+
 /* pagedir_remove_tmp: remove every temporary page (DIR/.tmp-*) an
  * interrupted crawl left. Call with the lock held. Returns 0 or -1. */
 int pagedir_remove_tmp(const char *dir);
@@ -181,6 +188,10 @@ typedef struct pagedir_page {
  * holding a control byte, line 2 not a decimal depth). Free with
  * pagedir_page_free. */
 int pagedir_load(const char *dir, int id, pagedir_page_t *page);
+
+/* pagedir_load_file: as pagedir_load, for the page file at PATH (for
+ * example, one from pagedir_write_tmp). */
+int pagedir_load_file(const char *path, pagedir_page_t *page);
 
 /* pagedir_load_url: only line 1 (the URL) of page ID, plain or gzip.
  * Returns: owned by caller (free()), or NULL as pagedir_load fails. */

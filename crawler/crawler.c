@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -39,6 +40,11 @@ enum {
 };
 
 #define MAX_DEPTH 1000
+/* --max-memory: 512 MiB. A crawl of a million pages holds about half of
+ * it (queued URLs, link lists, pages fetched ahead) and spills nothing; a
+ * hostile site cannot make it hold more; any laptop has it to spare
+ * (DESIGN.md, "The memory budget"). */
+#define DEFAULT_MAX_MEMORY ((size_t)512 * 1024 * 1024)
 #define DEFAULT_UA                                                             \
   "tse-crawler/" CRAWL_VERSION                                                 \
   " (+https://example.invalid/change-me; set --user-agent)"
@@ -91,6 +97,11 @@ static void usage(void)
 "  --retries N           retries of timeouts, connection failures, 5xx and\n"
 "                        429, with exponential back-off (default 2)\n"
 "  --max-page-size BYTES larger pages are abandoned (default 10485760)\n"
+"  --max-memory BYTES    what waits for its turn (links found, URLs queued,\n"
+"                        pages fetched ahead) beyond BYTES waits on disk,\n"
+"                        in pageDirectory; 0 = no limit (default 536870912)\n",
+         MAX_DEPTH, DEFAULT_UA);
+  fputs(
 "  --ca-certificate FILE trust the certificate authorities in FILE (PEM),\n"
 "                        instead of the system's\n"
 "  --ca-directory DIR    trust those in DIR (named by hash: openssl\n"
@@ -122,7 +133,7 @@ static void usage(void)
 "4 bad maxDepth; 5 interrupted; 6 a page could not be written; 7 out of\n"
 "memory or threads; 8 the seed page was not saved (the last line on\n"
 "stderr says why: its HTTP status, the network or TLS error, robots.txt).\n",
-         MAX_DEPTH, DEFAULT_UA);
+         stdout);
 }
 /* clang-format on */
 
@@ -262,6 +273,7 @@ enum {
   O_TIMEOUT,
   O_RETRIES,
   O_MAXSIZE,
+  O_MAXMEM,
   O_FORMAT,
   O_LOG,
   O_QUIET,
@@ -295,6 +307,7 @@ static const struct option opts[] = {
   { "timeout", required_argument, NULL, O_TIMEOUT },
   { "retries", required_argument, NULL, O_RETRIES },
   { "max-page-size", required_argument, NULL, O_MAXSIZE },
+  { "max-memory", required_argument, NULL, O_MAXMEM },
   { "ca-certificate", required_argument, NULL, O_CAFILE },
   { "ca-directory", required_argument, NULL, O_CADIR },
   { "no-check-certificate", no_argument, NULL, O_NOCHECK },
@@ -392,6 +405,11 @@ static void parse_option(struct cmd *c, int opt, const char *name)
       refuse(EXIT_USAGE, "--max-page-size: '%s' is not a byte count", optarg);
     o->max_page_size = (size_t)dv;
     break;
+  case O_MAXMEM:
+    if (!parse_double(optarg, 0, 1e15, &dv) || dv != (double)(long)dv)
+      refuse(EXIT_USAGE, "--max-memory: '%s' is not a byte count", optarg);
+    o->max_memory = (size_t)dv;
+    break;
   case O_FORMAT:
     if (strcmp(optarg, "auto") == 0)
       o->format = FORMAT_AUTO;
@@ -467,6 +485,7 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
       .download_workers = 8, .parse_workers = 2, .queue_size = 0,
       .rate = 1, .burst = 1, .user_agent = DEFAULT_UA, .timeout = 30,
       .retries = 2, .max_page_size = 10 * 1024 * 1024,
+      .max_memory = DEFAULT_MAX_MEMORY,
       .format = FORMAT_AUTO, .logfp = stdout,
     },
     .lock = -1,
@@ -774,16 +793,21 @@ static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
   if (o->warc != NULL)
     fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog, st->warc_records,
             c->warc_path);
+  struct rusage ru;
+  long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+  fprintf(stderr,
+          "%s: memory: budget %zu bytes, peak %zu held; spilled %lld bytes "
+          "to disk (peak %lld at once); peak RSS %ld KiB\n",
+          prog, o->max_memory, st->mem_peak, st->spilled, st->spill_peak, rss);
   double rps = st->elapsed > 0 ? st->requests / st->elapsed : 0;
-  /* The most a polite crawl could do: B + R*t requests per host. */
-  double bound = st->elapsed > 0
-                 ? st->hosts * (o->burst + o->rate * st->elapsed) / st->elapsed
-                 : 0;
+  /* The most a polite crawl could do: B + R*t requests per host, each
+   * host counted from when it was found. */
+  double bound = st->elapsed > 0 ? st->bound / st->elapsed : 0;
   if (o->rate > 0 && bound > 0)
     fprintf(stderr,
             "%s: politeness: %ld requests to %ld hosts, %.1f/s; "
-            "the bound (%g + %g/s x t per host) allows %.1f/s: %.0f%% "
-            "of it\n",
+            "the bound (%g + %g/s x t per host, from when it was found) "
+            "allows %.1f/s: %.0f%% of it\n",
             prog, st->requests, st->hosts, rps, o->burst, o->rate, bound,
             100 * rps / bound);
   else

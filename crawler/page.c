@@ -1,10 +1,14 @@
 /* page.c: see page.h. No locks: a record has one user at a time. */
 #include "page.h"
 
+#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "pagecheck.h"
+#include "pagedir.h"
 #include "robots.h"
 
 struct page *page_of(fitem_t *it)
@@ -36,6 +40,130 @@ void page_sniff(struct page *p, int format, const char *agent)
   }
 }
 
+/* link_cost: what L costs the budget in memory. */
+static size_t link_cost(const struct link *l)
+{
+  return sizeof(*l) + strlen(l->url) + 1 + BUDGET_OVERHEAD +
+         (l->key ? strlen(l->key) + 1 + BUDGET_OVERHEAD : 0);
+}
+
+/* A link on disk: its class, its key's length, the key, the URL. */
+struct spilled {
+  uint8_t cls;
+  uint32_t keylen;
+};
+
+/* spill_link: append L to P's spill file (DIR, KEY: page_add_link).
+ * Returns 0 or -1 (errno). */
+static int spill_link(struct page *p, const struct link *l, const char *dir,
+                      unsigned long long key)
+{
+  if (p->spill == NULL) {
+    char *path = pagedir_tmp_path(dir, "links", key);
+    p->spill = path ? diskq_new(path, 16 * 1024, p->budget) : NULL;
+    free(path);
+    if (p->spill == NULL) {
+      errno = ENOMEM;
+      return -1;
+    }
+  }
+  struct spilled h = { (uint8_t)l->cls, l->key ? (uint32_t)strlen(l->key) : 0 };
+  size_t ul = strlen(l->url), n = sizeof(h) + h.keylen + ul;
+  char *rec = malloc(n);
+  if (rec == NULL)
+    return -1;
+  memcpy(rec, &h, sizeof(h));
+  if (h.keylen)
+    memcpy(rec + sizeof(h), l->key, h.keylen);
+  memcpy(rec + sizeof(h) + h.keylen, l->url, ul);
+  int rc = diskq_push(p->spill, rec, n);
+  free(rec);
+  if (rc == -2)
+    errno = ENOMEM;
+  return rc == 0 ? 0 : -1;
+}
+
+int page_add_link(struct page *p, struct link *l, budget_t *budget,
+                  const char *dir, unsigned long long key)
+{
+  p->budget = budget;
+  size_t cost = link_cost(l);
+  bool limited = budget != NULL && budget->limit > 0;
+  bool memory = p->spill == NULL && (!limited || budget_take(budget, cost));
+  int rc = 0;
+  if (memory) {
+    if (p->nlinks == p->cap) {
+      size_t cap = p->cap ? p->cap * 2 : 32;
+      struct link *v = realloc(p->links, cap * sizeof(*v));
+      if (v == NULL) {
+        budget_give(budget, cost);
+        errno = ENOMEM;
+        rc = -1;
+        goto out;
+      }
+      p->links = v;
+      p->cap = cap;
+    }
+    if (!limited)
+      budget_force(budget, cost); /* counted all the same */
+    p->held += cost;
+    p->links[p->nlinks++] = *l;
+    return 0;
+  }
+  rc = spill_link(p, l, dir, key);
+out:
+  free(l->url);
+  free(l->key);
+  return rc;
+}
+
+size_t page_links(const struct page *p)
+{
+  return p->nlinks + (p->spill ? diskq_count(p->spill) : 0);
+}
+
+int page_links_park(struct page *p)
+{
+  return p->spill ? diskq_park(p->spill) : 0;
+}
+
+int page_links_each(struct page *p, void (*fn)(void *arg, const struct link *l),
+                    void *arg)
+{
+  for (size_t i = 0; i < p->nlinks; i++)
+    fn(arg, &p->links[i]);
+  while (p->spill != NULL && diskq_count(p->spill) > 0) {
+    size_t n;
+    char *rec = diskq_pop(p->spill, &n);
+    struct spilled h;
+    if (rec == NULL || n < sizeof(h)) {
+      free(rec);
+      if (errno == 0)
+        errno = EIO;
+      return -1;
+    }
+    memcpy(&h, rec, sizeof(h));
+    if (n < sizeof(h) + h.keylen) {
+      free(rec);
+      errno = EIO;
+      return -1;
+    }
+    /* Key and URL in place: the key ends where the URL starts, so the
+     * key is copied out to have its NUL. */
+    char *key = NULL;
+    if (h.keylen && (key = strndup(rec + sizeof(h), h.keylen)) == NULL) {
+      free(rec);
+      errno = ENOMEM;
+      return -1;
+    }
+    struct link l = { rec + sizeof(h) + h.keylen, key, h.cls };
+    fn(arg, &l);
+    free(key);
+    free(rec);
+  }
+  return 0;
+}
+
 void page_free(struct page *p)
 {
   if (p == NULL)
@@ -49,6 +177,8 @@ void page_free(struct page *p)
     free(p->links[i].key);
   }
   free(p->links);
+  budget_give(p->budget, p->held);
+  diskq_delete(p->spill);
   free(p->base);
   if (p->tmp != NULL) {
     unlink(p->tmp); /* never published: leave nothing behind */

@@ -16,6 +16,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "budget.h"
+#include "diskq.h"
 #include "fetch.h"
 #include "frontier.h"
 
@@ -43,13 +45,42 @@ struct page {
   bool nomem;             /* parse: links lost to out of memory */
   bool sniffed;           /* parse: binary, text, X-Robots-Tag done */
   bool scanned;           /* parse: links extracted */
+  bool meta_checked;      /* parse: the robots metas were read */
   int stored_id;          /* resume: the ID it was saved under before */
-  struct link *links;     /* parse: links in page order */
+  struct link *links;     /* parse: links in page order, in memory */
   size_t nlinks, cap;
-  char *base;      /* parse: <base href>, resolved */
-  char *tmp;       /* parse: the page's temporary file */
-  int write_errno; /* parse: why tmp could not be written */
+  size_t held;      /* parse: bytes of links charged to budget */
+  budget_t *budget; /* parse: where they are charged */
+  diskq_t *spill;   /* parse: the links after links[], on disk
+                       (page_add_link); NULL if none */
+  char *base;       /* parse: <base href>, resolved */
+  char *tmp;        /* parse: the page's temporary file */
+  int tmp_depth;    /* parse: the depth written in it */
+  int write_errno;  /* parse: why tmp could not be written */
+  int spill_errno;  /* parse: why a link could not be spilled */
 };
+
+/* page_add_link: append L (its strings adopted) to P's links: in memory
+ * if BUDGET has room for it (or is NULL or unlimited), else, from then
+ * on, in a spill file in DIR named after KEY (pagedir_tmp_path), created
+ * when needed. Returns: 0; -1 with errno if out of memory or the file
+ * could not be written (L's strings are freed then). */
+int page_add_link(struct page *p, struct link *l, budget_t *budget,
+                  const char *dir, unsigned long long key);
+
+/* page_links: the number of P's links, in memory and on disk. */
+size_t page_links(const struct page *p);
+
+/* page_links_park: the scan is over: write what the spill buffers and
+ * close its file, so that a page waiting for its commit holds no
+ * descriptor. Returns 0 or -1 (errno). */
+int page_links_park(struct page *p);
+
+/* page_links_each: call FN(ARG, link) for each of P's links in page
+ * order (the link borrowed for the call), reading back those on disk.
+ * Returns: 0, or -1 with errno if the spill could not be read. */
+int page_links_each(struct page *p, void (*fn)(void *arg, const struct link *l),
+                    void *arg);
 
 /* page_of: the record of IT (it->data), made, zeroed, on first use.
  * Returns: borrowed (the item's; page_free when the item is released),
@@ -65,8 +96,9 @@ void page_robots(struct page *p, unsigned d);
  * A binary body is dropped at once: it is neither parsed nor saved. */
 void page_sniff(struct page *p, int format, const char *agent);
 
-/* page_free: free P and everything it owns; a temporary file it still
- * names was never published and is removed. NULL is fine. */
+/* page_free: free P and everything it owns, its budget charge and spill
+ * file included; a temporary file it still names was never published and
+ * is removed. NULL is fine. */
 void page_free(struct page *p);
 
 #endif /* CRAWLER_PAGE_H */

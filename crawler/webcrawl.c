@@ -21,7 +21,9 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "budget.h"
 #include "crawl.h"
 #include "engine.h"
 #include "fetch.h"
@@ -54,10 +56,12 @@ struct webcrawl {
   bool io_failed; /* commit only */
   bool oom;       /* commit only: a page lost links to OOM */
   double start, last_progress;
+  budget_t budget; /* --max-memory (budget.h) */
 };
 
 /* engine_run's status is returned as it is. */
 _Static_assert((int)WEBCRAWL_ESTOPPED == (int)ENGINE_ESTOPPED, "statuses");
+_Static_assert((int)WEBCRAWL_EIO == (int)ENGINE_EIO, "statuses");
 
 /* running: the engine of the crawl in progress, or NULL. Process-wide
  * because webcrawl_interrupt takes no handle: crawler.c's signal thread
@@ -303,19 +307,9 @@ static int on_link(void *arg, const char *href, int flags)
 {
   struct scan *s = arg;
   struct page *p = s->p;
-  if (p->nlinks == MAX_LINKS_PER_PAGE)
+  if (page_links(p) == MAX_LINKS_PER_PAGE)
     return 1;
-  if (p->nlinks == p->cap) {
-    size_t cap = p->cap ? p->cap * 2 : 32;
-    struct link *v = realloc(p->links, cap * sizeof(*v));
-    if (v == NULL) {
-      s->nomem = true;
-      return 1;
-    }
-    p->links = v;
-    p->cap = cap;
-  }
-  struct link *l = &p->links[p->nlinks];
+  struct link link, *l = &link;
   if (!s->base_ready) {
     /* Once per page (and again after a <base href>), not per link. */
     url_base_init(&s->base, p->base ? p->base : s->it->url);
@@ -344,7 +338,14 @@ static int on_link(void *arg, const char *href, int flags)
     s->nomem = true;
     return 1;
   }
-  p->nlinks++;
+  if (page_add_link(p, l, &s->w->budget, s->w->o->pagedir,
+                    (unsigned long long)s->it->seq) != 0) {
+    if (errno == ENOMEM)
+      s->nomem = true;
+    else
+      p->spill_errno = errno ? errno : EIO;
+    return 1;
+  }
   return 0;
 }
 
@@ -369,10 +370,49 @@ static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
       engine_speculate(e, p->links[i].url, it->depth + 1, p->links[i].key);
 }
 
+/* reload: the body of P, adopted at a depth its speculative parse did not
+ * write or scan, back from its temporary file (which goes). Returns false
+ * if it could not be read (P says why, as a failed write). */
+static bool reload(struct page *p)
+{
+  pagedir_page_t pg;
+  if (pagedir_load_file(p->tmp, &pg) != 0) {
+    p->write_errno = errno ? errno : EIO;
+    return false;
+  }
+  free(pg.url);
+  p->res.body = pg.body;
+  p->res.len = pg.len;
+  unlink(p->tmp);
+  free(p->tmp);
+  p->tmp = NULL;
+  return true;
+}
+
+/* write_tmp: write P's body to its temporary file at IT's depth and free
+ * the body. On failure the body stays (P says why). */
+static void write_tmp(struct webcrawl *w, fitem_t *it, struct page *p)
+{
+  fetch_result_t *r = &p->res;
+  p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
+                             it->url, it->depth, r->body, r->len,
+                             (w->o->compress ? PAGEDIR_GZIP : 0) |
+                               (w->o->fsync ? PAGEDIR_FSYNC : 0));
+  if (p->tmp == NULL) {
+    p->write_errno = errno ? errno : EIO;
+    return;
+  }
+  p->tmp_depth = it->depth;
+  free(r->body);
+  r->body = NULL;
+}
+
 /* wc_parse: runs twice for a page fetched speculatively (engine.h): first
- * at its provisional depth, only sniffing and scanning links; then, once
- * adopted, at its final depth, scanning only if the first run did not
- * (the final depth may be lower), and writing the temporary file. */
+ * at its provisional depth, sniffing, scanning links and writing the body
+ * to its temporary file, so that a page waiting for its adoption holds
+ * little memory; then, once adopted, at its final depth, which may be
+ * lower: the body comes back from the file if the links must be scanned
+ * or the file written at that depth. */
 static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
 {
   struct webcrawl *w = ctx;
@@ -380,6 +420,12 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   if (p == NULL || p->skipped || p->robots || p->res.outcome != FETCH_OK)
     return;
   fetch_result_t *r = &p->res;
+  bool spec = it->flags & FITEM_SPEC;
+  if (!spec && p->tmp != NULL &&
+      (p->tmp_depth != it->depth ||
+       (!p->scanned && it->depth < w->o->max_depth)) &&
+      !reload(p))
+    return;
   if (!p->sniffed)
     page_sniff(p, w->o->format, w->o->ignore_robots ? NULL : w->agent);
   if (p->binary)
@@ -402,21 +448,30 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
                            &sink);
     }
     p->nomem = s.nomem || rc == LINKS_ENOMEM;
+    if (page_links_park(p) != 0 && p->spill_errno == 0)
+      p->spill_errno = errno ? errno : EIO;
     speculate(w, e, it, p);
   }
-  if (it->flags & FITEM_SPEC)
-    return; /* the body waits for the page's adoption */
-  if (!p->scanned && !p->text && !w->o->ignore_robots)
+  if (!p->scanned && !p->text && !w->o->ignore_robots && !p->meta_checked) {
     page_robots(p, pagecheck_meta_robots(r, w->agent));
-  if (!p->noindex && p->stored_id == 0) {
-    p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
-                               it->url, it->depth, r->body, r->len,
-                               (w->o->compress ? PAGEDIR_GZIP : 0) |
-                                 (w->o->fsync ? PAGEDIR_FSYNC : 0));
-    if (p->tmp == NULL)
-      p->write_errno = errno ? errno : EIO;
+    p->meta_checked = true;
   }
-  /* The body is on disk now; free it before the page waits for commit. */
+  if (spec) {
+    /* The body waits for the page's adoption on disk, unless no later
+     * parse can need it (a resumed page is read from its saved file). */
+    if (p->stored_id == 0 && !(p->noindex && p->scanned))
+      write_tmp(w, it, p);
+    return;
+  }
+  if (p->noindex && p->tmp != NULL) {
+    unlink(p->tmp); /* written by the speculative parse; not saved */
+    free(p->tmp);
+    p->tmp = NULL;
+  }
+  if (!p->noindex && p->stored_id == 0 && p->tmp == NULL)
+    write_tmp(w, it, p);
+  /* The body is on disk now (or not saved); free it before the page waits
+   * for commit. */
   free(r->body);
   r->body = NULL;
 }
@@ -561,7 +616,27 @@ static void commit_link(struct webcrawl *w, engine_t *e, int d,
     log_event(w, d, "IgnDupl", l->url);
   } else if (rc == -2) {
     lost_to_oom(w, e, l->url);
+  } else if (rc == -3 && !w->io_failed) {
+    /* The frontier's spill: the crawl stops as on a full disk. */
+    w->st->write_errors++;
+    w->io_failed = true;
+    fprintf(stderr,
+            "crawler: cannot queue '%s' on disk in '%s' (--max-memory): "
+            "%s\n",
+            l->url, w->o->pagedir, strerror(errno));
   }
+}
+
+struct commit_links {
+  struct webcrawl *w;
+  engine_t *e;
+  int depth;
+};
+
+static void commit_each(void *arg, const struct link *l)
+{
+  struct commit_links *c = arg;
+  commit_link(c->w, c->e, c->depth, l);
 }
 
 /* seed_not_saved: if IT is the seed, the one item at depth 0, keep WHY
@@ -669,6 +744,11 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   }
   if (w->io_failed)
     return;
+  if (p->spill_errno) {
+    /* Its links did not all reach the disk: stop as on a full disk. */
+    io_fail(w, e, "spill the links of", (int)st->saved + 1, p->spill_errno);
+    return;
+  }
   if (p->noindex) {
     st->noindex++;
     seed_not_saved(w, it, "noindex");
@@ -693,8 +773,11 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     log_event(w, d, "IgnFollow", it->url);
   } else if (d < w->o->max_depth) {
     log_event(w, d, "Scanning", it->url);
-    for (size_t i = 0; i < p->nlinks; i++)
-      commit_link(w, e, d, &p->links[i]);
+    struct commit_links c = { w, e, d };
+    if (page_links_each(p, commit_each, &c) != 0) {
+      io_fail(w, e, "read back the links of", (int)st->saved, errno);
+      return;
+    }
   }
   progress(w, false);
 }
@@ -745,9 +828,15 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   /* robots.txt applies, and hosts are gated for it, unless ignored or
    * nothing is fetched from the hosts (replay). */
   bool robots = !o->ignore_robots && o->replay == NULL;
+  budget_init(&w.budget, o->max_memory);
+  /* The frontier's URLs beyond the budget wait here. */
+  char *spill = o->max_memory ? pagedir_tmp_path(o->pagedir, "queue", 0) : NULL;
   w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host, robots);
-  if (w.hosts == NULL)
+  if (w.hosts == NULL || (o->max_memory && spill == NULL)) {
+    hosts_delete(w.hosts);
+    free(spill);
     return CRAWL_ENOMEM;
+  }
   engine_config_t cfg = {
     .download_workers = o->download_workers,
     .parse_workers = o->parse_workers,
@@ -762,19 +851,22 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
      * the hosts' pace and need the whole frontier to find a due host. */
     .window = o->rate > 0 ? 0 : (size_t)(1024 + 64 * o->download_workers),
     /* Speculative fetches keep hosts busy while the commit waits (see
-     * engine.h). Queued ones cost a URL each. Fetched ones wait for their
-     * adoption with body and links, about 256 x 20 KB = 5 MB on typical
-     * pages; fewer left hosts idle on the polite benchmark
-     * (bench/RESULTS.md, "What moved": Speculation). */
-    .speculate = 4096,
-    .speculate_out = 256,
+     * engine.h), as many as the budget allows: a fetched one waits for
+     * its adoption with its body on disk and its links within the
+     * budget. A fixed count left hosts idle behind a big first host
+     * (DESIGN.md, "No head-of-line blocking"). */
+    .speculate = SIZE_MAX,
+    .speculate_out = 0,
     .rate = o->rate,
     .burst = o->burst,
+    .budget = &w.budget,
+    .spill_path = spill,
     .gate = robots,
     .hooks = &wc_hooks,
     .ctx = &w,
   };
   w.e = engine_new(&cfg);
+  free(spill); /* copied */
   if (w.e == NULL) {
     hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
@@ -797,6 +889,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   pthread_mutex_unlock(&running_lock);
   progress(&w, true);
   st->hosts = (long)frontier_hosts(engine_frontier(w.e));
+  st->bound = frontier_bound(engine_frontier(w.e), frontier_now());
   tally_sort(&st->failures);
   tally_sort(&st->unreachable);
   engine_delete(w.e);
@@ -807,6 +900,9 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   st->requests = atomic_load(&w.requests);
   hosts_delete(w.hosts);
   st->elapsed = frontier_now() - w.start;
+  st->mem_peak = atomic_load(&w.budget.peak);
+  st->spilled = atomic_load(&w.budget.spilled);
+  st->spill_peak = atomic_load(&w.budget.peak_disk);
   if (o->warc != NULL)
     st->warc_records = warc_records(o->warc);
   if (w.oom)

@@ -33,7 +33,10 @@ typedef struct webcrawl_opts {
   long timeout;            /* seconds per request */
   int retries;
   size_t max_page_size;
-  int format;                   /* FORMAT_* (pagecheck.h) */
+  size_t max_memory; /* what waits for the commit beyond this many bytes
+                        waits on disk, in PAGEDIR (DESIGN.md); 0 = no
+                        limit */
+  int format;        /* FORMAT_* (pagecheck.h) */
   const char *ca_file, *ca_dir; /* CAs trusted instead of the system's */
   bool insecure;                /* no TLS certificate check (fetch.h) */
   bool ignore_robots;           /* no robots.txt, meta robots, X-Robots-Tag */
@@ -65,6 +68,11 @@ typedef struct webcrawl_stats {
     ign_host_limit, binary, warc_records;
   long long bytes;
   double elapsed;
+  double bound;                  /* requests the politeness bound allowed
+                                    (frontier_bound); 0 without a rate */
+  size_t mem_peak;               /* the budget's peak (budget.h) */
+  long long spilled, spill_peak; /* bytes to disk in all, and at most on
+                                    disk at once */
   tally_t failures, unreachable;
   bool seed_saved;    /* the seed (or where it redirects) saved */
   char seed_why[320]; /* if not, why: "HTTP 404 Not Found",
