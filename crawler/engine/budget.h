@@ -27,9 +27,9 @@
 enum { BUDGET_OVERHEAD = 16 };
 
 typedef struct budget {
-  size_t limit;                /* bytes; 0 = no limit (never refuses) */
-  atomic_size_t held, peak;    /* charged now, and at most */
-  atomic_llong spilled;        /* bytes written to disk, in all */
+  size_t limit;                    /* bytes; 0 = no limit (never refuses) */
+  atomic_size_t held, peak;        /* charged now, and at most */
+  atomic_llong spilled;            /* bytes written to disk, in all */
   atomic_llong on_disk, peak_disk; /* spilled bytes on disk now, at most */
 } budget_t;
 

@@ -20,13 +20,13 @@ struct diskq {
   char *path;
   budget_t *budget;
   int fd;
-  off_t rd, wr;   /* the file's unread part */
-  char *buf;      /* records not written yet */
+  off_t rd, wr; /* the file's unread part */
+  char *buf;    /* records not written yet */
   size_t brd, blen, bcap, bufsize;
   size_t count;
   long long bytes; /* of the records in the queue, counted as spilled */
-  off_t size;     /* the file's length (wr, or more after a failed write) */
-  bool created;   /* the file exists: diskq_delete removes it */
+  off_t size;      /* the file's length (wr, or more after a failed write) */
+  bool created;    /* the file exists: diskq_delete removes it */
 };
 
 diskq_t *diskq_new(const char *path, size_t bufsize, budget_t *budget)
@@ -170,6 +170,20 @@ void *diskq_pop(diskq_t *q, size_t *len)
   if (--q->count == 0)
     diskq_clear(q);
   return rec;
+}
+
+int diskq_peek(diskq_t *q, void *buf, size_t n)
+{
+  errno = 0;
+  if (q->count == 0)
+    return -1;
+  if (q->rd < q->wr)
+    return open_file(q) != 0 ||
+               pread_all(q->fd, buf, n, q->rd + (off_t)sizeof(uint32_t)) != 0
+           ? -1
+           : 0;
+  memcpy(buf, q->buf + q->brd + sizeof(uint32_t), n);
+  return 0;
 }
 
 size_t diskq_count(const diskq_t *q)

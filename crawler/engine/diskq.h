@@ -40,6 +40,11 @@ int diskq_push(diskq_t *q, const void *rec, size_t len);
  * (another errno). */
 void *diskq_pop(diskq_t *q, size_t *len);
 
+/* diskq_peek: copy the first N bytes of the oldest record (which must
+ * have that many) to BUF, leaving it in the queue. Returns: 0; -1 if the
+ * queue is empty (errno 0) or could not be read (errno). */
+int diskq_peek(diskq_t *q, void *buf, size_t n);
+
 /* diskq_count: records in the queue. */
 size_t diskq_count(const diskq_t *q);
 

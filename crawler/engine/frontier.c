@@ -420,6 +420,7 @@ static int spill_write(frontier_t *f, fitem_t *it, const struct host *h)
     return rc == -1 ? -3 : -2;
   f->count++;
   fitem_delete(it);
+  pthread_cond_signal(&f->work); /* a pop takes it back if it can */
   return 0;
 }
 
@@ -475,6 +476,16 @@ static void spill_load(frontier_t *f, bool force)
 static bool spilled(const frontier_t *f)
 {
   return f->spill != NULL && diskq_count(f->spill) > 0;
+}
+
+/* spill_below_horizon: whether the oldest spilled item is below the
+ * horizon (a read error counts as yes: spill_load then reports it). */
+static bool spill_below_horizon(frontier_t *f)
+{
+  struct spill_rec r;
+  if (!spilled(f))
+    return false;
+  return diskq_peek(f->spill, &r, sizeof(r)) != 0 || r.seq < f->horizon;
 }
 
 /* slot_take: give IT a slot if it has none. Caller holds lock. */
@@ -645,10 +656,9 @@ fitem_t *frontier_pop(frontier_t *f)
       spill_load(f, true);
       continue;
     }
-    if (h != NULL && !may_take(f, h) && spilled(f) &&
-        !(first_item(h)->flags & FITEM_SPEC) &&
-        first_item(h)->seq >= f->horizon) {
-      /* The horizon holds memory back, and older items wait on disk. */
+    if (h != NULL && !may_take(f, h) && spill_below_horizon(f)) {
+      /* The horizon holds back what is in memory (items promoted after
+       * the spill began), and items it lets through wait on disk. */
       spill_load(f, true);
       continue;
     }
