@@ -14,13 +14,22 @@
 #      generated site (8 hosts x 1,000 pages, depth 4) to tmpfs and to disk,
 #      Python and PostgreSQL docs, the 20 ms latency site (depth 3)
 #   5. politeness: 8 hosts x 40 pages at 10 requests/s per host
+#   6. head-of-line: the site of bench/hol-site.sh (10 hosts, the seed's
+#      59 pages first) at --rate 5 --burst 1, 4 and 16 workers: efficiency
+#      from the server's log (bench/hol-efficiency.sh), the per-host
+#      request timeline of the last 16-worker round as an SVG
+#      (bench/hol-plot.sh, gnuplot) into BENCH_HOL_SVG
+#   7. memory: peak RSS on the hostile pages of bench/hostile-site.sh,
+#      and with --max-memory 16 MiB when the crawler has that option
 #
 # Environment: BENCH_RUNS (default 5), BENCH_POLITE_RUNS (default 3),
 # BENCH_TMP (tmpfs work directory, default /dev/shm/tse-bench),
 # BENCH_DISK (disk output directory, default /var/tmp/tse-bench),
-# BENCH_PORT (default 38517; +1 latency server, +2 politeness site),
-# BENCH_ONLY (space-separated subset of: engine links wrk gen docs lat
-# polite), BENCH_TOOLS (crawlers compared, a subset of: wget wget2 tse;
+# BENCH_PORT (default 38517; +1 latency server, +2 politeness site, +3
+# head-of-line site, +4 hostile pages), BENCH_ONLY (space-separated subset
+# of: engine links wrk gen docs lat polite hol mem), BENCH_HOL_SVG (the
+# timeline picture, default bench/headofline-after.svg in the source
+# tree), BENCH_TOOLS (crawlers compared, a subset of: wget wget2 tse;
 # for quick runs of one tool; the ratios need all three).
 # Results: stdout and BUILD_DIR/bench/results.md.
 set -euo pipefail
@@ -35,7 +44,9 @@ DISK=${BENCH_DISK:-/var/tmp/tse-bench}
 PORT=${BENCH_PORT:-38517}
 DPORT=$((PORT + 1))
 PPORT=$((PORT + 2))
-ONLY=${BENCH_ONLY:-engine links wrk gen docs lat polite}
+HPORT=$((PORT + 3))
+MPORT=$((PORT + 4))
+ONLY=${BENCH_ONLY:-engine links wrk gen docs lat polite hol mem}
 TOOLS=${BENCH_TOOLS:-wget wget2 tse}
 NTOOLS=$(echo $TOOLS | wc -w)
 HOSTS="127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6 127.0.0.7 127.0.0.8 127.0.0.9"
@@ -47,6 +58,7 @@ GEN_DEPTH=4
 LAT_DEPTH=3
 DOC_DEPTH=${BENCH_DOC_DEPTH:-6}
 RUN_LIMIT=300          # seconds; no single crawl may take longer
+HOL_SVG=${BENCH_HOL_SVG:-$TOP/bench/headofline-after.svg}
 # A copy of the crawler: a rebuild during the run must not change it.
 CRAWLER=$W/bin/crawler
 RES=$W/results.tsv     # one line per crawl
@@ -59,9 +71,9 @@ say() { printf '[%4ds load %s] %s\n' $(($(date +%s) - T0)) "$(cut -d' ' -f1 /pro
 md() { printf '%s\n' "$*" | tee -a "$OUT"; }
 
 # --- 0. dependencies --------------------------------------------------------
-PKGS="nginx-light wget wget2 wrk libxml2-utils python3.11-doc postgresql-doc-15 time"
+PKGS="nginx-light wget wget2 wrk libxml2-utils python3.11-doc postgresql-doc-15 time gnuplot-nox"
 missing=
-for c in nginx wget wget2 wrk xmllint /usr/bin/time; do
+for c in nginx wget wget2 wrk xmllint /usr/bin/time gnuplot; do
   command -v "$c" > /dev/null 2>&1 || missing=1
 done
 [ -d "$PYDOC" ] && [ -d "$PGDOC" ] || missing=1
@@ -81,21 +93,25 @@ make -s -C "$TOP/bench"
 for p in gensite delayserver engine_bench seen_bench links_bench; do
   [ -x "$B/bench/$p" ] || { echo "run.sh: $B/bench/$p missing" >&2; exit 1; }
 done
+[ -x "$B/tests/testserver" ] || { echo "run.sh: $B/tests/testserver missing" >&2; exit 1; }
 
 # --- servers, cleanup ---------------------------------------------------------
 NGINX_PID=
 DELAY_PID=
+TS_PID=
 cleanup() {
   [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2> /dev/null || true
   [ -n "$DELAY_PID" ] && kill "$DELAY_PID" 2> /dev/null || true
+  [ -n "$TS_PID" ] && kill "$TS_PID" 2> /dev/null || true
   NGINX_PID=
   DELAY_PID=
+  TS_PID=
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 port_free() { ! ss -Hltn "sport = :$1" | grep -q .; }
-for p in $PORT $DPORT $PPORT; do
+for p in $PORT $DPORT $PPORT $HPORT $MPORT; do
   port_free "$p" || { echo "run.sh: port $p is in use; set BENCH_PORT" >&2; exit 1; }
 done
 
@@ -105,6 +121,7 @@ cp "$B/bin/crawler" "$CRAWLER"
 for p in gensite delayserver engine_bench seen_bench links_bench; do
   cp "$B/bench/$p" "$W/bin/$p"
 done
+cp "$B/tests/testserver" "$W/bin/testserver"
 : > "$RES"
 : > "$POL"
 : > "$OUT"
@@ -371,8 +388,18 @@ fi
 
 # --- 5. politeness -------------------------------------------------------------------------------
 # polite_stats ROUND TOOL: requests, seconds, requests/s overall and the
-# most requests any host got in any closed 1 s window, from nginx's log.
+# most requests any host got in any closed 1 s window, from nginx's log;
+# then the efficiency against the per-host bound (bench/hol-efficiency.sh:
+# B + R*t per host from its first request to the crawl's end) and, for
+# ours, the figure of the crawler's own summary ("-" for the peers).
 polite_stats() {
+  local eff own=-
+  eff=$(sh "$TOP/bench/hol-efficiency.sh" "$ACCESS" 10 1 | awk '$1 == "overall" { print $4, $6 }')
+  [ "$2" = tse ] && own=$(grep -o '[0-9]*% of it' "$W/last-tse.err" | cut -d% -f1)
+  polite_window "$1" "$2" | tr '\n' ' '
+  echo "${eff:-- -} ${own:--}"
+}
+polite_window() {
   sort -g -k1,1 "$ACCESS" | awk -v r="$1" -v tool="$2" '
     { t = $1; h = $2; n[h]++; ts[h, n[h]] = t; if (NR == 1) first = t; last = t }
     END {
@@ -408,6 +435,102 @@ if want polite; then
     done
   done
 fi
+
+# --- 6. head-of-line -------------------------------------------------------------------------------
+# The seed host's 59 pages come first in the commit's order; 9 more hosts
+# are found with them. Each crawl: efficiency from the server's log, the
+# crawler's own summary figure, wall time; the directories of every round
+# must be the same (exactness).
+HOL=$W/hol.tsv
+: > "$HOL"
+if want hol; then
+  say "head-of-line site: 10 hosts x 61 requests, --rate 5 --burst 1"
+  sh "$TOP/bench/hol-site.sh" "$W/site/hol" 10 59 2>&1 | sed 's/^/  /' >&2
+  hargs=
+  hscope=
+  for i in $(seq 2 11); do
+    hargs="$hargs --host 127.0.0.$i"
+    hscope="$hscope --scope http://127.0.0.$i:$HPORT/"
+  done
+  HLOG=$W/hol-server.log
+  "$W/bin/testserver" --root "$W/site/hol" $hargs --port "$HPORT" \
+    --log "$HLOG" --max-seconds 3000 2> "$W/hol-server.err" &
+  TS_PID=$!
+  sleep 0.5
+  for r in $(seq 1 "$PRUNS"); do
+    for t in 4 16; do
+      : > "$HLOG"
+      rm -rf "$W/out/hol"
+      mkdir -p "$W/out/hol"
+      say "  round $r, $t workers (load $(cut -d' ' -f1-3 /proc/loadavg))"
+      rc=0
+      timeout "$RUN_LIMIT" /usr/bin/time -f '%e %M' -o "$W/time.txt" "$CRAWLER" \
+        --rate 5 --burst 1 --download-workers "$t" $hscope \
+        "http://127.0.0.2:$HPORT/index.html" "$W/out/hol" 2 \
+        > /dev/null 2> "$W/last-hol.err" || rc=$?
+      sleep 0.1
+      sh "$TOP/bench/hol-efficiency.sh" "$HLOG" 5 1 > "$W/hol-eff-$t-$r.txt" || true
+      eff=$(awk '$1 == "overall" { print $4, $5, $2, $6 }' "$W/hol-eff-$t-$r.txt")
+      own=$(grep -o '[0-9]*% of it' "$W/last-hol.err" | cut -d% -f1)
+      pages=$(find "$W/out/hol" -maxdepth 1 -name '[0-9]*' | wc -l)
+      # Exactness: every round's directory equals the first round's.
+      same=yes
+      if [ -d "$W/hol-first" ]; then
+        diff -r -q "$W/hol-first" "$W/out/hol" > /dev/null 2>&1 || same=no
+      else
+        cp -r "$W/out/hol" "$W/hol-first"
+      fi
+      read -r wall rss < <(tail -1 "$W/time.txt")
+      echo "$r $t $eff ${own:--} $wall $rss $pages $same $rc" | tee -a "$HOL" >&2
+      cp "$HLOG" "$W/hol-$t-$r.log"
+    done
+  done
+  kill "$TS_PID" 2> /dev/null || true
+  TS_PID=
+  mkdir -p "$(dirname "$HOL_SVG")"
+  sh "$TOP/bench/hol-plot.sh" "$W/hol-16-$PRUNS.log" "$HOL_SVG" \
+    "head-of-line site, --rate 5 --burst 1 --download-workers 16: $(awk '{ print $3 }' "$HOL" | tail -1) of the per-host bound (crawler code at $(cd "$TOP" && git log -1 --format=%h -- crawler common libcs50 2> /dev/null))" 5 1 &&
+    say "  timeline: $HOL_SVG"
+fi
+
+# --- 7. memory on hostile pages ----------------------------------------------------------------
+# bench/hostile-site.sh: 2 MB pages of 100,000 links of about 2 KB each.
+# Peak RSS (GNU time) of each crawl, with the default budget, and with
+# --max-memory 16 MiB when the crawler has it; the spill from the
+# summary's memory line.
+MEM=$W/mem.tsv
+: > "$MEM"
+if want mem; then
+  say "hostile pages: peak RSS"
+  sh "$TOP/bench/hostile-site.sh" "$W/site/hostile" 2>&1 | sed 's/^/  /' >&2
+  "$W/bin/testserver" --root "$W/site/hostile" --host 127.0.0.1 --port "$MPORT" \
+    --rules "$W/site/hostile/rules" --log "$W/mem-server.log" --max-seconds 3000 \
+    2> "$W/mem-server.err" &
+  TS_PID=$!
+  sleep 0.5
+  budgets=default
+  "$CRAWLER" --help 2>&1 | grep -q -- --max-memory && budgets="default 16777216"
+  # name seed depth max-pages
+  for c in "one-parsed big-a.html 1 1" "one-committed big-a.html 1 2" "four-behind-slow seed.html 2 3"; do
+    set -- $c
+    for bud in $budgets; do
+      rm -rf "$W/out/mem"
+      mkdir -p "$W/out/mem"
+      mopt=
+      [ "$bud" != default ] && mopt="--max-memory $bud"
+      say "  $1: --max-pages $4, depth $3, budget $bud"
+      rc=0
+      timeout "$RUN_LIMIT" /usr/bin/time -f '%e %M' -o "$W/time.txt" "$CRAWLER" $mopt \
+        --max-pages "$4" "http://127.0.0.1:$MPORT/$2" "$W/out/mem" "$3" \
+        > /dev/null 2> "$W/last-mem.err" || rc=$?
+      read -r wall rss < <(tail -1 "$W/time.txt")
+      spill=$(sed -n 's/^crawler: memory: .*spilled \([0-9]*\) bytes to disk (peak \([0-9]*\) at once).*/\1 \2/p' "$W/last-mem.err")
+      echo "$1 $2 $3 $4 $bud $wall $rss ${spill:-- -} $rc" | tee -a "$MEM" >&2
+    done
+  done
+  kill "$TS_PID" 2> /dev/null || true
+  TS_PID=
+fi
 cleanup
 
 # --- tables ------------------------------------------------------------------------------------------
@@ -417,7 +540,7 @@ cleanup
 col() { # col SITE MEDIUM TOOL EXPR: EXPR over the measured rounds, one a line
   awk -v s="$1" -v m="$2" -v t="$3" '$1 == s && $2 == m && $4 == t && $3 > 0 && $17 < 124 { print '"$4"' }' "$RES"
 }
-if [ -s "$RES" ]; then
+if awk '$1 != "pol"' "$RES" | grep -q .; then
   md "## Crawls (medians of the measured rounds)"
   md ""
   md "files/s = files saved / wall time; CPU = user + system of the crawling process (not nginx) per request nginx logged (robots.txt and 404s included). Exact = rounds whose saved set equals the breadth-first set (pages for us, pages and non-HTML files for the peers), out of all measured rounds."
@@ -459,18 +582,46 @@ fi
 if [ -s "$POL" ]; then
   md "## Politeness (8 hosts x 40 pages; 10 requests/s per host wanted; medians of $PRUNS rounds)"
   md ""
-  md "req/s = requests nginx logged / (last - first request time); worst 1 s = the most requests one host got in any closed 1 s window (any round)."
+  md "req/s = requests nginx logged / (last - first request time); worst 1 s = the most requests one host got in any closed 1 s window (any round); efficiency = requests / the per-host bound 1 + 10*t, t from each host's first request to the crawl's last (bench/hol-efficiency.sh, from nginx's log); ceiling = the efficiency of the fastest polite crawl making the same requests (the site gives its hosts unequal work); summary = the crawler's own figure."
   md ""
-  md "| tool | command | requests | seconds | req/s overall | worst 1 s window, one host |"
-  md "| --- | --- | ---: | ---: | ---: | ---: |"
+  md "| tool | command | requests | seconds | req/s overall | worst 1 s window, one host | efficiency (log) | ceiling | summary % |"
+  md "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   for t in $TOOLS; do
     case $t in
       tse) c='crawler --rate 10 --burst 1' ;;
       wget) c='wget --wait 0.1' ;;
       wget2) c='wget2 --wait 0.1 --max-threads 8' ;;
     esac
-    md "| $t | \`$c\` | $(awk -v t=$t '$2 == t { print $3 }' "$POL" | median) | $(awk -v t=$t '$2 == t { print $4 }' "$POL" | median) | $(awk -v t=$t '$2 == t { print $5 }' "$POL" | median) | $(awk -v t=$t '$2 == t { if ($6 > w) w = $6 } END { print w }' "$POL") |"
+    md "| $t | \`$c\` | $(awk -v t=$t '$2 == t { print $3 }' "$POL" | median) | $(awk -v t=$t '$2 == t { print $4 }' "$POL" | median) | $(awk -v t=$t '$2 == t { print $5 }' "$POL" | median) | $(awk -v t=$t '$2 == t { if ($6 > w) w = $6 } END { print w }' "$POL") | $(awk -v t=$t '$2 == t { print $7 }' "$POL" | median) | $(awk -v t=$t '$2 == t { print $8 }' "$POL" | median) | $(awk -v t=$t '$2 == t { print $9 }' "$POL" | median) |"
   done
+  md ""
+fi
+# $HOL columns: 1 round 2 workers 3 efficiency 4 seconds 5 requests
+# 6 ceiling 7 summary% 8 wall 9 rssKB 10 pages 11 same-as-first 12 exit
+if [ -s "$HOL" ] || [ -s "$MEM" ]; then
+  md "## Head-of-line blocking and the memory budget"
+  md ""
+fi
+if [ -s "$HOL" ]; then
+  md "Head-of-line site (bench/hol-site.sh, 10 hosts x 61 requests), \`crawler --rate 5 --burst 1 --download-workers N\`, depth 2, $PRUNS rounds; efficiency from the server's log (bench/hol-efficiency.sh); medians, min-max."
+  md ""
+  md "| workers | efficiency (log) | ceiling | summary % | crawl s (log) | requests | pages | same directory every round |"
+  md "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+  for t in 4 16; do
+    hc() { awk -v t=$t '$2 == t { print '"$1"' }' "$HOL"; }
+    mm() { sort -g | awk '{ v[NR] = $1 } END { printf "%s-%s", v[1], v[NR] }'; }
+    md "| $t | $(hc '$3' | median) ($(hc '$3' | mm)) | $(hc '$6' | median) | $(hc '$7' | median) | $(hc '$4' | median) | $(hc '$5' | median) | $(hc '$10' | median) | $(hc '$11' | sort -u | tr '\n' ' ') |"
+  done
+  md ""
+  md "Timeline of the last 16-worker round: \`$(basename "$HOL_SVG")\`."
+  md ""
+fi
+if [ -s "$MEM" ]; then
+  md "Hostile pages (bench/hostile-site.sh), \`crawler [--max-memory B] --max-pages N SEED OUT DEPTH\`, default --rate 1; peak RSS from GNU time."
+  md ""
+  md "| crawl | seed | depth | --max-pages | --max-memory | wall s | peak RSS KiB | spilled bytes | spill peak | exit |"
+  md "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  awk '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$MEM" | tee -a "$OUT"
   md ""
 fi
 md "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg); total $(($(date +%s) - T0)) s."
@@ -478,4 +629,6 @@ mkdir -p "$B/bench"
 cp "$OUT" "$B/bench/results.md"
 cp "$RES" "$B/bench/results.tsv"
 [ -s "$POL" ] && cp "$POL" "$B/bench/polite.tsv"
+[ -s "$HOL" ] && cp "$HOL" "$B/bench/hol.tsv"
+[ -s "$MEM" ] && cp "$MEM" "$B/bench/mem.tsv"
 say "done in $(($(date +%s) - T0)) s; tables in $B/bench/results.md, raw rows in $B/bench/results.tsv"

@@ -20,6 +20,7 @@ valgrind:cmd=valgrind
 nodejs:cmd=node
 npm:cmd=npm
 clang-format:cmd=clang-format
+time:cmd=/usr/bin/time
 "
 missing=
 for entry in $NEED; do
