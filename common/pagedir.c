@@ -219,6 +219,11 @@ int pagedir_publish(const char *dir, const char *tmp, int id)
 {
   char name[24];
   snprintf(name, sizeof(name), "%d", id);
+  return pagedir_publish_name(dir, tmp, name);
+}
+
+int pagedir_publish_name(const char *dir, const char *tmp, const char *name)
+{
   char *path = path_join(dir, name);
   if (path == NULL)
     return -1;
@@ -293,8 +298,15 @@ static bool clean_url(const char *p, size_t len)
 
 int pagedir_load(const char *dir, int id, pagedir_page_t *page)
 {
+  char name[24];
+  snprintf(name, sizeof(name), "%d", id);
+  return pagedir_load_name(dir, name, page);
+}
+
+int pagedir_load_name(const char *dir, const char *name, pagedir_page_t *page)
+{
   memset(page, 0, sizeof(*page));
-  char *path = page_path(dir, id);
+  char *path = path_join(dir, name);
   if (path == NULL)
     return -1;
   int rc = pagedir_load_file(path, page);
@@ -585,7 +597,8 @@ static size_t journal_lines(char *buf, size_t len,
     char *sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
     char *end;
     long id = sp2 ? strtol(sp1 + 1, &end, 10) : 0;
-    if (sp2 != NULL && end == sp2 && id > 0 && id <= INT_MAX) {
+    if (sp2 != NULL && isdigit((unsigned char)sp1[1]) && end == sp2 &&
+        id <= INT_MAX) {
       char kind[32];
       snprintf(kind, sizeof(kind), "%.*s", (int)(sp1 - line), line);
       char *a = sp2 + 1, *b = strchr(a, ' ');

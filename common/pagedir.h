@@ -23,16 +23,45 @@
  *                   With --compress the same three parts are inside one
  *                   gzip stream (zcat DIR/7 shows the page); readers here
  *                   accept both forms, file by file.
- *   DIR/.journal    facts about saved pages that their files do not hold,
- *                   one per line "KIND ID ...", ID the page's, appended
- *                   before the page is published (a last line without a
- *                   newline is a torn write, ignored; lines of an ID not
- *                   published yet are dropped on resume): "redirect ID FROM
- *                   TO" for each redirect a saved page went through,
- *                   "ctype ID URL VALUE" for its Content-Type if it had
- *                   one other than exactly "text/html", "xrobots ID URL
- *                   VALUE" for its X-Robots-Tag if it had one (VALUE is
- *                   the rest of the line). Replay and resume use it.
+ *   DIR/.journal    what the page files do not hold, one fact per line
+ *                   "KIND ID A [B]" (A without whitespace, B the rest of
+ *                   the line), in the order the crawl decided them (a
+ *                   last line without a newline is a torn write, ignored).
+ *                   ID ties each line to a page: facts about a saved page
+ *                   carry its ID and are appended before it is published;
+ *                   the outcome of a URL not saved carries the number of
+ *                   pages saved when it was decided (0 before the first).
+ *                   So on resume the lines whose ID is above the pages
+ *                   published are dropped (pagedir_journal_repair) and
+ *                   the rest is exactly what the interrupted crawl
+ *                   decided. Facts of a saved page: "redirect ID FROM TO"
+ *                   for each redirect it went through, "ctype ID URL
+ *                   VALUE" for its Content-Type if it had one other than
+ *                   exactly "text/html", "xrobots ID URL VALUE" for its
+ *                   X-Robots-Tag if it had one. Outcomes of a URL not
+ *                   saved, A the URL it was first asked as, B starting
+ *                   with "N HOP1 .. HOPN", the N redirects it went through
+ *                   (N >= 0; HOPN the URL it ended at):
+ *                     failed ID URL N HOPS.. OUTCOME STATUS CURLCODE WHY
+ *                       the request failed (OUTCOME "http", "type",
+ *                       "large" or "net"; the HTTP status and libcurl's
+ *                       code, 0 if none; WHY as logged, to the line end)
+ *                     robots ID URL N HOPS.. WHY
+ *                       not fetched: robots.txt forbade it, or could not
+ *                       be fetched (WHY as logged)
+ *                     binary ID URL N HOPS..    fetched, not a page
+ *                     duplicate ID URL N HOPS.. redirected onto a URL
+ *                                               already crawled
+ *                     noindex ID URL N HOPS.. FOLLOW K
+ *                       fetched, noindex; FOLLOW "follow" or "nofollow";
+ *                       K > 0 names DIR/.noindex-K, its links, 0 none
+ *                   Replay and resume use it (crawler/store.h).
+ *   DIR/.noindex-K  the links of a noindex page the crawl followed, in
+ *                   the form of a page file (URL, depth, then one link a
+ *                   line, "CLASS HREF" as the crawler classified it, a
+ *                   backslash in HREF written "\\" and a newline "\n"),
+ *                   plain or gzip as the pages are; written before its
+ *                   journal line.
  *   DIR/.tmp-*      pages being written; never a finished page.
  *   DIR/.lock       locked by the crawler writing DIR (empty file).
  * Readers ignore every name that starts with '.'. A page file appears
@@ -133,10 +162,14 @@ int pagedir_remove_tmp(const char *dir);
  * DIR/ID. Returns: 0, or -1 with errno set (TMP is then left in place). */
 int pagedir_publish(const char *dir, const char *tmp, int id);
 
+/* pagedir_publish_name: the same under the final name DIR/NAME (borrowed;
+ * a hidden file such as ".noindex-3"). Returns as pagedir_publish. */
+int pagedir_publish_name(const char *dir, const char *tmp, const char *name);
+
 /* pagedir_journal_add: append the line "KIND ID A" or "KIND ID A B" for
- * page ID (B may be NULL; all borrowed; KIND and A without whitespace, B
- * without a newline) to DIR/.journal in one write.
- * FLAGS: PAGEDIR_FSYNC. Returns 0 or -1 (errno). */
+ * page ID, 0 or more (B may be NULL; all borrowed; KIND and A without
+ * whitespace, B without a newline) to DIR/.journal in one write. FLAGS:
+ * PAGEDIR_FSYNC. Returns 0 or -1 (errno). */
 int pagedir_journal_add(const char *dir, const char *kind, int id,
                         const char *a, const char *b, unsigned flags);
 
@@ -165,7 +198,8 @@ int pagedir_lock(const char *dir);
 void pagedir_unlock(const char *dir, int fd);
 
 /* pagedir_journal_repair: rewrite DIR's journal keeping only the complete
- * lines of pages 1..MAX_ID (those published), so that a resumed crawl
+ * lines of IDs 0..MAX_ID (MAX_ID pages published; see the layout for what
+ * a line's ID is), so that a resumed crawl
  * appends after exactly what an uninterrupted one would have written.
  * Call with the lock held, before appending. Returns 0 or -1 (errno). */
 int pagedir_journal_repair(const char *dir, int max_id);
@@ -192,6 +226,10 @@ int pagedir_load(const char *dir, int id, pagedir_page_t *page);
 /* pagedir_load_file: as pagedir_load, for the page file at PATH (for
  * example, one from pagedir_write_tmp). */
 int pagedir_load_file(const char *path, pagedir_page_t *page);
+
+/* pagedir_load_name: pagedir_load of the file DIR/NAME (NAME borrowed),
+ * any file in the page format (a page, a ".noindex-K"). */
+int pagedir_load_name(const char *dir, const char *name, pagedir_page_t *page);
 
 /* pagedir_load_url: only line 1 (the URL) of page ID, plain or gzip.
  * Returns: owned by caller (free()), or NULL as pagedir_load fails. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hashtable.h"
 #include "robots.h"
 #include "strbuf.h"
 #include "url.h"
@@ -53,7 +54,10 @@ struct hosts {
   pthread_mutex_t lock; /* guards v, n and every field of every v[i] */
   struct hoststate *v;  /* index = host id; zeroed as it grows */
   size_t n;
-  /* Read-only after hosts_new: */
+  /* Read-only after hosts_new (replayed: once the crawl starts): */
+  hashtable_t *replayed; /* host key -> the skip reason of a host whose
+                            robots.txt was unreachable in the crawl
+                            resumed (owned); NULL if none */
   const char *user_agent;
   int retries;
   long max_pages;
@@ -122,6 +126,32 @@ static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it, char *u)
   return false;
 }
 
+int hosts_replay_unreachable(hosts_t *h, const char *key, const char *why)
+{
+  if (h->replayed == NULL && (h->replayed = hashtable_new(16)) == NULL)
+    return -1;
+  if (hashtable_find(h->replayed, key) != NULL)
+    return 0;
+  char *copy = strdup(why);
+  if (copy == NULL || !hashtable_insert(h->replayed, key, copy)) {
+    free(copy);
+    return -1;
+  }
+  return 0;
+}
+
+/* replayed: the skip reason replayed for the host of the gate item IT,
+ * if this is its first gate step; else NULL. Caller holds h->lock. */
+static const char *replayed(hosts_t *h, const struct hoststate *hs,
+                            const fitem_t *it)
+{
+  if (h->replayed == NULL || hs->next_url != NULL || hs->hops > 0 ||
+      hs->failures > 0)
+    return NULL;
+  return hashtable_find(h->replayed, it->url); /* a gate item's URL is
+                                                   its host key */
+}
+
 bool hosts_robots_unreachable(const fetch_result_t *r)
 {
   if (r->outcome == FETCH_OK || r->outcome == FETCH_REDIRECT)
@@ -143,6 +173,19 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it, char **url)
     return false;
   }
   assert(!hs->gating && !hs->open);
+  const char *why = replayed(h, hs, it);
+  if (why != NULL) {
+    /* Unreachable in the crawl resumed: as the last failed attempt
+     * would leave it (hosts_gate_end), without asking. */
+    hs->rules = robots_disallow_all();
+    hs->unreachable = strdup(why);
+    hs->skip = hs->unreachable ? hs->unreachable : HOSTS_UNREACHABLE;
+    hs->open = true;
+    pthread_mutex_unlock(&h->lock);
+    free(first);
+    frontier_gate_done(fr, it->host);
+    return false;
+  }
   char *u = hs->next_url ? hs->next_url : first;
   hs->next_url = NULL;
   if (u == NULL) {
@@ -325,6 +368,7 @@ void hosts_delete(hosts_t *h)
     free(h->v[i].unreachable);
   }
   free(h->v);
+  hashtable_delete(h->replayed, free);
   pthread_mutex_destroy(&h->lock);
   free(h);
 }

@@ -52,12 +52,25 @@ hosts_t *hosts_new(const char *user_agent, int retries, long max_pages,
  * Returns: true with *URL owned by the caller, to be fetched now and
  *   handed to hosts_gate_end. False if there is no request to make now:
  *   no robots.txt URL could be made (the host is skipped and opened);
+ *   the host's robots.txt was unreachable in the crawl resumed
+ *   (hosts_replay_unreachable: the host is skipped and opened);
  *   the URL is a redirect target on another host that may not be fetched
  *   yet (the gate is asked for again when it may); or out of memory (the
  *   gate is asked for again in a second).
  * Thread-safety: any thread; the one that holds IT. */
 bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
                       char **url);
+
+/* hosts_replay_unreachable: make the host KEY (a url_host_key; borrowed)
+ * one whose robots.txt could not be fetched, for WHY (borrowed; copied;
+ * starting with HOSTS_UNREACHABLE), as an interrupted crawl found it:
+ * its gate then asks nothing of the network and skips the host for WHY,
+ * so that its URLs come out as they did (store.h, Outcomes). A host
+ * given twice keeps the first WHY.
+ * Returns: 0, or -1 if out of memory.
+ * Thread-safety: before the crawl starts (the table it fills is read
+ * without the lock afterwards). */
+int hosts_replay_unreachable(hosts_t *h, const char *key, const char *why);
 
 /* hosts_robots_unreachable: whether R, a robots.txt response, means the
  * file is unreachable (RFC 9309 2.3.1.4: 5xx, network failure; and 429),

@@ -127,41 +127,56 @@ int page_links_park(struct page *p)
   return p->spill ? diskq_park(p->spill) : 0;
 }
 
+struct each {
+  void (*fn)(void *arg, const struct link *l);
+  void *arg;
+  int err;
+};
+
+/* each_spilled: one link of the spill file (page_links_each). */
+static void each_spilled(void *arg, const char *rec, size_t n)
+{
+  struct each *x = arg;
+  struct spilled h;
+  if (x->err)
+    return;
+  if (n < sizeof(h)) {
+    x->err = EIO;
+    return;
+  }
+  memcpy(&h, rec, sizeof(h));
+  if (n < sizeof(h) + h.keylen) {
+    x->err = EIO;
+    return;
+  }
+  /* The key ends where the URL starts: copied out to have its NUL. */
+  char *key = NULL;
+  if (h.keylen && (key = strndup(rec + sizeof(h), h.keylen)) == NULL) {
+    x->err = ENOMEM;
+    return;
+  }
+  struct link l = { (char *)rec + sizeof(h) + h.keylen, key, h.cls };
+  x->fn(x->arg, &l);
+  free(key);
+}
+
 int page_links_each(struct page *p, void (*fn)(void *arg, const struct link *l),
                     void *arg)
 {
   for (size_t i = 0; i < p->nlinks; i++)
     fn(arg, &p->links[i]);
-  while (p->spill != NULL && diskq_count(p->spill) > 0) {
-    size_t n;
-    char *rec = diskq_pop(p->spill, &n);
-    struct spilled h;
-    if (rec == NULL || n < sizeof(h)) {
-      free(rec);
-      if (errno == 0)
-        errno = EIO;
-      return -1;
-    }
-    memcpy(&h, rec, sizeof(h));
-    if (n < sizeof(h) + h.keylen) {
-      free(rec);
-      errno = EIO;
-      return -1;
-    }
-    /* Key and URL in place: the key ends where the URL starts, so the
-     * key is copied out to have its NUL. */
-    char *key = NULL;
-    if (h.keylen && (key = strndup(rec + sizeof(h), h.keylen)) == NULL) {
-      free(rec);
-      errno = ENOMEM;
-      return -1;
-    }
-    struct link l = { rec + sizeof(h) + h.keylen, key, h.cls };
-    fn(arg, &l);
-    free(key);
-    free(rec);
+  if (p->spill == NULL)
+    return 0;
+  struct each x = { fn, arg, 0 };
+  int rc = diskq_each(p->spill, each_spilled, &x);
+  if (rc == 0 && x.err) {
+    errno = x.err;
+    rc = -1;
   }
-  return 0;
+  /* Parked again: the file stays for another pass, without a descriptor. */
+  if (diskq_park(p->spill) != 0 && rc == 0)
+    rc = -1;
+  return rc;
 }
 
 void page_free(struct page *p)

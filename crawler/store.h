@@ -2,13 +2,27 @@
  *
  * Replay (--replay) fetches every URL from a saved crawl instead of the
  * network; resume (--resume) fetches from the interrupted crawl's own
- * directory what it saved already. Both need to know, per URL, the ID it
- * was saved under, the redirect it went through, and the response headers
- * that decided how it was read (Content-Type, X-Robots-Tag): the page
- * files and the journal (pagedir.h) say.
+ * directory what it decided already. Both need to know, per URL, the ID
+ * it was saved under, the redirect it went through, and the response
+ * headers that decided how it was read (Content-Type, X-Robots-Tag): the
+ * page files and the journal (pagedir.h) say.
+ *
+ * Outcomes. What the crawl decided for a URL it did not save (failed,
+ * forbidden by robots.txt, binary, a duplicate redirect, noindex) is
+ * journaled too, by the store_record_* functions below, the one writer
+ * of those lines: so that --resume answers each such URL as the
+ * interrupted crawl saw it, instead of asking a server that may answer
+ * otherwise now (and have the page take an ID already given to another).
+ * An outcome belongs to an item, a URL added to the crawl, and is keyed
+ * by the URL it was added as, which no other item has (the seen set):
+ * it holds the redirects the item went through and what ended it, so
+ * store_answer answers each request of that item, hop by hop, as the
+ * first crawl saw it. The per-URL answers (saved pages, their redirects)
+ * serve every other request.
  *
  * Thread-safety: built once by one thread; after that read-only, so any
- * number of threads may query it at once. */
+ * number of threads may query it at once. The store_record_* functions
+ * write the journal: the crawl's commit, one at a time. */
 #ifndef CRAWLER_STORE_H
 #define CRAWLER_STORE_H
 
@@ -60,6 +74,110 @@ const char *store_dir(const store_t *s);
  * Thread-safety: any thread; reads S and the page file only. */
 int store_fetch(const store_t *s, const char *url, bool every,
                 fetch_result_t *r);
+
+/* What store_answer says beyond the response it fills in. */
+typedef enum {
+  STORE_RESPONSE, /* the response says it all: a page, a redirect, a
+                     failure */
+  STORE_ROBOTS,   /* not fetched: robots.txt forbade it (robots) */
+  STORE_BINARY,   /* fetched (200, no body): binary content */
+  STORE_NOINDEX,  /* fetched (200, no body): noindex, with links */
+  STORE_DUPLICATE /* fetched (200, no body): the URL it ended at was
+                     crawled already (the commit finds it so) */
+} store_verdict_t;
+
+struct link; /* page.h */
+
+typedef struct store_answer {
+  store_verdict_t verdict;
+  const char *robots; /* ROBOTS: why, as logged; valid until store_close */
+  bool nofollow;      /* NOINDEX: the page was nofollow too */
+  struct link *links; /* NOINDEX: its links, classified as the first
+                         crawl did, keys made; owned by the caller
+                         (free each url and key, then the array) */
+  size_t nlinks;
+} store_answer_t;
+
+/* store_answer: answer request HOP (0 for the first, 1 after a redirect,
+ * ...) of the item added as FIRST, now asking for URL (all borrowed),
+ * filling *R (zeroed first; as in store_fetch) and *A (zeroed first). If
+ * S holds that item's outcome: a redirect it went through as a 301, then
+ * a failure exactly as it was seen (same outcome, status, libcurl code
+ * and text; never retryable), or a 200 without a body and a verdict
+ * (robots.txt, binary, noindex with the links, duplicate: a saved page
+ * at URL then comes as in store_fetch). Outcomes of noindex pages are
+ * not used when EVERY (replay): a replay may classify links otherwise.
+ * Else what store_fetch answers.
+ * Returns: as store_fetch. *R and A->links are the caller's.
+ * Thread-safety: any thread; reads S and the files. */
+int store_answer(const store_t *s, const char *first, int hop, const char *url,
+                 bool every, fetch_result_t *r, store_answer_t *a);
+
+/* store_replayed: whether S holds the outcome of the item added as FIRST
+ * (borrowed), which store_answer then replays: the commit of a resumed
+ * crawl does not journal it again. */
+bool store_replayed(const store_t *s, const char *first);
+
+/* store_unreachable_hosts: call FN(ARG, KEY, WHY) for each host (KEY its
+ * url_host_key, WHY the reason its URLs were not fetched, starting with
+ * HOSTS_UNREACHABLE; both borrowed for the call) whose robots.txt could
+ * not be fetched in the saved crawl, as its outcomes show; a host may
+ * come more than once. */
+void store_unreachable_hosts(const store_t *s,
+                             void (*fn)(void *arg, const char *key,
+                                        const char *why),
+                             void *arg);
+
+/* One item whose outcome is journaled: added as CHAIN[0] if HOPS > 0
+ * (then redirected from CHAIN[0], ..., CHAIN[HOPS - 1], in order), else
+ * as URL; URL is where it ended. DEPTH and SEQ are its depth and
+ * sequence number (the links file's temporary name). All borrowed. */
+typedef struct store_item {
+  const char *url;
+  char *const *chain;
+  int hops;
+  int depth;
+  unsigned long long seq;
+} store_item_t;
+
+/* store_record_*: journal in DIR (borrowed) the outcome of IT, decided
+ * when TAG pages were saved (the line's ID, pagedir.h), in one line.
+ * FLAGS: PAGEDIR_FSYNC (and, for the links file, PAGEDIR_GZIP).
+ * Returns: 0, or -1 with errno set (a line may then be torn: readers
+ * ignore a last line without its newline).
+ * Thread-safety: one caller at a time per DIR (the commit). */
+
+/* store_record_failed: the request failed as R (borrowed) says; a newline
+ * in its error is written as a space. */
+int store_record_failed(const char *dir, int tag, const store_item_t *it,
+                        const fetch_result_t *r, unsigned flags);
+
+/* store_record_robots: not fetched; WHY (borrowed), the reason logged. */
+int store_record_robots(const char *dir, int tag, const store_item_t *it,
+                        const char *why, unsigned flags);
+
+/* store_record_binary: fetched, and binary content. */
+int store_record_binary(const char *dir, int tag, const store_item_t *it,
+                        unsigned flags);
+
+/* store_record_duplicate: fetched after redirects onto a URL crawled
+ * already. */
+int store_record_duplicate(const char *dir, int tag, const store_item_t *it,
+                           unsigned flags);
+
+/* store_links_fn: call FN(ARG, link) for each of SRC's links, in order
+ * (page_links_each). Returns 0, or -1 with errno. */
+typedef int (*store_links_fn)(void *src,
+                              void (*fn)(void *arg, const struct link *l),
+                              void *arg);
+
+/* store_record_noindex: fetched, noindex (and NOFOLLOW); its NLINKS links
+ * (EACH over SRC) are written first to DIR/.noindex-K (K > 0, unique in
+ * the crawl; nothing is written when NLINKS is 0). NEEDSWORK: the record
+ * is built in memory whole, outside the --max-memory budget. */
+int store_record_noindex(const char *dir, int tag, const store_item_t *it,
+                         bool nofollow, int k, store_links_fn each, void *src,
+                         size_t nlinks, unsigned flags);
 
 /* store_close: free S; NULL is fine. */
 void store_close(store_t *s);

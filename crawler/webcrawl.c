@@ -12,8 +12,9 @@
  * deterministic. Counters are written only by commit, except `retries`,
  * `redirects`, `requests` and the robots.txt counts, which download threads
  * bump atomically. Replay and resume answer fetches from a store of saved
- * pages (store_fetch, store.h); the WARC file gets each exchange from the
- * download thread that made it (archive). */
+ * pages and outcomes (store_answer, store.h), and commit journals the
+ * outcome of each URL it does not save; the WARC file gets each exchange
+ * from the download thread that made it (archive). */
 #include "webcrawl.h"
 
 #include <errno.h>
@@ -215,10 +216,56 @@ static engine_fetched_t retry(struct webcrawl *w, engine_t *e, fitem_t *it,
   return ENGINE_REQUEUED;
 }
 
+/* from_store: answer IT from the saved crawl SRC if it can (replay: every
+ * URL; resume: what the interrupted crawl saved or decided, store.h), the
+ * token given back as no request is made, and set *DONE; a redirect is
+ * followed, nothing is retried. A replayed outcome that is no response
+ * sets in P what the first crawl found there, so that wc_parse has
+ * nothing left to do (sniffed, scanned) and the commit decides as it
+ * did. Returns false if SRC has no answer. */
+static bool from_store(struct webcrawl *w, engine_t *e, fitem_t *it,
+                       struct page *p, const store_t *src,
+                       engine_fetched_t *done)
+{
+  store_answer_t a;
+  int id = store_answer(src, p->hops > 0 ? p->chain[0] : it->url, p->hops,
+                        it->url, w->o->resume == NULL, &p->res, &a);
+  if (id < 0)
+    return false;
+  frontier_refund(engine_frontier(e), it->host);
+  if (id > 0 && w->o->resume != NULL)
+    p->stored_id = id;
+  switch (a.verdict) {
+  case STORE_ROBOTS:
+    p->robots = a.robots;
+    break;
+  case STORE_BINARY:
+    p->sniffed = p->binary = true;
+    break;
+  case STORE_NOINDEX:
+    p->sniffed = p->scanned = p->noindex = true;
+    p->nofollow = a.nofollow;
+    p->links = a.links;
+    p->nlinks = p->cap = a.nlinks;
+    break;
+  case STORE_DUPLICATE:
+    /* The commit finds it a duplicate before it would save it: noindex
+     * only keeps wc_parse from writing its empty body. */
+    p->sniffed = p->scanned = p->noindex = true;
+    break;
+  default:
+    break;
+  }
+  *done = p->res.outcome == FETCH_REDIRECT ? follow(w, e, it, p) : ENGINE_PARSE;
+  return true;
+}
+
 /* wc_fetch: a gate item fetches its host's robots.txt; a page item is
- * skipped (limits, robots.txt: its token refunded), answered from the
- * saved crawl, or fetched; then its redirect is followed, or its
- * transient failure retried, by requeueing it. */
+ * skipped (--max-pages), answered from the saved crawl (before robots.txt
+ * is asked: what the saved crawl fetched or decided stands), skipped
+ * (robots.txt, the host's page limit; its token refunded), or fetched;
+ * then its redirect is followed, or its transient failure retried, by
+ * requeueing it. */
 static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 {
   struct webcrawl *w = ctx;
@@ -245,26 +292,21 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
+  fetch_result_free(&p->res);
+  const store_t *src = w->o->replay ? w->o->replay : w->o->resume;
+  engine_fetched_t done;
+  if (src != NULL && from_store(w, e, it, p, src, &done))
+    return done;
   p->robots = hosts_forbids(w->hosts, it->host, url_path_query(it->url));
   if (p->robots != NULL || hosts_full(w->hosts, it->host)) {
     p->skipped = p->robots == NULL;
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
-  fetch_result_free(&p->res);
-  const store_t *src = w->o->replay ? w->o->replay : w->o->resume;
-  int id = src ? store_fetch(src, it->url, w->o->resume == NULL, &p->res) : -1;
-  if (id >= 0) {
-    /* No request was made: give the token back. */
-    frontier_refund(engine_frontier(e), it->host);
-    if (id > 0 && w->o->resume != NULL)
-      p->stored_id = id;
-  } else {
-    fetcher_get(f, it->url, &p->res);
-    archive(w, e, it->url, &p->res);
-    atomic_fetch_add(&w->requests, 1);
-    p->attempts++;
-  }
+  fetcher_get(f, it->url, &p->res);
+  archive(w, e, it->url, &p->res);
+  atomic_fetch_add(&w->requests, 1);
+  p->attempts++;
   if (p->res.outcome == FETCH_REDIRECT)
     return follow(w, e, it, p);
   bool overloaded = hosts_overloaded(&p->res);
@@ -639,6 +681,67 @@ static void commit_each(void *arg, const struct link *l)
   commit_link(c->w, c->e, c->depth, l);
 }
 
+/* links_of: page_links_each for store_record_noindex. */
+static int links_of(void *page, void (*fn)(void *arg, const struct link *l),
+                    void *arg)
+{
+  return page_links_each(page, fn, arg);
+}
+
+/* The outcomes commit journals for an item it does not save. */
+enum outcome { O_FAILED, O_ROBOTS, O_BINARY, O_DUPLICATE, O_NOINDEX };
+
+/* record_outcome: journal outcome O of IT (P its record) with the pages
+ * saved so far (store.h, Outcomes), unless this crawl replays it from the
+ * journal, which holds it already. Returns false if the crawl must
+ * stop. */
+static bool record_outcome(struct webcrawl *w, engine_t *e, const fitem_t *it,
+                           const struct page *p, enum outcome o)
+{
+  const char *first = p->hops > 0 ? p->chain[0] : it->url;
+  if (w->o->resume != NULL && store_replayed(w->o->resume, first))
+    return true;
+  const store_item_t item = { .url = it->url,
+                              .chain = p->chain,
+                              .hops = p->hops,
+                              .depth = it->depth,
+                              .seq = (unsigned long long)it->seq };
+  const char *dir = w->o->pagedir;
+  int tag = (int)w->st->saved;
+  unsigned sync = w->o->fsync ? PAGEDIR_FSYNC : 0;
+  /* A noindex page's links, if the commit follows them. */
+  size_t nlinks = p->nofollow || it->depth >= w->o->max_depth ? 0
+                                                              : page_links(p);
+  int rc;
+  switch (o) {
+  case O_FAILED:
+    rc = store_record_failed(dir, tag, &item, &p->res, sync);
+    break;
+  case O_ROBOTS:
+    rc = store_record_robots(dir, tag, &item, p->robots, sync);
+    break;
+  case O_BINARY:
+    rc = store_record_binary(dir, tag, &item, sync);
+    break;
+  case O_DUPLICATE:
+    rc = store_record_duplicate(dir, tag, &item, sync);
+    break;
+  default:
+    rc = store_record_noindex(dir, tag, &item, p->nofollow, (int)w->st->noindex,
+                              links_of, (void *)p, nlinks,
+                              sync | (w->o->compress ? PAGEDIR_GZIP : 0));
+    break;
+  }
+  if (rc == 0)
+    return true;
+  w->st->write_errors++;
+  w->io_failed = true;
+  fprintf(stderr, "crawler: cannot journal the outcome of '%s' in '%s': %s\n",
+          it->url, dir, strerror(errno));
+  engine_stop(e);
+  return false;
+}
+
 /* seed_not_saved: if IT is the seed, the one item at depth 0, keep WHY
  * (borrowed; copied) for the statistics: the crawl then failed at its
  * first step, which the program reports (webcrawl_stats_t). */
@@ -692,6 +795,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     }
     seed_not_saved(w, it, p->robots);
     log_reason(w, d, "IgnRobots", it->url, p->robots);
+    record_outcome(w, e, it, p, O_ROBOTS);
     return;
   }
   if (p->res.outcome == FETCH_OK && p->binary) {
@@ -700,6 +804,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     tally_add(&st->failures, "not a page");
     seed_not_saved(w, it, "not a page: binary content");
     log_reason(w, d, "Failed", it->url, "not a page: binary content");
+    record_outcome(w, e, it, p, O_BINARY);
     return;
   }
   if (p->res.outcome != FETCH_OK) {
@@ -722,6 +827,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     tally_add(&st->failures, fetch_cause(&p->res, cause, sizeof(cause)));
     seed_not_saved(w, it, p->res.error);
     log_reason(w, d, "Failed", it->url, p->res.error);
+    record_outcome(w, e, it, p, O_FAILED);
     return;
   }
   st->fetched++;
@@ -740,6 +846,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     /* Redirected to a page an earlier page already claimed. */
     st->dup_redirects++;
     log_event(w, d, "IgnDupl", it->url);
+    record_outcome(w, e, it, p, O_DUPLICATE);
     return;
   }
   if (w->io_failed)
@@ -753,6 +860,8 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     st->noindex++;
     seed_not_saved(w, it, "noindex");
     log_event(w, d, "IgnIndex", it->url);
+    if (!record_outcome(w, e, it, p, O_NOINDEX))
+      return;
   } else if (p->stored_id != 0 || p->tmp != NULL) {
     if (!save(w, e, it, p))
       return;
@@ -798,6 +907,14 @@ static const engine_hooks_t wc_hooks = {
   .release = wc_release,
 };
 
+/* replay_host: hosts_replay_unreachable for store_unreachable_hosts. */
+static void replay_host(void *arg, const char *key, const char *why)
+{
+  struct webcrawl *w = arg;
+  if (hosts_replay_unreachable(w->hosts, key, why) != 0)
+    w->oom = true;
+}
+
 int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
 {
   struct webcrawl w = { .o = o, .st = st };
@@ -836,6 +953,16 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     hosts_delete(w.hosts);
     free(spill);
     return CRAWL_ENOMEM;
+  }
+  if (robots && o->resume != NULL) {
+    /* Hosts whose robots.txt the interrupted crawl could not fetch stay
+     * so: their URLs come out as they would have then. */
+    store_unreachable_hosts(o->resume, replay_host, &w);
+    if (w.oom) {
+      hosts_delete(w.hosts);
+      free(spill);
+      return CRAWL_ENOMEM;
+    }
   }
   engine_config_t cfg = {
     .download_workers = o->download_workers,

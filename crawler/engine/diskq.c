@@ -172,6 +172,51 @@ void *diskq_pop(diskq_t *q, size_t *len)
   return rec;
 }
 
+int diskq_each(diskq_t *q, void (*fn)(void *arg, const char *rec, size_t len),
+               void *arg)
+{
+  char *rec = NULL;
+  size_t cap = 0;
+  uint32_t n32;
+  for (off_t at = q->rd; at < q->wr; at += (off_t)(sizeof(n32) + n32)) {
+    if (open_file(q) != 0 || pread_all(q->fd, &n32, sizeof(n32), at) != 0)
+      goto fail;
+    if ((size_t)n32 + 1 > cap) {
+      char *r = realloc(rec, (size_t)n32 + 1);
+      if (r == NULL) {
+        errno = ENOMEM;
+        goto fail;
+      }
+      rec = r;
+      cap = (size_t)n32 + 1;
+    }
+    if (pread_all(q->fd, rec, n32, at + (off_t)sizeof(n32)) != 0)
+      goto fail;
+    rec[n32] = '\0';
+    fn(arg, rec, n32);
+  }
+  for (size_t at = q->brd; at < q->blen; at += sizeof(n32) + n32) {
+    memcpy(&n32, q->buf + at, sizeof(n32));
+    if ((size_t)n32 + 1 > cap) {
+      char *r = realloc(rec, (size_t)n32 + 1);
+      if (r == NULL) {
+        errno = ENOMEM;
+        goto fail;
+      }
+      rec = r;
+      cap = (size_t)n32 + 1;
+    }
+    memcpy(rec, q->buf + at + sizeof(n32), n32);
+    rec[n32] = '\0';
+    fn(arg, rec, n32);
+  }
+  free(rec);
+  return 0;
+fail:
+  free(rec);
+  return -1;
+}
+
 int diskq_peek(diskq_t *q, void *buf, size_t n)
 {
   errno = 0;

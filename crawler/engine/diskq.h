@@ -40,6 +40,12 @@ int diskq_push(diskq_t *q, const void *rec, size_t len);
  * (another errno). */
 void *diskq_pop(diskq_t *q, size_t *len);
 
+/* diskq_each: call FN(ARG, rec, len) for each record, oldest first,
+ * leaving them in the queue (REC borrowed for the call, NUL-terminated).
+ * Returns: 0, or -1 with errno if a record could not be read. */
+int diskq_each(diskq_t *q, void (*fn)(void *arg, const char *rec, size_t len),
+               void *arg);
+
 /* diskq_peek: copy the first N bytes of the oldest record (which must
  * have that many) to BUF, leaving it in the queue. Returns: 0; -1 if the
  * queue is empty (errno 0) or could not be read (errno). */

@@ -417,6 +417,88 @@ static void test_golden_samples(void)
   }
 }
 
+/* journal_seen: collects pagedir_journal's calls as "KIND ID A|B;". */
+static void journal_seen(void *arg, const char *kind, int id, const char *a,
+                         const char *b)
+{
+  char *buf = arg;
+  size_t n = strlen(buf);
+  snprintf(buf + n, 512 - n, "%s %d %s|%s;", kind, id, a, b);
+}
+
+/* The journal: lines of ID 0 (outcomes before the first page) are read
+ * and kept; repair keeps IDs 0..MAX, drops the rest and a torn last
+ * line; malformed IDs are skipped. */
+static void test_journal(void)
+{
+  char *dir = fresh_dir();
+  CHECK_INT(pagedir_journal_add(dir, "failed", 0, "http://h/x",
+                                "0 http 500 0 E", 0),
+            0);
+  CHECK_INT(pagedir_journal_add(dir, "ctype", 1, "http://h/", "text/plain", 0),
+            0);
+  CHECK_INT(pagedir_journal_add(dir, "robots", 1, "http://h/r", "0 why not", 0),
+            0);
+  CHECK_INT(pagedir_journal_add(dir, "ctype", 2, "http://h/2", NULL, 0), 0);
+  size_t len;
+  char *old = slurp(dir, PAGEDIR_JOURNAL, &len);
+  char *torn = malloc(len + 64);
+  CHECK(old != NULL && torn != NULL);
+  if (old == NULL || torn == NULL)
+    return;
+  snprintf(torn, len + 64,
+           "%sx -1 http://h/neg\nx 01a http://h/bad\nfailed 2 h", old);
+  put(dir, PAGEDIR_JOURNAL, torn);
+  char buf[512] = "";
+  CHECK_INT(pagedir_journal(dir, journal_seen, buf), 0);
+  CHECK_STR(buf,
+            "failed 0 http://h/x|0 http 500 0 E;ctype 1 http://h/|text/plain;"
+            "robots 1 http://h/r|0 why not;ctype 2 http://h/2|;");
+  CHECK_INT(pagedir_journal_repair(dir, 1), 0);
+  buf[0] = '\0';
+  CHECK_INT(pagedir_journal(dir, journal_seen, buf), 0);
+  CHECK_STR(buf,
+            "failed 0 http://h/x|0 http 500 0 E;ctype 1 http://h/|text/plain;"
+            "robots 1 http://h/r|0 why not;");
+  char *now = slurp(dir, PAGEDIR_JOURNAL, &len);
+  CHECK_STR(now, "failed 0 http://h/x 0 http 500 0 E\nctype 1 http://h/ "
+                 "text/plain\nrobots 1 http://h/r 0 why not\n");
+  CHECK_INT(pagedir_journal_repair(dir, 0), 0);
+  free(now);
+  now = slurp(dir, PAGEDIR_JOURNAL, &len);
+  CHECK_STR(now, "failed 0 http://h/x 0 http 500 0 E\n");
+  free(now);
+  free(old);
+  free(torn);
+  remove_dir(dir);
+}
+
+/* A file in the page format under a name of its own: published and
+ * loaded by name; still not a page. */
+static void test_named_files(void)
+{
+  char *dir = fresh_dir();
+  char err[256];
+  CHECK_INT(pagedir_init(dir, NULL, err, sizeof(err)), 0);
+  char *tmp = pagedir_write_tmp(dir, 9, "http://h/n", 2, "candidate x\n", 12,
+                                PAGEDIR_GZIP);
+  CHECK(tmp != NULL);
+  CHECK_INT(pagedir_publish_name(dir, tmp, ".noindex-1"), 0);
+  free(tmp);
+  pagedir_page_t page;
+  CHECK_INT(pagedir_load_name(dir, ".noindex-1", &page), 0);
+  CHECK_STR(page.url, "http://h/n");
+  CHECK_INT(page.depth, 2);
+  CHECK_STR(page.body, "candidate x\n");
+  pagedir_page_free(&page);
+  CHECK_INT(pagedir_count(dir), 0);
+  CHECK_INT(pagedir_validate(dir, err, sizeof(err)), 0);
+  CHECK_INT(pagedir_remove_tmp(dir), 0);
+  CHECK_INT(pagedir_load_name(dir, ".noindex-1", &page), 0);
+  pagedir_page_free(&page);
+  remove_dir(dir);
+}
+
 int main(void)
 {
   RUN(test_init_writes_the_format);
@@ -429,5 +511,7 @@ int main(void)
   RUN(test_param);
   RUN(test_big_marker);
   RUN(test_golden_samples);
+  RUN(test_journal);
+  RUN(test_named_files);
   return TEST_EXIT();
 }

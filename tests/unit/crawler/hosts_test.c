@@ -213,6 +213,28 @@ static void test_unreachable_says_why(void)
   fix_delete(&x);
 }
 
+/* A host replayed as unreachable (resume) is skipped for the replayed
+ * reason without a request; the first reason given stands; other hosts
+ * are gated as ever. */
+static void test_replay_unreachable(void)
+{
+  struct fix x = fix_new(2);
+  const char *why = "robots.txt unreachable: HTTP 500 Internal Server Error";
+  CHECK_INT(hosts_replay_unreachable(x.h, "http://a:80", why), 0);
+  CHECK_INT(hosts_replay_unreachable(x.h, "http://a:80", "other"), 0);
+  fitem_t *g = gate(&x, "http://a:80");
+  char *url = NULL;
+  CHECK(g != NULL && !hosts_gate_begin(x.h, x.f, g, &url));
+  CHECK_STR(url, NULL);
+  opened(&x);
+  CHECK_STR(hosts_forbids(x.h, g->host, "/x"), why);
+  CHECK_STR(hosts_forbids(x.h, g->host, "/robots.txt"), why);
+  CHECK_STR(verdict(&x, "http://b:80", "http://b/robots.txt",
+                    answer(FETCH_OK, 200, "", NULL), "/x"),
+            NULL);
+  fix_delete(&x);
+}
+
 /* A failure with retries left asks for the gate again after the back-off
  * (1 s for the first); the answer then decides. */
 static void test_retry(void)
@@ -391,6 +413,7 @@ int main(void)
   RUN(test_redirect_other_host);
   RUN(test_unavailable_and_unreachable);
   RUN(test_unreachable_says_why);
+  RUN(test_replay_unreachable);
   RUN(test_retry);
   RUN(test_retry_after);
   RUN(test_crawl_delay);
