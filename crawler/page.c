@@ -40,6 +40,22 @@ void page_sniff(struct page *p, int format, const char *agent)
   }
 }
 
+void page_charge(struct page *p, budget_t *budget, size_t extra)
+{
+  const fetch_result_t *r = &p->res;
+  size_t n = sizeof(*p) + extra + 2 * BUDGET_OVERHEAD;
+  if (r->content_type)
+    n += strlen(r->content_type) + 1 + BUDGET_OVERHEAD;
+  if (r->x_robots_tag)
+    n += strlen(r->x_robots_tag) + 1 + BUDGET_OVERHEAD;
+  for (int i = 0; i < p->hops; i++)
+    n += strlen(p->chain[i]) + 1 + BUDGET_OVERHEAD;
+  p->budget = budget;
+  budget_force(budget, n);
+  p->held += n;
+  p->charged = true;
+}
+
 /* link_cost: what L costs the budget in memory. */
 static size_t link_cost(const struct link *l)
 {
@@ -96,7 +112,8 @@ int page_add_link(struct page *p, struct link *l, budget_t *budget,
       size_t cap = p->cap ? p->cap * 2 : 32;
       struct link *v = realloc(p->links, cap * sizeof(*v));
       if (v == NULL) {
-        budget_give(budget, cost);
+        if (limited)
+          budget_give(budget, cost); /* taken above */
         errno = ENOMEM;
         rc = -1;
         goto out;

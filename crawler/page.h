@@ -46,6 +46,7 @@ struct page {
   bool sniffed;           /* parse: binary, text, X-Robots-Tag done */
   bool scanned;           /* parse: links extracted */
   bool meta_checked;      /* parse: the robots metas were read */
+  bool charged;           /* parse: page_charge was called */
   int stored_id;          /* resume: the ID it was saved under before */
   struct link *links;     /* parse: links in page order, in memory */
   size_t nlinks, cap;
@@ -59,6 +60,11 @@ struct page {
   int write_errno;  /* parse: why tmp could not be written */
   int spill_errno;  /* parse: why a link could not be spilled */
 };
+
+/* page_charge: charge P's own footprint (its record, headers and
+ * redirect chain, plus EXTRA bytes of its item) to BUDGET until
+ * page_free, as memory that waits for the commit. Once per page. */
+void page_charge(struct page *p, budget_t *budget, size_t extra);
 
 /* page_add_link: append L (its strings adopted) to P's links: in memory
  * if BUDGET has room for it (or is NULL or unlimited), else, from then

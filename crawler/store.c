@@ -5,10 +5,12 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "hashtable.h"
 #include "hosts.h"
@@ -295,6 +297,16 @@ const char *store_dir(const store_t *s)
   return s->dir;
 }
 
+/* answer_nomem: *R says the answer was lost to out of memory. Returns 0
+ * (an answer, as store_fetch's). */
+static int answer_nomem(fetch_result_t *r)
+{
+  fetch_result_free(r);
+  r->outcome = FETCH_NET_ERROR;
+  snprintf(r->error, sizeof(r->error), "out of memory");
+  return 0;
+}
+
 int store_fetch(const store_t *s, const char *url, bool every,
                 fetch_result_t *r)
 {
@@ -336,10 +348,7 @@ int store_fetch(const store_t *s, const char *url, bool every,
   snprintf(r->error, sizeof(r->error), "not in the saved crawl");
   return 0;
 nomem:
-  fetch_result_free(r);
-  r->outcome = FETCH_NET_ERROR;
-  snprintf(r->error, sizeof(r->error), "out of memory");
-  return 0;
+  return answer_nomem(r);
 }
 
 void store_close(store_t *s)
@@ -488,10 +497,7 @@ static int replay(const store_t *s, const struct record *rec, int hop,
   r->status = 200;
   return 0;
 nomem:
-  fetch_result_free(r);
-  r->outcome = FETCH_NET_ERROR;
-  snprintf(r->error, sizeof(r->error), "out of memory");
-  return 0;
+  return answer_nomem(r);
 }
 
 int store_answer(const store_t *s, const char *first, int hop, const char *url,
@@ -602,10 +608,22 @@ int store_record_duplicate(const char *dir, int tag, const store_item_t *it,
 }
 
 /* links_write: the links file DIR/.noindex-K of IT. Returns 0 or -1. */
-/* add_link: one line of a links record (links_write). */
+/* struct links_out: a links record being written (links_write). */
+struct links_out {
+  gzFile gz;
+  strbuf_t line;
+  int err; /* errno of the first failed write */
+};
+
+/* add_link: one line of a links record, written at once, so that the
+ * record of a page of many links never sits in memory whole. */
 static void add_link(void *arg, const struct link *l)
 {
-  strbuf_t *b = arg;
+  struct links_out *o = arg;
+  if (o->err)
+    return;
+  strbuf_t *b = &o->line;
+  strbuf_reset(b);
   int cls = l->cls >= 0 && l->cls < 6 ? l->cls : L_INVALID;
   strbuf_adds(b, classes[cls]);
   strbuf_addc(b, ' ');
@@ -615,37 +633,55 @@ static void add_link(void *arg, const struct link *l)
     strbuf_addc(b, *c == '\n' ? 'n' : *c);
   }
   strbuf_addc(b, '\n');
+  if (b->oom)
+    o->err = ENOMEM;
+  else if (gzwrite(o->gz, b->p, (unsigned)b->len) != (int)b->len)
+    o->err = errno ? errno : EIO;
 }
 
+/* links_write: write DIR/.noindex-K, a page file (IT's URL and depth)
+ * whose body is one "CLASS HREF" line per link of EACH over SRC, through
+ * a temporary file (FLAGS: PAGEDIR_GZIP, PAGEDIR_FSYNC). Returns 0 or -1
+ * (errno; nothing left behind). */
 static int links_write(const char *dir, const store_item_t *it, int k,
                        store_links_fn each, void *src, unsigned flags)
 {
-  strbuf_t b = STRBUF_INIT;
-  if (each(src, add_link, &b) != 0) {
-    int e = errno;
-    strbuf_release(&b);
-    errno = e;
-    return -1;
-  }
-  size_t len = b.len;
-  char *body = strbuf_detach(&b);
-  if (body == NULL) {
+  char *tmp = pagedir_tmp_path(dir, "noindex", it->seq);
+  if (tmp == NULL) {
     errno = ENOMEM;
     return -1;
   }
+  struct links_out o = { .line = STRBUF_INIT };
+  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* "T": transparent, a plain file, when not compressing. */
+  o.gz = fd < 0 ? NULL : gzdopen(fd, (flags & PAGEDIR_GZIP) ? "wb6" : "wbT");
+  if (o.gz == NULL) {
+    o.err = errno ? errno : ENOMEM;
+    if (fd >= 0)
+      close(fd);
+  } else {
+    size_t ul = strlen(it->url);
+    if (gzwrite(o.gz, it->url, (unsigned)ul) != (int)ul ||
+        gzprintf(o.gz, "\n%d\n", it->depth) <= 0)
+      o.err = errno ? errno : EIO;
+    if (!o.err && each(src, add_link, &o) != 0)
+      o.err = errno ? errno : EIO;
+    if (!o.err && (flags & PAGEDIR_FSYNC) &&
+        (gzflush(o.gz, Z_FINISH) != Z_OK || fsync(fd) != 0))
+      o.err = errno ? errno : EIO;
+    if (gzclose(o.gz) != Z_OK && !o.err) /* closes fd too */
+      o.err = errno ? errno : EIO;
+  }
+  strbuf_release(&o.line);
   char name[32];
   snprintf(name, sizeof(name), ".noindex-%d", k);
-  char *tmp = pagedir_write_tmp(dir, it->seq, it->url, it->depth, body, len,
-                                flags);
-  int rc = tmp != NULL ? pagedir_publish_name(dir, tmp, name) : -1;
-  if (tmp != NULL && rc != 0) {
-    int e = errno;
+  if (!o.err && pagedir_publish_name(dir, tmp, name) != 0)
+    o.err = errno ? errno : EIO;
+  if (o.err)
     unlink(tmp);
-    errno = e;
-  }
   free(tmp);
-  free(body);
-  return rc;
+  errno = o.err;
+  return o.err ? -1 : 0;
 }
 
 int store_record_noindex(const char *dir, int tag, const store_item_t *it,

@@ -173,8 +173,7 @@ typedef int (*store_links_fn)(void *src,
 
 /* store_record_noindex: fetched, noindex (and NOFOLLOW); its NLINKS links
  * (EACH over SRC) are written first to DIR/.noindex-K (K > 0, unique in
- * the crawl; nothing is written when NLINKS is 0). NEEDSWORK: the record
- * is built in memory whole, outside the --max-memory budget. */
+ * the crawl; nothing is written when NLINKS is 0), a line at a time. */
 int store_record_noindex(const char *dir, int tag, const store_item_t *it,
                          bool nofollow, int k, store_links_fn each, void *src,
                          size_t nlinks, unsigned flags);

@@ -413,21 +413,28 @@ static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
 }
 
 /* reload: the body of P, adopted at a depth its speculative parse did not
- * write or scan, back from its temporary file (which goes). Returns false
- * if it could not be read (P says why, as a failed write). */
-static bool reload(struct page *p)
+ * write or scan, back from its temporary file (which goes), or, for a
+ * page saved before (resume), from its page file. Returns false if it
+ * could not be read (P says why, as a failed write). */
+static bool reload(struct webcrawl *w, struct page *p)
 {
   pagedir_page_t pg;
-  if (pagedir_load_file(p->tmp, &pg) != 0) {
+  int rc = p->tmp != NULL ? pagedir_load_file(p->tmp, &pg)
+                          : pagedir_load(w->o->pagedir, p->stored_id, &pg);
+  if (p->tmp != NULL) {
+    /* Read or not, the file was written at another depth: it goes, so
+     * the commit cannot save it (a failure is then a failed write). */
+    unlink(p->tmp);
+    free(p->tmp);
+    p->tmp = NULL;
+  }
+  if (rc != 0) {
     p->write_errno = errno ? errno : EIO;
     return false;
   }
   free(pg.url);
   p->res.body = pg.body;
   p->res.len = pg.len;
-  unlink(p->tmp);
-  free(p->tmp);
-  p->tmp = NULL;
   return true;
 }
 
@@ -463,10 +470,15 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     return;
   fetch_result_t *r = &p->res;
   bool spec = it->flags & FITEM_SPEC;
-  if (!spec && p->tmp != NULL &&
-      (p->tmp_depth != it->depth ||
+  if (!p->charged) {
+    /* What the page holds while it waits for its commit, besides its
+     * links: counted, so that speculation and the frontier make room. */
+    page_charge(p, &w->budget, sizeof(*it) + strlen(it->url) + 1);
+  }
+  if (!spec && p->sniffed && r->body == NULL && !p->binary &&
+      ((p->tmp != NULL && p->tmp_depth != it->depth) ||
        (!p->scanned && it->depth < w->o->max_depth)) &&
-      !reload(p))
+      !reload(w, p))
     return;
   if (!p->sniffed)
     page_sniff(p, w->o->format, w->o->ignore_robots ? NULL : w->agent);
@@ -499,10 +511,14 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     p->meta_checked = true;
   }
   if (spec) {
-    /* The body waits for the page's adoption on disk, unless no later
-     * parse can need it (a resumed page is read from its saved file). */
+    /* The body waits for the page's adoption on disk (a resumed page's
+     * is in its saved file), or is not needed again (noindex, scanned). */
     if (p->stored_id == 0 && !(p->noindex && p->scanned))
       write_tmp(w, it, p);
+    if (r->body != NULL && p->tmp == NULL && p->write_errno == 0) {
+      free(r->body);
+      r->body = NULL;
+    }
     return;
   }
   if (p->noindex && p->tmp != NULL) {
@@ -981,9 +997,10 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
      * engine.h), as many as the budget allows: a fetched one waits for
      * its adoption with its body on disk and its links within the
      * budget. A fixed count left hosts idle behind a big first host
-     * (DESIGN.md, "No head-of-line blocking"). */
-    .speculate = SIZE_MAX,
-    .speculate_out = 0,
+     * (DESIGN.md, "No head-of-line blocking"); it stays only without a
+     * budget (--max-memory 0), where nothing else would bound it. */
+    .speculate = o->max_memory ? SIZE_MAX : 4096,
+    .speculate_out = o->max_memory ? 0 : 256,
     .rate = o->rate,
     .burst = o->burst,
     .budget = &w.budget,
@@ -1011,6 +1028,12 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   running = w.e;
   pthread_mutex_unlock(&running_lock);
   int status = engine_run(w.e);
+  int lost = frontier_error(engine_frontier(w.e));
+  if (lost)
+    fprintf(stderr,
+            "crawler: cannot read back the URLs queued on disk in '%s' "
+            "(--max-memory): %s\n",
+            o->pagedir, strerror(lost));
   pthread_mutex_lock(&running_lock);
   running = NULL; /* no interrupt reaches the engine from here on */
   pthread_mutex_unlock(&running_lock);

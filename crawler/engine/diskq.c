@@ -172,6 +172,22 @@ void *diskq_pop(diskq_t *q, size_t *len)
   return rec;
 }
 
+/* room: make *BUF (of *CAP bytes) hold N. Returns false if out of
+ * memory (errno ENOMEM). */
+static bool room(char **buf, size_t *cap, size_t n)
+{
+  if (n <= *cap)
+    return true;
+  char *b = realloc(*buf, n);
+  if (b == NULL) {
+    errno = ENOMEM;
+    return false;
+  }
+  *buf = b;
+  *cap = n;
+  return true;
+}
+
 int diskq_each(diskq_t *q, void (*fn)(void *arg, const char *rec, size_t len),
                void *arg)
 {
@@ -181,15 +197,8 @@ int diskq_each(diskq_t *q, void (*fn)(void *arg, const char *rec, size_t len),
   for (off_t at = q->rd; at < q->wr; at += (off_t)(sizeof(n32) + n32)) {
     if (open_file(q) != 0 || pread_all(q->fd, &n32, sizeof(n32), at) != 0)
       goto fail;
-    if ((size_t)n32 + 1 > cap) {
-      char *r = realloc(rec, (size_t)n32 + 1);
-      if (r == NULL) {
-        errno = ENOMEM;
-        goto fail;
-      }
-      rec = r;
-      cap = (size_t)n32 + 1;
-    }
+    if (!room(&rec, &cap, (size_t)n32 + 1))
+      goto fail;
     if (pread_all(q->fd, rec, n32, at + (off_t)sizeof(n32)) != 0)
       goto fail;
     rec[n32] = '\0';
@@ -197,15 +206,8 @@ int diskq_each(diskq_t *q, void (*fn)(void *arg, const char *rec, size_t len),
   }
   for (size_t at = q->brd; at < q->blen; at += sizeof(n32) + n32) {
     memcpy(&n32, q->buf + at, sizeof(n32));
-    if ((size_t)n32 + 1 > cap) {
-      char *r = realloc(rec, (size_t)n32 + 1);
-      if (r == NULL) {
-        errno = ENOMEM;
-        goto fail;
-      }
-      rec = r;
-      cap = (size_t)n32 + 1;
-    }
+    if (!room(&rec, &cap, (size_t)n32 + 1))
+      goto fail;
     memcpy(rec, q->buf + at + sizeof(n32), n32);
     rec[n32] = '\0';
     fn(arg, rec, n32);

@@ -738,8 +738,10 @@ int engine_run(engine_t *e)
   for (int i = 0; i < started; i++)
     pthread_join(tid[i], NULL);
   free(tid);
-  if (status == CRAWL_OK && frontier_error(e->frontier))
-    status = ENGINE_EIO; /* it closed itself: queued URLs are lost */
+  int lost = frontier_error(e->frontier);
+  if (status == CRAWL_OK && lost)
+    /* It closed itself: queued URLs are lost. */
+    status = lost == ENOMEM ? CRAWL_ENOMEM : ENGINE_EIO;
   else if (status == CRAWL_OK && atomic_load(&e->stopped))
     status = atomic_load(&e->failure) ? atomic_load(&e->failure)
                                       : ENGINE_ESTOPPED;

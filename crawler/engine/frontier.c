@@ -86,6 +86,7 @@ struct frontier {
   size_t nspec;            /* speculative items queued or delayed */
   size_t spec_out;         /* speculative items handed out, not returned */
   size_t slots;            /* items holding FITEM_SLOT */
+  size_t gates_out;        /* gate items handed out, not done */
   diskq_t *spill;          /* pushes over the budget; NULL = no spill */
   int error;               /* errno of a spill that failed; 0 = none */
   int push_waiters;        /* frontier_push calls waiting for capacity */
@@ -549,8 +550,8 @@ int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
     struct host *h = host_get(f, hostkey, frontier_now());
     if (h == NULL)
       rc = -2;
-    else if (!(it->flags & FITEM_SLOT) && full(f))
-      rc = -4;
+    else if (!(it->flags & FITEM_SLOT) && (full(f) || f->push_waiters > 0))
+      rc = -4; /* a free slot goes to the push waiting for it */
     else if ((rc = add(f, it, h, not_before, false)) == 0)
       slot_take(f, it);
   }
@@ -600,6 +601,7 @@ static fitem_t *take(frontier_t *f, struct host *h, double now)
       return NULL;
     it->flags = FITEM_GATE;
     h->gate = GATE_INFLIGHT;
+    f->gates_out++;
   } else if (h->head != NULL) {
     it = h->head;
     h->head = it->next;
@@ -639,6 +641,7 @@ static bool may_take(const frontier_t *f, const struct host *h)
 fitem_t *frontier_pop(frontier_t *f)
 {
   fitem_t *it = NULL;
+  bool forced = false; /* one forced load per call, then wait */
   pthread_mutex_lock(&f->lock);
   while (!f->closed) {
     double now = frontier_now();
@@ -649,17 +652,20 @@ fitem_t *frontier_pop(frontier_t *f)
     while ((h = heap_top(f->waiting)) != NULL && h->due <= now)
       host_schedule(f, h, now);
     h = heap_top(f->ready);
-    if (h == NULL && heap_count(f->waiting) == 0 &&
-        heap_count(f->delayed) == 0 && spilled(f)) {
-      /* All that is left waits on disk: take it back whatever the
-       * budget says, or nothing would ever be handed out again. */
+    if (!forced && h == NULL && heap_count(f->waiting) == 0 &&
+        heap_count(f->delayed) == 0 && f->gates_out == 0 && spilled(f)) {
+      /* All that is left waits on disk (no host waits for a token or
+       * its robots.txt): take a batch back whatever the budget says, or
+       * nothing would ever be handed out again. */
       spill_load(f, true);
+      forced = true;
       continue;
     }
-    if (h != NULL && !may_take(f, h) && spill_below_horizon(f)) {
+    if (!forced && h != NULL && !may_take(f, h) && spill_below_horizon(f)) {
       /* The horizon holds back what is in memory (items promoted after
        * the spill began), and items it lets through wait on disk. */
       spill_load(f, true);
+      forced = true;
       continue;
     }
     if (h != NULL && may_take(f, h)) {
@@ -781,6 +787,8 @@ void frontier_gate_done(frontier_t *f, uint32_t host)
 {
   pthread_mutex_lock(&f->lock);
   struct host *h = f->host[host];
+  if (h->gate == GATE_INFLIGHT)
+    f->gates_out--;
   h->gate = GATE_OPEN;
   host_schedule(f, h, frontier_now());
   pthread_cond_signal(&f->work);
@@ -791,6 +799,8 @@ void frontier_gate_retry(frontier_t *f, uint32_t host, double not_before)
 {
   pthread_mutex_lock(&f->lock);
   struct host *h = f->host[host];
+  if (h->gate == GATE_INFLIGHT)
+    f->gates_out--;
   h->gate = GATE_NEEDED;
   if (not_before > h->pause_until)
     h->pause_until = not_before;

@@ -129,8 +129,8 @@ int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey);
  * (0: at once). Never blocks: an item popped before still holds its slot;
  * a new (speculative) item takes a free one. Never spills.
  * Returns: 0 on success; -1 if the frontier is closed, -2 if out of
- * memory, -4 if IT holds no slot and none is free; then IT stays the
- * caller's. */
+ * memory, -4 if IT holds no slot and none is free (or a push waits for
+ * the next one); then IT stays the caller's. */
 int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
                      double not_before);
 
@@ -152,8 +152,9 @@ bool frontier_promote(frontier_t *f, fitem_t *it, uint64_t seq, int depth);
  * requeued keep theirs. Any item is fine (a gate holds none). */
 void frontier_done(frontier_t *f, fitem_t *it);
 
-/* frontier_error: the errno of a spill that could not be read back (the
- * frontier closed itself: its queue is lost), or 0. */
+/* frontier_error: the errno of a spill that could not be read back, or
+ * ENOMEM if an item read could not be made (the frontier closed itself:
+ * its queue is lost), or 0. */
 int frontier_error(frontier_t *f);
 
 /* frontier_spec_return: one speculative item handed out is back with its

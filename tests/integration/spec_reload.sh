@@ -1,4 +1,4 @@
-# review_spec_reload: a speculative page adopted at a lower depth than it
+# spec_reload: a speculative page adopted at a lower depth than it
 # was fetched at is reloaded from its temporary file (webcrawl.c, reload);
 # when that read fails, wc_parse returns with p->tmp still naming the file
 # written at the speculative depth, and wc_commit, seeing p->tmp, saves it:
