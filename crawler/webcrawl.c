@@ -245,8 +245,20 @@ static bool from_store(struct webcrawl *w, engine_t *e, fitem_t *it,
   case STORE_NOINDEX:
     p->sniffed = p->scanned = p->noindex = true;
     p->nofollow = a.nofollow;
-    p->links = a.links;
-    p->nlinks = p->cap = a.nlinks;
+    /* Through the budget, as the links of a parsed page go (NEEDSWORK:
+     * the record is read whole first, store.c's links_load). */
+    for (size_t i = 0; i < a.nlinks; i++)
+      if (page_add_link(p, &a.links[i], &w->budget, w->o->pagedir,
+                        (unsigned long long)it->seq) != 0 &&
+          !p->nomem && !p->spill_errno) {
+        if (errno == ENOMEM)
+          p->nomem = true;
+        else
+          p->spill_errno = errno ? errno : EIO;
+      }
+    free(a.links);
+    if (page_links_park(p) != 0 && !p->spill_errno)
+      p->spill_errno = errno ? errno : EIO;
     break;
   case STORE_DUPLICATE:
     /* The commit finds it a duplicate before it would save it: noindex
