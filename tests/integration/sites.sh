@@ -82,6 +82,15 @@ check "catalogue: 1 and 8 workers give identical directories" \
   diff -r "$TEST_DIR/cat3w1" "$TEST_DIR/cat3"
 check "catalogue: 32 workers and a queue of 8 give identical directories" \
   diff -r "$TEST_DIR/cat3w1" "$TEST_DIR/cat3w32"
+# A queue of one URL (every slot counted: queued, on disk, speculative,
+# being fetched) and a budget so small that every URL and link waits on
+# disk: still the same crawl.
+crawl "$TEST_DIR/cat3tight" 3 --download-workers 8 --queue-size 1 \
+  --max-memory 1024
+check "catalogue: a queue of 1 and a 1 KiB budget give identical directories" \
+  diff -r "$TEST_DIR/cat3w1" "$TEST_DIR/cat3tight"
+check "catalogue: ... and leave no spill file" \
+  sh -c "! ls -A '$TEST_DIR/cat3tight' | grep -q '^\.tmp-'"
 golden catalogue-d2 "$TEST_DIR/cat2"
 golden catalogue-d3 "$TEST_DIR/cat3"
 finish
