@@ -59,6 +59,8 @@ struct page {
   int tmp_depth;    /* parse: the depth written in it */
   int write_errno;  /* parse: why tmp could not be written */
   int spill_errno;  /* parse: why a link could not be spilled */
+  int read_errno;   /* fetch, parse: why its body could not be read back
+                     (its saved or temporary file) */
 };
 
 /* page_charge: charge P's own footprint (its record, headers and

@@ -607,7 +607,6 @@ int store_record_duplicate(const char *dir, int tag, const store_item_t *it,
   return record(dir, tag, rkinds[R_DUPLICATE], it, NULL, flags);
 }
 
-/* links_write: the links file DIR/.noindex-K of IT. Returns 0 or -1. */
 /* struct links_out: a links record being written (links_write). */
 struct links_out {
   gzFile gz;
@@ -635,7 +634,7 @@ static void add_link(void *arg, const struct link *l)
   strbuf_addc(b, '\n');
   if (b->oom)
     o->err = ENOMEM;
-  else if (gzwrite(o->gz, b->p, (unsigned)b->len) != (int)b->len)
+  else if ((errno = 0, gzwrite(o->gz, b->p, (unsigned)b->len)) != (int)b->len)
     o->err = errno ? errno : EIO;
 }
 
@@ -652,6 +651,7 @@ static int links_write(const char *dir, const store_item_t *it, int k,
     return -1;
   }
   struct links_out o = { .line = STRBUF_INIT };
+  errno = 0; /* zlib does not always set it */
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   /* "T": transparent, a plain file, when not compressing. */
   o.gz = fd < 0 ? NULL : gzdopen(fd, (flags & PAGEDIR_GZIP) ? "wb6" : "wbT");
@@ -661,11 +661,13 @@ static int links_write(const char *dir, const store_item_t *it, int k,
       close(fd);
   } else {
     size_t ul = strlen(it->url);
+    errno = 0;
     if (gzwrite(o.gz, it->url, (unsigned)ul) != (int)ul ||
         gzprintf(o.gz, "\n%d\n", it->depth) <= 0)
       o.err = errno ? errno : EIO;
     if (!o.err && each(src, add_link, &o) != 0)
       o.err = errno ? errno : EIO;
+    errno = 0;
     if (!o.err && (flags & PAGEDIR_FSYNC) &&
         (gzflush(o.gz, Z_FINISH) != Z_OK || fsync(fd) != 0))
       o.err = errno ? errno : EIO;

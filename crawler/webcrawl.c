@@ -233,6 +233,14 @@ static bool from_store(struct webcrawl *w, engine_t *e, fitem_t *it,
   if (id < 0)
     return false;
   frontier_refund(engine_frontier(e), it->host);
+  if (w->o->resume != NULL && p->res.outcome == FETCH_NET_ERROR &&
+      !store_replayed(src, p->hops > 0 ? p->chain[0] : it->url)) {
+    /* Not an outcome the interrupted crawl saw: its saved page could not
+     * be read now. A failure here would be journaled as the page's. */
+    p->read_errno = EIO;
+    *done = ENGINE_PARSE;
+    return true;
+  }
   if (id > 0 && w->o->resume != NULL)
     p->stored_id = id;
   switch (a.verdict) {
@@ -427,12 +435,13 @@ static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
 /* reload: the body of P, adopted at a depth its speculative parse did not
  * write or scan, back from its temporary file (which goes), or, for a
  * page saved before (resume), from its page file. Returns false if it
- * could not be read (P says why, as a failed write). */
+ * could not be read (P's read_errno says why). */
 static bool reload(struct webcrawl *w, struct page *p)
 {
   pagedir_page_t pg;
   int rc = p->tmp != NULL ? pagedir_load_file(p->tmp, &pg)
                           : pagedir_load(w->o->pagedir, p->stored_id, &pg);
+  int err = errno;
   if (p->tmp != NULL) {
     /* Read or not, the file was written at another depth: it goes, so
      * the commit cannot save it (a failure is then a failed write). */
@@ -441,7 +450,7 @@ static bool reload(struct webcrawl *w, struct page *p)
     p->tmp = NULL;
   }
   if (rc != 0) {
-    p->write_errno = errno ? errno : EIO;
+    p->read_errno = err ? err : EIO; /* the commit stops the crawl */
     return false;
   }
   free(pg.url);
@@ -807,6 +816,12 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   }
   if (p->skipped)
     return;
+  if (p->read_errno) {
+    /* Its body could not be read back (its temporary or saved file):
+     * stop as on an I/O error; --resume goes on from here. */
+    io_fail(w, e, "read back", (int)st->saved + 1, p->read_errno);
+    return;
+  }
   if (p->nomem) {
     w->oom = true;
     fprintf(stderr, "crawler: out of memory while parsing '%s'\n", it->url);
@@ -1041,7 +1056,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   pthread_mutex_unlock(&running_lock);
   int status = engine_run(w.e);
   int lost = frontier_error(engine_frontier(w.e));
-  if (lost)
+  if (lost && lost != ENOMEM) /* out of memory: the exit status says so */
     fprintf(stderr,
             "crawler: cannot read back the URLs queued on disk in '%s' "
             "(--max-memory): %s\n",

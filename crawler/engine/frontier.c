@@ -460,6 +460,8 @@ static void spill_load(frontier_t *f, bool force)
     if (!force && budget_full(f->cfg.budget, 0.75))
       break;
     fitem_t *it = spill_next(f);
+    if (it == NULL && force && !f->error)
+      f->error = ENOMEM; /* forced: nothing else can go on; fail */
     if (it == NULL) {
       if (f->error) {
         f->closed = true;
@@ -634,7 +636,10 @@ static bool may_take(const frontier_t *f, const struct host *h)
 {
   const fitem_t *first = first_item(h);
   if (first->flags & FITEM_SPEC)
-    return f->cfg.spec_out == 0 || f->spec_out < f->cfg.spec_out;
+    /* Past the bound too when a push waits for a slot: fetching it is
+     * what frees one, if speculative items hold them all. */
+    return f->cfg.spec_out == 0 || f->spec_out < f->cfg.spec_out ||
+           f->push_waiters > 0;
   return first->seq < f->horizon || f->push_waiters > 0;
 }
 
@@ -691,6 +696,7 @@ fitem_t *frontier_pop(frontier_t *f)
       }
       pthread_cond_timedwait(&f->work, &f->lock, &ts);
     }
+    forced = false; /* a wait between forced loads, not one per call */
   }
   /* Pass the baton: if work is left, a sleeping worker must see it.
    * (Work beyond the horizon is left for frontier_set_horizon to wake.) */
@@ -708,7 +714,9 @@ void frontier_set_horizon(frontier_t *f, uint64_t horizon)
     uint64_t old = f->horizon == UINT64_MAX ? 0 : f->horizon;
     f->horizon = horizon;
     struct host *h = heap_top(f->ready);
-    if (h != NULL && first_item(h)->seq >= old && first_item(h)->seq < horizon)
+    if ((h != NULL && first_item(h)->seq >= old &&
+         first_item(h)->seq < horizon) ||
+        spilled(f)) /* what the horizon now lets through may be on disk */
       pthread_cond_signal(&f->work);
   }
   pthread_mutex_unlock(&f->lock);

@@ -41,7 +41,7 @@
  * to it. A push that does not fit goes to SPILL_PATH instead, a file of
  * URLs in push order, and so does every push after it until the file is
  * drained: items come back from it, oldest first, while the budget is
- * below half full, or when nothing else could be handed out.
+ * below three quarters full, or when nothing else could be handed out.
  *
  * Thread-safety: every function may be called from any thread; the
  * frontier locks itself and calls no callbacks. */

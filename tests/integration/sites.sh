@@ -89,6 +89,10 @@ crawl "$TEST_DIR/cat3tight" 3 --download-workers 8 --queue-size 1 \
   --max-memory 1024
 check "catalogue: a queue of 1 and a 1 KiB budget give identical directories" \
   diff -r "$TEST_DIR/cat3w1" "$TEST_DIR/cat3tight"
+crawl "$TEST_DIR/cat3nob" 3 --download-workers 8 --queue-size 2 \
+  --max-memory 0
+check "catalogue: no budget and a queue of 2 give identical directories" \
+  diff -r "$TEST_DIR/cat3w1" "$TEST_DIR/cat3nob"
 check "catalogue: ... and leave no spill file" \
   sh -c "! ls -A '$TEST_DIR/cat3tight' | grep -q '^\.tmp-'"
 golden catalogue-d2 "$TEST_DIR/cat2"

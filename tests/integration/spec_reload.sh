@@ -71,4 +71,23 @@ if [ "$RC" = 0 ]; then
 else
   check_eq "a read error on reload stops the crawl as an I/O error" "$RC" 6
 fi
+
+# The same with X noindex (a robots meta, read at the speculative parse
+# since X was not scanned there): the failed reload must not become
+# "noindex, no links" (Y lost, exit 0), nor be journaled as X's outcome.
+printf '<html><head><meta name="robots" content="noindex"></head><body><a href="Y.html">y</a></body></html>\n' >"$S/X.html"
+crawl plainni
+check_eq "noindex X: the plain crawl succeeds" "$RC" 0
+check "noindex X: ... and saves Y.html" \
+  sh -c "grep -lx '$BASE_URL/Y.html' '$TEST_DIR'/plainni/[0-9]* >/dev/null"
+crawl shimni "$TEST_DIR/failtmp.so"
+sed 's/^/# /' "$TEST_DIR/shimni.err" | tail -n 3 >&2
+if [ "$RC" = 0 ]; then
+  check "noindex X: a read error on reload: exit 0 only with the plain result" \
+    diff -r "$TEST_DIR/plainni" "$TEST_DIR/shimni"
+else
+  check_eq "noindex X: a read error on reload stops the crawl (exit 6)" "$RC" 6
+  check "noindex X: ... and X's outcome is not journaled" \
+    sh -c "! grep -q '^noindex .*X.html' '$TEST_DIR/shimni/.journal'"
+fi
 finish

@@ -288,6 +288,51 @@ static void test_capacity_counts_everything(void)
   frontier_delete(f);
 }
 
+static void *push_a9(void *arg)
+{
+  push(arg, "a9", 9, "A");
+  return NULL;
+}
+
+static void test_waiting_push_gets_a_speculative_slot(void)
+{
+  /* Capacity 2, both slots held by queued speculative items, one more
+   * speculative item out (spec_out 1 reached): a push waits for a slot,
+   * and only fetching a queued speculative item frees one, so a pop must
+   * hand it out past the spec_out bound, or nothing moves again. */
+  frontier_config_t cfg = { .capacity = 3, .burst = 1, .spec_out = 1 };
+  frontier_t *f = frontier_new(&cfg);
+  spec_item(f, "s0", 0, "B");
+  spec_item(f, "s1", 1, "B");
+  spec_item(f, "s2", 2, "B");
+  fitem_t *s0 = frontier_pop(f); /* out: spec_out is at its bound */
+  CHECK_STR(s0->url, "s0");
+  pthread_t t;
+  pthread_create(&t, NULL, push_a9, f); /* waits: every slot is held */
+  struct timespec ts = { 0, 100 * 1000 * 1000 };
+  nanosleep(&ts, NULL);
+  atomic_store(&popped, false);
+  pthread_t p;
+  pthread_create(&p, NULL, pop_and_flag, f);
+  for (int i = 0; i < 30 && !atomic_load(&popped); i++)
+    nanosleep(&ts, NULL); /* up to 3 s: far more than a pop takes */
+  CHECK(atomic_load(&popped));
+  if (!atomic_load(&popped)) {
+    frontier_close(f); /* let the threads go, to report the failure */
+  }
+  void *got;
+  pthread_join(p, &got);
+  if (got != NULL) {
+    CHECK_STR(((fitem_t *)got)->url, "s1");
+    frontier_done(f, got); /* fetched: its slot goes to the push */
+    fitem_delete(got);
+  }
+  pthread_join(t, NULL);
+  frontier_done(f, s0);
+  fitem_delete(s0);
+  frontier_delete(f);
+}
+
 static void test_spill_keeps_order_within_budget(void)
 {
   /* A budget with room for a few items: the rest of 20,000 pushes (more
@@ -339,6 +384,7 @@ int main(void)
   RUN(test_promote_and_withdraw);
   RUN(test_full_frontier_passes_the_horizon);
   RUN(test_capacity_counts_everything);
+  RUN(test_waiting_push_gets_a_speculative_slot);
   RUN(test_spill_keeps_order_within_budget);
   return TEST_EXIT();
 }
