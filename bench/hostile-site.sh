@@ -7,7 +7,8 @@
 #               URL of about 1,980 bytes (the crawler takes up to 2,048),
 #               so one page's links are about 200 MB as strings. The four
 #               pages' links differ (one letter each), so no page's links
-#               are duplicates of another's.
+#               are duplicates of another's. HOSTILE_LINKS=N in the
+#               environment makes it N links (tests under a sanitizer).
 #   seed.html   links slow.html (answered after 8 s), then big-a.html to
 #               big-d.html: the commit waits for slow.html while the four
 #               big pages are fetched and parsed behind it.
@@ -26,12 +27,12 @@ mkdir -p "$DIR"
 printf 'User-agent: *\nAllow: /\n' > "$DIR/robots.txt"
 : > "$DIR/rules"
 for x in a b c d; do
-  awk -v x="$x" 'BEGIN {
+  awk -v x="$x" -v links="${HOSTILE_LINKS:-100000}" 'BEGIN {
     base = ""
     for (i = 0; i < 1950; i++) base = base x
     printf "<!DOCTYPE html>\n<html><head><title>hostile %s</title>\n", x
     printf "<base href=\"/%s/\"></head>\n<body>\n", base
-    for (n = 0; n < 100000; n++) printf "<a href=?%d>x</a>\n", n
+    for (n = 0; n < links; n++) printf "<a href=?%d>x</a>\n", n
     printf "</body></html>\n"
     # The rule: every URL under the long directory answers 200.
     printf "/%s* status 200\n", base >> "'"$DIR/rules"'"
