@@ -1,4 +1,5 @@
-/* page.c: see page.h. No locks: a record has one user at a time. */
+/* page.c: see page.h. No locks: a record has one user at a time. The
+ * scan's sink (struct scan, on_*) is links.h's, one per page scanned. */
 #include "page.h"
 
 #include <errno.h>
@@ -7,9 +8,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "links.h"
 #include "pagecheck.h"
 #include "pagedir.h"
 #include "robots.h"
+#include "url.h"
 
 struct page *page_of(fitem_t *it)
 {
@@ -194,6 +197,141 @@ int page_links_each(struct page *p, void (*fn)(void *arg, const struct link *l),
   if (diskq_park(p->spill) != 0 && rc == 0)
     rc = -1;
   return rc;
+}
+
+/* ---- scanning a page's links ---- */
+
+struct scan {
+  const page_scan_t *c;
+  const fitem_t *it;
+  struct page *p;
+  bool nomem;
+  url_base_t base; /* the page's base, prepared for url_base_resolve */
+  bool base_ready; /* base is set for the current base URL */
+};
+
+static int on_base(void *arg, const char *href)
+{
+  struct scan *s = arg;
+  if (s->p->base == NULL) {
+    s->p->base = url_resolve(s->it->url, href);
+    s->base_ready = false;
+  }
+  return 0;
+}
+
+static int on_link(void *arg, const char *href, int flags)
+{
+  struct scan *s = arg;
+  struct page *p = s->p;
+  if (page_links(p) == PAGE_MAX_LINKS)
+    return 1;
+  struct link link, *l = &link;
+  if (!s->base_ready) {
+    /* Once per page (and again after a <base href>), not per link. */
+    url_base_init(&s->base, p->base ? p->base : s->it->url);
+    s->base_ready = true;
+  }
+  l->url = url_base_resolve(&s->base, href);
+  if (l->url != NULL && (flags & LINK_NOFOLLOW) && s->c->respect_rel_nofollow) {
+    l->cls = L_NOFOLLOW;
+  } else if (l->url == NULL) {
+    l->cls = L_INVALID;
+    l->url = strdup(href);
+  } else if (!scope_contains(s->c->scope, l->url)) {
+    l->cls = L_EXTERN;
+  } else if (pagecheck_trap(url_path_query(l->url))) {
+    l->cls = L_TRAP;
+  } else if (url_is_nonpage(l->url)) {
+    l->cls = L_NONPAGE;
+  } else {
+    l->cls = L_CANDIDATE;
+  }
+  l->key = l->cls == L_CANDIDATE ? url_host_key_normal(l->url) : NULL;
+  if (l->url == NULL || (l->cls == L_CANDIDATE && l->key == NULL)) {
+    free(l->url);
+    free(l->key);
+    s->nomem = true;
+    return 1;
+  }
+  if (page_add_link(p, l, s->c->budget, s->c->dir,
+                    (unsigned long long)s->it->seq) != 0) {
+    if (errno == ENOMEM)
+      s->nomem = true;
+    else
+      p->spill_errno = errno ? errno : EIO;
+    return 1;
+  }
+  return 0;
+}
+
+static int on_meta(void *arg, const char *name, const char *content)
+{
+  struct scan *s = arg;
+  (void)name;
+  page_robots(s->p, robots_directives(content, s->c->agent));
+  return 0;
+}
+
+void page_scan(struct page *p, const fitem_t *it, const page_scan_t *c)
+{
+  fetch_result_t *r = &p->res;
+  p->scanned = true;
+  struct scan s = { .c = c, .it = it, .p = p };
+  links_sink_t sink = { .link = on_link, .base = on_base, .arg = &s };
+  if (c->agent != NULL) {
+    sink.meta_robots = on_meta;
+    sink.meta_agent = c->agent;
+  }
+  int rc;
+  if (p->text) {
+    rc = links_scan_text(r->body, r->len, &sink);
+  } else {
+    char cs[64];
+    rc = links_scan_html(r->body, r->len,
+                         fetch_charset(r->content_type, cs, sizeof(cs)), &sink);
+  }
+  p->nomem = s.nomem || rc == LINKS_ENOMEM;
+  if (page_links_park(p) != 0 && p->spill_errno == 0)
+    p->spill_errno = errno ? errno : EIO;
+}
+
+/* ---- the body on disk ---- */
+
+void page_write_tmp(struct page *p, const fitem_t *it, const char *dir,
+                    unsigned flags)
+{
+  fetch_result_t *r = &p->res;
+  p->tmp = pagedir_write_tmp(dir, (unsigned long long)it->seq, it->url,
+                             it->depth, r->body, r->len, flags);
+  if (p->tmp == NULL) {
+    p->write_errno = errno ? errno : EIO;
+    return;
+  }
+  p->tmp_depth = it->depth;
+  free(r->body);
+  r->body = NULL;
+}
+
+int page_reload(struct page *p, const char *dir)
+{
+  pagedir_page_t pg;
+  int rc = p->tmp != NULL ? pagedir_load_file(p->tmp, &pg)
+                          : pagedir_load(dir, p->stored_id, &pg);
+  int err = errno;
+  if (p->tmp != NULL) {
+    unlink(p->tmp);
+    free(p->tmp);
+    p->tmp = NULL;
+  }
+  if (rc != 0) {
+    p->read_errno = err ? err : EIO;
+    return -1;
+  }
+  free(pg.url);
+  p->res.body = pg.body;
+  p->res.len = pg.len;
+  return 0;
 }
 
 void page_free(struct page *p)

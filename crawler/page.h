@@ -20,6 +20,10 @@
 #include "diskq.h"
 #include "fetch.h"
 #include "frontier.h"
+#include "scope.h"
+
+/* The most links kept of one page; the rest are not looked at. */
+enum { PAGE_MAX_LINKS = 100000 };
 
 /* Where a link found on a page goes. */
 enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID, L_NOFOLLOW, L_TRAP };
@@ -62,6 +66,35 @@ struct page {
   int read_errno;   /* fetch, parse: why its body could not be read back
                      (its saved or temporary file) */
 };
+
+/* How page_scan reads a page's links (all borrowed). */
+typedef struct page_scan {
+  const scope_t *scope;      /* links outside are L_EXTERN */
+  bool respect_rel_nofollow; /* rel="nofollow" links are L_NOFOLLOW */
+  const char *agent;         /* read robots metas naming it; NULL: none */
+  budget_t *budget;          /* links beyond it go to disk */
+  const char *dir;           /* ... in this page directory */
+} page_scan_t;
+
+/* page_scan: extract, resolve (against the page's <base href>, if any),
+ * normalise and classify the links of P's body (the link format if
+ * P->text, HTML otherwise), at most PAGE_MAX_LINKS, into P's links
+ * (page_add_link, under IT's seq), reading robots metas on the way; mark
+ * P scanned. Out of memory sets P->nomem, a spill that failed
+ * P->spill_errno. */
+void page_scan(struct page *p, const fitem_t *it, const page_scan_t *c);
+
+/* page_write_tmp: write P's body to its temporary page file in DIR, at
+ * IT's URL, seq and depth (FLAGS: PAGEDIR_GZIP, PAGEDIR_FSYNC), and free
+ * the body; on failure the body stays and P->write_errno says why. */
+void page_write_tmp(struct page *p, const fitem_t *it, const char *dir,
+                    unsigned flags);
+
+/* page_reload: P's body back from its temporary file (which goes,
+ * whether it could be read or not: it was written at another depth), or,
+ * for a page saved before (resume: P->stored_id), from its page file in
+ * DIR. Returns 0, or -1 with P->read_errno set. */
+int page_reload(struct page *p, const char *dir);
 
 /* page_charge: charge P's own footprint (its record, headers and
  * redirect chain, plus EXTRA bytes of its item) to BUDGET until

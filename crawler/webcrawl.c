@@ -39,7 +39,6 @@
 #include "url.h"
 
 enum { MAX_REDIRECTS = 10 };
-enum { MAX_LINKS_PER_PAGE = 100000 };
 
 struct webcrawl {
   const webcrawl_opts_t *o;
@@ -57,7 +56,9 @@ struct webcrawl {
   bool io_failed; /* commit only */
   bool oom;       /* commit only: a page lost links to OOM */
   double start, last_progress;
-  budget_t budget; /* --max-memory (budget.h) */
+  budget_t budget;    /* --max-memory (budget.h) */
+  page_scan_t scan;   /* how pages are scanned (page_scan) */
+  unsigned tmp_flags; /* PAGEDIR_GZIP, PAGEDIR_FSYNC for page files */
 };
 
 /* engine_run's status is returned as it is. */
@@ -346,79 +347,6 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 
 /* ---- parse threads ---- */
 
-struct scan {
-  struct webcrawl *w;
-  fitem_t *it;
-  struct page *p;
-  bool nomem;
-  url_base_t base; /* the page's base, prepared for url_base_resolve */
-  bool base_ready; /* base is set for the current base URL */
-};
-
-static int on_base(void *arg, const char *href)
-{
-  struct scan *s = arg;
-  if (s->p->base == NULL) {
-    s->p->base = url_resolve(s->it->url, href);
-    s->base_ready = false;
-  }
-  return 0;
-}
-
-static int on_link(void *arg, const char *href, int flags)
-{
-  struct scan *s = arg;
-  struct page *p = s->p;
-  if (page_links(p) == MAX_LINKS_PER_PAGE)
-    return 1;
-  struct link link, *l = &link;
-  if (!s->base_ready) {
-    /* Once per page (and again after a <base href>), not per link. */
-    url_base_init(&s->base, p->base ? p->base : s->it->url);
-    s->base_ready = true;
-  }
-  l->url = url_base_resolve(&s->base, href);
-  if (l->url != NULL && (flags & LINK_NOFOLLOW) &&
-      s->w->o->respect_rel_nofollow) {
-    l->cls = L_NOFOLLOW;
-  } else if (l->url == NULL) {
-    l->cls = L_INVALID;
-    l->url = strdup(href);
-  } else if (!scope_contains(s->w->o->scope, l->url)) {
-    l->cls = L_EXTERN;
-  } else if (pagecheck_trap(url_path_query(l->url))) {
-    l->cls = L_TRAP;
-  } else if (url_is_nonpage(l->url)) {
-    l->cls = L_NONPAGE;
-  } else {
-    l->cls = L_CANDIDATE;
-  }
-  l->key = l->cls == L_CANDIDATE ? url_host_key_normal(l->url) : NULL;
-  if (l->url == NULL || (l->cls == L_CANDIDATE && l->key == NULL)) {
-    free(l->url);
-    free(l->key);
-    s->nomem = true;
-    return 1;
-  }
-  if (page_add_link(p, l, &s->w->budget, s->w->o->pagedir,
-                    (unsigned long long)s->it->seq) != 0) {
-    if (errno == ENOMEM)
-      s->nomem = true;
-    else
-      p->spill_errno = errno ? errno : EIO;
-    return 1;
-  }
-  return 0;
-}
-
-static int on_meta(void *arg, const char *name, const char *content)
-{
-  struct scan *s = arg;
-  (void)name;
-  page_robots(s->p, robots_directives(content, s->w->agent));
-  return 0;
-}
-
 /* speculate: have the links the commit of IT will add fetched early
  * (engine.h, Speculation), unless the commit may well not add them: a
  * redirected page may turn out a duplicate, a full crawl adds nothing. */
@@ -430,51 +358,6 @@ static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
   for (size_t i = 0; i < p->nlinks; i++)
     if (p->links[i].cls == L_CANDIDATE)
       engine_speculate(e, p->links[i].url, it->depth + 1, p->links[i].key);
-}
-
-/* reload: the body of P, adopted at a depth its speculative parse did not
- * write or scan, back from its temporary file (which goes), or, for a
- * page saved before (resume), from its page file. Returns false if it
- * could not be read (P's read_errno says why). */
-static bool reload(struct webcrawl *w, struct page *p)
-{
-  pagedir_page_t pg;
-  int rc = p->tmp != NULL ? pagedir_load_file(p->tmp, &pg)
-                          : pagedir_load(w->o->pagedir, p->stored_id, &pg);
-  int err = errno;
-  if (p->tmp != NULL) {
-    /* Read or not, the file was written at another depth: it goes, so
-     * the commit cannot save it (a failure is then a failed write). */
-    unlink(p->tmp);
-    free(p->tmp);
-    p->tmp = NULL;
-  }
-  if (rc != 0) {
-    p->read_errno = err ? err : EIO; /* the commit stops the crawl */
-    return false;
-  }
-  free(pg.url);
-  p->res.body = pg.body;
-  p->res.len = pg.len;
-  return true;
-}
-
-/* write_tmp: write P's body to its temporary file at IT's depth and free
- * the body. On failure the body stays (P says why). */
-static void write_tmp(struct webcrawl *w, fitem_t *it, struct page *p)
-{
-  fetch_result_t *r = &p->res;
-  p->tmp = pagedir_write_tmp(w->o->pagedir, (unsigned long long)it->seq,
-                             it->url, it->depth, r->body, r->len,
-                             (w->o->compress ? PAGEDIR_GZIP : 0) |
-                               (w->o->fsync ? PAGEDIR_FSYNC : 0));
-  if (p->tmp == NULL) {
-    p->write_errno = errno ? errno : EIO;
-    return;
-  }
-  p->tmp_depth = it->depth;
-  free(r->body);
-  r->body = NULL;
 }
 
 /* wc_parse: runs twice for a page fetched speculatively (engine.h): first
@@ -499,32 +382,14 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   if (!spec && p->sniffed && r->body == NULL && !p->binary &&
       ((p->tmp != NULL && p->tmp_depth != it->depth) ||
        (!p->scanned && it->depth < w->o->max_depth)) &&
-      !reload(w, p))
+      page_reload(p, w->o->pagedir) != 0)
     return;
   if (!p->sniffed)
     page_sniff(p, w->o->format, w->o->ignore_robots ? NULL : w->agent);
   if (p->binary)
     return;
   if (!p->scanned && it->depth < w->o->max_depth) {
-    p->scanned = true;
-    struct scan s = { .w = w, .it = it, .p = p };
-    links_sink_t sink = { .link = on_link, .base = on_base, .arg = &s };
-    if (!w->o->ignore_robots) {
-      sink.meta_robots = on_meta;
-      sink.meta_agent = w->agent;
-    }
-    int rc;
-    if (p->text) {
-      rc = links_scan_text(r->body, r->len, &sink);
-    } else {
-      char cs[64];
-      rc = links_scan_html(r->body, r->len,
-                           fetch_charset(r->content_type, cs, sizeof(cs)),
-                           &sink);
-    }
-    p->nomem = s.nomem || rc == LINKS_ENOMEM;
-    if (page_links_park(p) != 0 && p->spill_errno == 0)
-      p->spill_errno = errno ? errno : EIO;
+    page_scan(p, it, &w->scan);
     speculate(w, e, it, p);
   }
   if (!p->scanned && !p->text && !w->o->ignore_robots && !p->meta_checked) {
@@ -535,7 +400,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     /* The body waits for the page's adoption on disk (a resumed page's
      * is in its saved file), or is not needed again (noindex, scanned). */
     if (p->stored_id == 0 && !(p->noindex && p->scanned))
-      write_tmp(w, it, p);
+      page_write_tmp(p, it, w->o->pagedir, w->tmp_flags);
     if (r->body != NULL && p->tmp == NULL && p->write_errno == 0) {
       free(r->body);
       r->body = NULL;
@@ -548,7 +413,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     p->tmp = NULL;
   }
   if (!p->noindex && p->stored_id == 0 && p->tmp == NULL)
-    write_tmp(w, it, p);
+    page_write_tmp(p, it, w->o->pagedir, w->tmp_flags);
   /* The body is on disk now (or not saved); free it before the page waits
    * for commit. */
   free(r->body);
@@ -989,6 +854,13 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
    * nothing is fetched from the hosts (replay). */
   bool robots = !o->ignore_robots && o->replay == NULL;
   budget_init(&w.budget, o->max_memory);
+  w.scan = (page_scan_t){ .scope = o->scope,
+                          .respect_rel_nofollow = o->respect_rel_nofollow,
+                          .agent = o->ignore_robots ? NULL : w.agent,
+                          .budget = &w.budget,
+                          .dir = o->pagedir };
+  w.tmp_flags = (o->compress ? PAGEDIR_GZIP : 0) |
+                (o->fsync ? PAGEDIR_FSYNC : 0);
   /* The frontier's URLs beyond the budget wait here. */
   char *spill = o->max_memory ? pagedir_tmp_path(o->pagedir, "queue", 0) : NULL;
   w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host, robots);

@@ -103,34 +103,6 @@ double frontier_now(void)
 
 /* ---- items ---- */
 
-fitem_t *fitem_new(const char *url, int depth)
-{
-  size_t len = strlen(url);
-  fitem_t *it = calloc(1, sizeof(*it) + len + 1);
-  if (it == NULL)
-    return NULL;
-  memcpy(it->url, url, len + 1);
-  it->depth = depth;
-  return it;
-}
-
-fitem_t *fitem_set_url(fitem_t *it, const char *url)
-{
-  size_t len = strlen(url);
-  fitem_t *n = malloc(sizeof(*n) + len + 1);
-  if (n == NULL)
-    return NULL;
-  *n = *it;
-  memcpy(n->url, url, len + 1);
-  free(it);
-  return n;
-}
-
-void fitem_delete(fitem_t *it)
-{
-  free(it);
-}
-
 /* item_cost: what IT costs the budget while held here. */
 static size_t item_cost(const fitem_t *it)
 {
