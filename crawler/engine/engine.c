@@ -5,7 +5,7 @@
  *              speculate (inside lock).
  *   lock       guards the fetched-page queue (phead/ptail, nfetched),
  *              downloaders, pushing, the reorder heap, committing,
- *              next_commit, and the speculation records (smap,
+ *              next_commit, commit_depth, and the speculation records (smap,
  *              next_spec, every struct spec).
  * Only speculation nests them, always in this order: lock, then
  * seen_lock or the frontier's lock. Nothing takes lock while holding
