@@ -28,14 +28,19 @@
  *            an item or host may have become due earlier (push, requeue,
  *            promote, gate done or retried, refund, a raised horizon, a
  *            speculative item returned, a push starting to wait for
- *            capacity, which lifts the horizon), and passed on by a pop
- *            that leaves work behind, so a sleeping worker always holds
- *            the next deadline;
- *            broadcast by frontier_close. Waiters re-check: closed, ready
- *            host, or the earliest deadline.
- *   notfull  waited on by frontier_push while count >= capacity; signalled
- *            by each pop of an ordinary item, broadcast by close. Waiters
- *            re-check: closed or count < capacity. */
+ *            capacity, which lifts the horizon), when a push goes to the
+ *            spill, and when the horizon rises while items are on disk;
+ *            passed on by a pop that leaves work behind (spilled items
+ *            count), so a sleeping worker always holds the next deadline;
+ *            broadcast by frontier_close. Waiters re-check: closed, the
+ *            spill (loaded below 3/4 of the budget; forced, once per wait,
+ *            when no host is ready, waiting or delayed and no gate is
+ *            out, or when the horizon lets through what is on disk), a
+ *            ready host, or the earliest deadline.
+ *   notfull  waited on by frontier_push while every slot is taken;
+ *            signalled by frontier_done and by a withdrawal (a slot
+ *            freed), broadcast by close. Waiters re-check: closed or a
+ *            free slot. */
 #include "frontier.h"
 
 #include <errno.h>

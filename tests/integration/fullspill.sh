@@ -50,12 +50,7 @@ tail -n 4 "$TEST_DIR/resume.err" >&2
 check_eq "--resume once there is room exits 0" "$rc" 0
 check_eq "no .tmp-* file is left" \
   "$(find "$DIR" -name '.tmp-*' -printf '%f\n')" ""
-mkdir "$TEST_DIR/final"
-for f in "$DIR"/* "$DIR/.crawler" "$DIR/.journal"; do
-  [ -e "$f" ] || continue
-  sed "s/127\.0\.0\.1:$PORT/127.0.0.1:{{port}}/g" "$f" \
-    >"$TEST_DIR/final/$(basename "$f")"
-done
+portless "$DIR" "$TEST_DIR/final"
 check "the resumed crawl equals the uninterrupted one (catalogue-d3)" \
   diff -r "$GOLDEN" "$TEST_DIR/final"
 server_stop

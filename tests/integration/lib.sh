@@ -182,6 +182,18 @@ trap 'exit 143' TERM
 
 # ----------------------------------------------------------- server
 
+# portless DIR OUT: a copy of page directory DIR (its pages, .crawler and
+# .journal) with the test server's address 127.0.0.1:$PORT as
+# 127.0.0.1:{{port}}, as the golden directories write it.
+portless() {
+  mkdir -p "$2"
+  local f
+  for f in "$1"/* "$1/.crawler" "$1/.journal"; do
+    [ -e "$f" ] || continue
+    sed "s/127\.0\.0\.1:$PORT/127.0.0.1:{{port}}/g" "$f" >"$2/$(basename "$f")"
+  done
+}
+
 server_start() {  # server_start SITE_DIR [TESTSERVER ARGS...]
   local site=$1 dir portfile i hosts=(--host 127.0.0.1) a
   shift

@@ -17,16 +17,6 @@ pages() {
   done | sort
 }
 
-# portless DIR OUT: a copy of the page directory with the port as {{port}}.
-portless() {
-  mkdir -p "$2"
-  local f
-  for f in "$1"/* "$1/.crawler" "$1/.journal"; do
-    [ -e "$f" ] || continue
-    sed "s/127\.0\.0\.1:$PORT/127.0.0.1:{{port}}/g" "$f" >"$2/$(basename "$f")"
-  done
-}
-
 crawl() {  # crawl OUT DEPTH [OPTIONS...]
   local out=$1 depth=$2
   shift 2
