@@ -7,7 +7,7 @@
 #   make tsan       build under build/tsan with TSan, run all tests
 #   make check-deps check the layering (libcs50 <- common <- crawler/engine
 #                   <- crawler), that libcrawler.so needs no libcurl,
-#                   libxml2 or libcrypto, and that every header compiles
+#                   libxml2, libcrypto or hiredis, and that every header compiles
 #                   on its own
 #   make install    PREFIX=/usr/local DESTDIR= : programs, library, header
 #   make bench      benchmarks (bench/), about 8 minutes (bench/RESULTS.md)
@@ -19,7 +19,7 @@
 #   make deps       install the Debian packages the build and tests need
 #   make clean
 
-SUBDIRS := libcs50 common crawler/engine crawler tests
+SUBDIRS := libcs50 common crawler/engine crawler/cluster crawler tests
 PREFIX ?= /usr/local
 DESTDIR ?=
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
@@ -67,19 +67,20 @@ check-format:
 
 # Layering: each archive, linked whole with only the archives below it, must
 # have no undefined symbols; the engine (libcrawler.so) links no libcurl,
-# libxml2 or libcrypto, neither in its archive nor in the shared library's
+# libxml2, libcrypto or hiredis, neither in its archive nor in the shared library's
 # DT_NEEDED; each header must compile by itself.
 check-deps: all
 	@echo 'int main(void) { return 0; }' > $(B)/stub.c
 	$(CC) -o $(B)/stub-cs50 $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcs50.a -Wl,--no-whole-archive -pthread
 	$(CC) -o $(B)/stub-common $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcommon.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib libcrypto)
 	$(CC) -o $(B)/stub-engine $(B)/stub.c -Wl,--whole-archive $(B)/lib/libengine.a -Wl,--no-whole-archive $(B)/lib/libcommon.a $(B)/lib/libcs50.a -pthread
-	@if readelf -d $(B)/lib/libcrawler.so | grep NEEDED | grep -E 'libcurl|libxml2|libcrypto|libssl'; then \
+	$(CC) -o $(B)/stub-cluster $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcluster.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs hiredis)
+	@if readelf -d $(B)/lib/libcrawler.so | grep NEEDED | grep -E 'libcurl|libxml2|libcrypto|libssl|libhiredis'; then \
 	  echo "libcrawler.so must need none of these"; exit 1; fi
-	@for h in libcs50/*.h common/*.h crawler/engine/*.h crawler/*.h; do \
+	@for h in libcs50/*.h common/*.h crawler/engine/*.h crawler/cluster/*.h crawler/*.h; do \
 	  printf '#include "$(CURDIR)/%s"\n' "$$h" > $(B)/hdr.c; \
 	  $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic \
-	    -Ilibcs50 -Icommon -Icrawler/engine -Icrawler $$(pkg-config --cflags libcurl libxml-2.0 zlib libcrypto) \
+	    -Ilibcs50 -Icommon -Icrawler/engine -Icrawler/cluster -Icrawler $$(pkg-config --cflags libcurl libxml-2.0 zlib libcrypto) \
 	    -fsyntax-only $(B)/hdr.c || { echo "header $$h does not compile alone"; exit 1; }; \
 	done; echo "check-deps: layering and headers ok"
 

@@ -41,7 +41,7 @@ CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
           -pedantic -Wstrict-prototypes -Wshadow -g $(OPT) -fPIC \
           -fvisibility=hidden -pthread $(SANFLAGS) \
           -I$(TOP)/libcs50 -I$(TOP)/common -I$(TOP)/crawler/engine \
-          -I$(TOP)/crawler $(PKG_CFLAGS) \
+          -I$(TOP)/crawler -I$(TOP)/crawler/cluster $(PKG_CFLAGS) \
           $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS := $(PKG_LIBS)
@@ -52,6 +52,10 @@ LIB_CS50 := $(B)/lib/libcs50.a
 LIB_COMMON := $(B)/lib/libcommon.a
 LIB_ENGINE := $(B)/lib/libengine.a
 LIB_WEBCRAWL := $(B)/lib/libwebcrawl.a
+# The cluster's Redis state (crawler/cluster), beside the engine: it uses
+# libcs50 and hiredis only.
+LIB_CLUSTER := $(B)/lib/libcluster.a
+CLUSTER_LIBS := $(shell pkg-config --libs hiredis 2>/dev/null)
 
 # What the engine (and so libcrawler.so) links besides libc and pthreads:
 # nothing (make check-deps).

@@ -21,6 +21,8 @@ nodejs:cmd=node
 npm:cmd=npm
 clang-format:cmd=clang-format
 time:cmd=/usr/bin/time
+libhiredis-dev:pc=hiredis
+redis-server:cmd=redis-server
 "
 missing=
 for entry in $NEED; do

@@ -1,0 +1,226 @@
+/* cstate.h: the shared state of a cluster crawl, kept in Redis (internal).
+ *
+ * The cluster's half of the frontier (DESIGN.md, "One crawl, many
+ * processes"): what the single-process engine keeps in its own memory,
+ * kept where every worker of crawl NAME reaches it. All keys of a crawl
+ * start with "tse:{NAME}:", one hash tag, so that every script of the
+ * crawl runs on one server (or one slot of a Redis Cluster).
+ *
+ *   meta          hash: the crawl's id (random, made by the worker that
+ *                 created it), its options as recorded, nparts, buckets,
+ *                 state (running, complete)
+ *   commit        hash: next_seq (seqs handed out), next_commit (the
+ *                 first seq not committed), pages (IDs handed out),
+ *                 journal (bytes of .journal), depth (of the last
+ *                 item committed)
+ *   seen:B        set of URL fingerprints of bucket B (cstate_fp): an
+ *                 intset of 64-bit integers while small, so a URL costs
+ *                 about 8 bytes of Redis memory
+ *   part:P        stream: the items of partition P (hosts hash to
+ *                 partitions) waiting to be fetched; consumer group "g"
+ *   results       stream: items fetched and parsed, waiting for commit
+ *   lease:WHAT    hash owner, token: the commit lease ("commit") or a
+ *                 partition's ("part:P"), with a time to live
+ *   fence         counter: every lease granted gets the next value, its
+ *                 fencing token
+ *   workers       hash: worker id -> "host pid started"; alive:ID keys
+ *                 with a time to live say which are alive
+ *   stats         hash: counts for --status (pages per depth, failures)
+ *
+ * Fencing: every script that changes the crawl on a lease's behalf
+ * checks that the lease still has the token its caller was given; one
+ * that lapsed (the worker paused, or cut off past the time to live) gets
+ * CSTATE_FENCED and changes nothing. Every script also checks the
+ * crawl's id, so a Redis that came back empty (or another data set) is
+ * CSTATE_LOST, never a fresh crawl.
+ *
+ * Thread-safety: a cstate_t wraps one connection (rconn.h): one thread
+ * at a time. Open one per thread that talks to Redis. */
+#ifndef CRAWLER_CLUSTER_CSTATE_H
+#define CRAWLER_CLUSTER_CSTATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "rconn.h"
+
+typedef struct cstate cstate_t;
+
+/* Statuses (negative) of the calls below. */
+enum {
+  CSTATE_OK = 0,
+  CSTATE_EREDIS = -1,    /* Redis could not be reached in time, or said
+                            no: cstate_error says why */
+  CSTATE_EMISMATCH = -2, /* an option differs from the crawl's record */
+  CSTATE_COMPLETE = -3,  /* the crawl is complete: nothing to do */
+  CSTATE_LOST = -4,      /* the crawl vanished from Redis (restarted
+                            empty?) or is another crawl's */
+  CSTATE_FENCED = -5,    /* the lease lapsed and is someone else's now */
+  CSTATE_ENOMEM = -6,
+  CSTATE_ENOENT = -7 /* no such crawl (cstate_open) */
+};
+
+/* Partitions of a crawl: hosts hash to one of these, and each is leased
+ * to one worker at a time. Fixed when the crawl is created. */
+enum { CSTATE_PARTS = 64, CSTATE_BUCKETS = 65536 };
+
+/* An option as the crawl records it: NAME as on the command line,
+ * VALUE its canonical text ("" when not given). */
+typedef struct cstate_param {
+  const char *name, *value;
+} cstate_param_t;
+
+/* cstate_join: connect to URL and join crawl NAME, creating it if it does
+ * not exist: then PARAMS (NP of them) are recorded and SEED (borrowed) is
+ * its first item, seq 0 at depth 0 under HOSTKEY. If it exists, PARAMS
+ * must equal what it recorded.
+ * Returns: CSTATE_OK with *OUT (owned by caller, cstate_close) and
+ *   *CREATED; CSTATE_EMISMATCH with ERR naming the option and both
+ *   values; CSTATE_COMPLETE; CSTATE_EREDIS with the reason in ERR (size
+ *   N). Thread-safety: any thread. */
+int cstate_join(const char *url, const char *name, const cstate_param_t *params,
+                size_t np, const char *seed, const char *hostkey,
+                cstate_t **out, bool *created, char *err, size_t n);
+
+/* cstate_open: connect to URL and open crawl NAME, which must exist (for
+ * --status and for a thread of a worker that joined). Returns:
+ * CSTATE_OK with *OUT; CSTATE_ENOENT; CSTATE_EREDIS. */
+int cstate_open(const char *url, const char *name, cstate_t **out, char *err,
+                size_t n);
+
+/* cstate_close: disconnect; NULL is fine. */
+void cstate_close(cstate_t *cs);
+
+/* cstate_error: the last failure as one line (borrowed). */
+const char *cstate_error(const cstate_t *cs);
+
+/* cstate_rconn: the connection (borrowed), e.g. to set its retry time. */
+rconn_t *cstate_rconn(cstate_t *cs);
+
+/* cstate_fp: the fingerprint of URL: bucket *B in [0, CSTATE_BUCKETS)
+ * and member *M (80 bits in all). */
+void cstate_fp(const char *url, uint32_t *b, int64_t *m);
+
+/* cstate_part: the partition of HOSTKEY. */
+int cstate_part(const char *hostkey);
+
+/* ---- workers and leases ---- */
+
+/* cstate_register: give this worker an id ("w1", "w2", ...; copied into
+ * ID, size N) and record it with INFO (borrowed: "host pid"). */
+int cstate_register(cstate_t *cs, const char *info, char *id, size_t n);
+
+/* cstate_heartbeat: say worker ID is alive for the next TTL_MS. */
+int cstate_heartbeat(cstate_t *cs, const char *id, long ttl_ms);
+
+/* cstate_lease: take or renew lease WHAT ("commit", "part:7") for worker
+ * ID for TTL_MS. *TOKEN: 0 to take it (set to the new fencing token on
+ * success), or the token held, to renew it.
+ * Returns: 1 held (taken or renewed), 0 someone else holds it (or it
+ * lapsed and was taken: a renewal that fails means stop at once), or a
+ * negative status. */
+int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
+                 uint64_t *token);
+
+/* cstate_release: give lease WHAT back if TOKEN still holds it. */
+int cstate_release(cstate_t *cs, const char *what, uint64_t token);
+
+/* ---- the commit ---- */
+
+typedef struct cstate_commit {
+  uint64_t next_seq, next_commit;
+  long pages;
+  long long journal; /* bytes of .journal after the last commit */
+  int depth;
+} cstate_commit_t;
+
+/* cstate_commit_state: read the commit's position into *C. */
+int cstate_commit_state(cstate_t *cs, cstate_commit_t *c);
+
+/* cstate_seen_load: call FN(ARG, B, M) for every fingerprint of the seen
+ * set (a new committer builds its own from it). */
+int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
+                     void *arg);
+
+/* One URL added by a commit: it is new (the committer checked its own
+ * copy of the seen set) and gets seq SEQ. */
+typedef struct cstate_add {
+  const char *url, *hostkey;
+  int depth;
+  uint64_t seq;
+} cstate_add_t;
+
+/* cstate_commit: commit item SEQ under commit lease TOKEN: add ADDS (NA
+ * of them, seqs SEQ's commit handed out, in order) to the seen set and
+ * to their partitions, record AFTER (the position after this item:
+ * next_commit SEQ + 1), delete result entry RESULT_ID (NULL: none),
+ * count one page at DEPTH if SAVED. Atomic: all of it or none. When
+ * after->next_commit reaches after->next_seq, the crawl is complete.
+ * Returns: CSTATE_OK; CSTATE_FENCED; CSTATE_LOST; CSTATE_EREDIS (then
+ * nothing or all of it happened: read cstate_commit_state to know). */
+int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
+                  const cstate_add_t *adds, size_t na,
+                  const cstate_commit_t *after, const char *result_id,
+                  bool saved);
+
+/* ---- partitions: items to fetch ---- */
+
+/* An item read from a partition: entry ID (the stream's), seq, depth,
+ * URL and host key. Strings owned by the array (cstate_items_free). */
+typedef struct cstate_item {
+  char id[32];
+  int part;
+  uint64_t seq;
+  int depth;
+  char *url, *hostkey;
+} cstate_item_t;
+
+/* cstate_take: items of partitions PARTS (NP of them, each leased by
+ * worker ID), at most MAX: first every item another consumer read and
+ * did not finish (RECLAIM: a partition just taken over), then new ones,
+ * waiting up to BLOCK_MS for one (0: do not wait).
+ * Returns: the number of items in *OUT (owned by caller:
+ * cstate_items_free), or a negative status. */
+int cstate_take(cstate_t *cs, const int *parts, size_t np, const char *id,
+                bool reclaim, size_t max, long block_ms, cstate_item_t **out);
+
+void cstate_items_free(cstate_item_t *items, size_t n);
+
+/* cstate_result: item IT (taken by this worker under partition lease
+ * TOKEN) is fetched and parsed: its result DATA (LEN bytes, the front
+ * end's) goes to the results stream and the item leaves its partition,
+ * atomically. Returns: CSTATE_OK, CSTATE_FENCED (the partition is
+ * someone else's now: drop the result), CSTATE_LOST, CSTATE_EREDIS. */
+int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
+                  const void *data, size_t len);
+
+/* A result read back: entry ID, SEQ, data (owned). */
+typedef struct cstate_result {
+  char id[32];
+  uint64_t seq;
+  char *data;
+  size_t len;
+} cstate_result_t;
+
+/* cstate_results: results after entry AFTER ("0-0": from the first), at
+ * most MAX, waiting up to BLOCK_MS for one. Returns: how many are in
+ * *OUT (cstate_results_free), or a negative status. */
+int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
+                   cstate_result_t **out);
+
+void cstate_results_free(cstate_result_t *r, size_t n);
+
+/* ---- the crawl as a whole ---- */
+
+/* cstate_complete: whether the crawl is complete (1), running (0), or a
+ * negative status (CSTATE_LOST). */
+int cstate_complete(cstate_t *cs);
+
+/* cstate_status: print the crawl's state to FP for a person: workers
+ * alive and since when, pages per depth, items queued and in flight,
+ * failures. Returns 1 complete, 0 running, or a negative status. */
+int cstate_status(cstate_t *cs, FILE *fp);
+
+#endif /* CRAWLER_CLUSTER_CSTATE_H */

@@ -1,0 +1,341 @@
+/* rconn.c: see rconn.h.
+ *
+ * A command is sent with redisCommandArgv; when hiredis reports a broken
+ * connection (REDIS_ERR_IO, REDIS_ERR_EOF), the context is dropped and
+ * a new one made, with a doubling back-off, and the command sent again,
+ * until the retry time is spent. The first break of a run of them is
+ * said on stderr, and so is the reconnection. */
+#include "rconn.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { MAX_SCRIPTS = 16, MAX_ARGS = 64 };
+
+struct rconn {
+  redisContext *c;
+  char host[200];
+  int port, db;
+  double timeout, retry;
+  long reconnects;
+  struct {
+    const rscript_t *s;
+    char sha[41];
+  } scripts[MAX_SCRIPTS];
+  int nscripts;
+  char err[640];
+};
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void nap(double s)
+{
+  struct timespec ts = { (time_t)s, (long)((s - (double)(time_t)s) * 1e9) };
+  while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+    ;
+}
+
+int rconn_parse_url(const char *url, char *host, size_t hn, int *port, int *db,
+                    char *err, size_t n)
+{
+  static const char scheme[] = "redis://";
+  *port = 6379;
+  *db = 0;
+  if (strncmp(url, scheme, sizeof(scheme) - 1) != 0) {
+    snprintf(err, n, "'%s' is not a Redis URL (redis://HOST[:PORT][/DB])", url);
+    return -1;
+  }
+  const char *p = url + sizeof(scheme) - 1, *end;
+  if (strchr(p, '@') != NULL) {
+    snprintf(err, n, "'%s': a password in the URL is not supported", url);
+    return -1;
+  }
+  if (*p == '[') {
+    end = strchr(p, ']');
+    if (end == NULL) {
+      snprintf(err, n, "'%s': no ']' after the IPv6 address", url);
+      return -1;
+    }
+    p++;
+  } else {
+    end = p + strcspn(p, ":/");
+  }
+  size_t len = (size_t)(end - p);
+  if (len == 0 || len >= hn) {
+    snprintf(err, n, "'%s': %s host", url, len == 0 ? "no" : "too long a");
+    return -1;
+  }
+  memcpy(host, p, len);
+  host[len] = '\0';
+  p = end + (*end == ']');
+  if (*p == ':') {
+    char *e;
+    errno = 0;
+    long v = strtol(p + 1, &e, 10);
+    if (e == p + 1 || errno != 0 || v < 1 || v > 65535 ||
+        (*e != '\0' && *e != '/')) {
+      snprintf(err, n, "'%s': the port must be 1 to 65535", url);
+      return -1;
+    }
+    *port = (int)v;
+    p = e;
+  }
+  if (*p == '/' && p[1] != '\0') {
+    char *e;
+    errno = 0;
+    long v = strtol(p + 1, &e, 10);
+    if (e == p + 1 || *e != '\0' || errno != 0 || v < 0 || v > 65535) {
+      snprintf(err, n, "'%s': the database must be a number", url);
+      return -1;
+    }
+    *db = (int)v;
+  } else if (*p != '\0' && strcmp(p, "/") != 0) {
+    snprintf(err, n, "'%s': unexpected '%s' after the host", url, p);
+    return -1;
+  }
+  return 0;
+}
+
+/* dial: a new context for R, DB selected and the server answering; false
+ * with R->err set if not. */
+static bool dial(rconn_t *r)
+{
+  struct timeval tv = {
+    (time_t)r->timeout, (long)((r->timeout - (double)(time_t)r->timeout) * 1e6)
+  };
+  redisContext *c = redisConnectWithTimeout(r->host, r->port, tv);
+  if (c == NULL) {
+    snprintf(r->err, sizeof(r->err), "redis://%s:%d: out of memory", r->host,
+             r->port);
+    return false;
+  }
+  if (c->err) {
+    snprintf(r->err, sizeof(r->err), "cannot connect to redis://%s:%d: %s",
+             r->host, r->port, c->errstr);
+    redisFree(c);
+    return false;
+  }
+  redisSetTimeout(c, tv);
+  redisEnableKeepAlive(c);
+  char db[16];
+  snprintf(db, sizeof(db), "%d", r->db);
+  const char *argv[2] = { r->db ? "SELECT" : "PING", db };
+  redisReply *rep = redisCommandArgv(c, r->db ? 2 : 1, argv, NULL);
+  if (rep == NULL || rep->type == REDIS_REPLY_ERROR) {
+    snprintf(r->err, sizeof(r->err), "redis://%s:%d/%d: %s", r->host, r->port,
+             r->db,
+             rep ? rep->str
+                 : (c->err ? c->errstr : "no answer to the first command"));
+    if (rep)
+      freeReplyObject(rep);
+    redisFree(c);
+    return false;
+  }
+  freeReplyObject(rep);
+  r->c = c;
+  r->nscripts = 0; /* a new server may not have them */
+  return true;
+}
+
+rconn_t *rconn_open(const char *url, double timeout, char *err, size_t n)
+{
+  rconn_t *r = calloc(1, sizeof(*r));
+  if (r == NULL) {
+    snprintf(err, n, "out of memory");
+    return NULL;
+  }
+  if (rconn_parse_url(url, r->host, sizeof(r->host), &r->port, &r->db, err,
+                      n) != 0) {
+    free(r);
+    return NULL;
+  }
+  r->timeout = timeout > 0 ? timeout : 5;
+  r->retry = RCONN_RETRY_SECONDS;
+  if (!dial(r)) {
+    snprintf(err, n, "%s", r->err);
+    free(r);
+    return NULL;
+  }
+  return r;
+}
+
+void rconn_close(rconn_t *r)
+{
+  if (r == NULL)
+    return;
+  if (r->c)
+    redisFree(r->c);
+  free(r);
+}
+
+void rconn_set_retry(rconn_t *r, double seconds)
+{
+  r->retry = seconds;
+}
+
+/* broken: whether the context failed so that a new one may succeed. */
+static bool broken(const redisContext *c)
+{
+  return c->err == REDIS_ERR_IO || c->err == REDIS_ERR_EOF;
+}
+
+redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
+                      const size_t *len)
+{
+  double start = 0, wait = 0.1;
+  bool said = false;
+  for (;;) {
+    if (r->c != NULL) {
+      redisReply *rep = redisCommandArgv(r->c, argc, argv, len);
+      if (rep != NULL) {
+        if (said)
+          fprintf(stderr, "crawler: Redis at %s:%d is back\n", r->host,
+                  r->port);
+        return rep;
+      }
+      snprintf(r->err, sizeof(r->err), "redis://%s:%d: %s", r->host, r->port,
+               r->c->errstr);
+      if (!broken(r->c))
+        return NULL;
+      redisFree(r->c);
+      r->c = NULL;
+    }
+    double t = now();
+    if (start == 0)
+      start = t;
+    if (t - start >= r->retry) {
+      size_t l = strlen(r->err);
+      snprintf(r->err + l, sizeof(r->err) - l, " (gave up after %.0f s)",
+               t - start);
+      return NULL;
+    }
+    if (!said) {
+      fprintf(stderr, "crawler: lost Redis at %s:%d (%s); retrying for %g s\n",
+              r->host, r->port, r->err, r->retry);
+      said = true;
+    }
+    nap(wait);
+    wait = wait * 2 > 5 ? 5 : wait * 2;
+    if (dial(r))
+      r->reconnects++;
+  }
+}
+
+redisReply *rconn_cmdf(rconn_t *r, const char *arg, ...)
+{
+  const char *argv[MAX_ARGS];
+  int argc = 0;
+  va_list ap;
+  va_start(ap, arg);
+  for (const char *a = arg; a != NULL && argc < MAX_ARGS;
+       a = va_arg(ap, const char *))
+    argv[argc++] = a;
+  va_end(ap);
+  return rconn_cmd(r, argc, argv, NULL);
+}
+
+/* sha_of: the SHA-1 this connection's server gave S, loading it if
+ * needed (FORCE: again); NULL with R->err set on failure. */
+static const char *sha_of(rconn_t *r, const rscript_t *s, bool force)
+{
+  int i;
+  for (i = 0; i < r->nscripts; i++)
+    if (r->scripts[i].s == s)
+      break;
+  if (i < r->nscripts && !force)
+    return r->scripts[i].sha;
+  redisReply *rep = rconn_cmdf(r, "SCRIPT", "LOAD", s->lua, NULL);
+  if (rep == NULL || rep->type != REDIS_REPLY_STRING || rep->len != 40) {
+    char why[sizeof(r->err)];
+    snprintf(why, sizeof(why), "%s",
+             rep ? (rep->str ? rep->str : "unexpected reply") : r->err);
+    snprintf(r->err, sizeof(r->err), "loading script %s: %.300s", s->name, why);
+    if (rep)
+      freeReplyObject(rep);
+    return NULL;
+  }
+  if (i == r->nscripts) {
+    if (i == MAX_SCRIPTS)
+      i = 0; /* forget the oldest; it is loaded again when used */
+    else
+      r->nscripts++;
+  }
+  r->scripts[i].s = s;
+  memcpy(r->scripts[i].sha, rep->str, 41);
+  freeReplyObject(rep);
+  return r->scripts[i].sha;
+}
+
+redisReply *rconn_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                       const char **argv, const size_t *len)
+{
+  const char **av = malloc(((size_t)argc + 3) * sizeof(*av));
+  size_t *lv = malloc(((size_t)argc + 3) * sizeof(*lv));
+  char nk[16];
+  redisReply *rep = NULL;
+  if (av == NULL || lv == NULL) {
+    snprintf(r->err, sizeof(r->err), "script %s: out of memory", s->name);
+    goto out;
+  }
+  snprintf(nk, sizeof(nk), "%d", nkeys);
+  for (int attempt = 0; attempt < 2; attempt++) {
+    const char *sha = sha_of(r, s, attempt > 0);
+    if (sha == NULL)
+      break;
+    av[0] = "EVALSHA";
+    lv[0] = 7;
+    av[1] = sha;
+    lv[1] = 40;
+    av[2] = nk;
+    lv[2] = strlen(nk);
+    for (int i = 0; i < argc; i++) {
+      av[i + 3] = argv[i];
+      lv[i + 3] = len ? len[i] : strlen(argv[i]);
+    }
+    rep = rconn_cmd(r, argc + 3, av, lv);
+    if (rep != NULL && rep->type == REDIS_REPLY_ERROR &&
+        strncmp(rep->str, "NOSCRIPT", 8) == 0 && attempt == 0) {
+      freeReplyObject(rep);
+      rep = NULL;
+      continue; /* the server restarted: load it again */
+    }
+    break;
+  }
+out:
+  free(av);
+  free(lv);
+  return rep;
+}
+
+const char *rconn_error(const rconn_t *r)
+{
+  return r->err;
+}
+
+long rconn_reconnects(const rconn_t *r)
+{
+  return r->reconnects;
+}
+
+bool rconn_reply_error(const rconn_t *r, const redisReply *reply,
+                       const char *what, char *err, size_t n)
+{
+  if (reply == NULL) {
+    snprintf(err, n, "%s: %s", what, r->err);
+    return true;
+  }
+  if (reply->type == REDIS_REPLY_ERROR) {
+    snprintf(err, n, "%s: %s", what, reply->str);
+    return true;
+  }
+  return false;
+}

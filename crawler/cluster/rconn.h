@@ -1,0 +1,91 @@
+/* rconn.h: one connection to the Redis server that holds a cluster crawl
+ * (internal).
+ *
+ * A thin layer over hiredis that gives the cluster code three things it
+ * would otherwise repeat at every call: the crawl's address as a URL
+ * (redis://HOST[:PORT][/DB]), errors as one readable line, and riding
+ * out a Redis restart: a command whose connection broke is sent again
+ * on a new connection, after a back-off that doubles from 0.1 s up to
+ * 5 s, until RCONN_RETRY_SECONDS have gone by, saying so once on stderr.
+ * Commands are sent again only when hiredis reports an I/O or EOF error,
+ * never after an error reply; callers therefore send only commands whose
+ * repetition is harmless (reads, or fenced scripts that check what they
+ * change, cstate.h).
+ *
+ * Scripts (rconn_eval) go by their SHA-1 (EVALSHA) and are loaded again
+ * when the server answers NOSCRIPT, as after a restart.
+ *
+ * Thread-safety: a connection belongs to one thread at a time (hiredis
+ * contexts are not shared); open one per thread that talks to Redis. */
+#ifndef CRAWLER_CLUSTER_RCONN_H
+#define CRAWLER_CLUSTER_RCONN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <hiredis/hiredis.h>
+
+typedef struct rconn rconn_t;
+
+/* How long a broken connection is retried before a command fails. */
+enum { RCONN_RETRY_SECONDS = 120 };
+
+/* rconn_parse_url: split URL (borrowed) "redis://HOST[:PORT][/DB]" into
+ * HOST (size HN; an IPv6 address in brackets loses them), *PORT (6379 if
+ * absent) and *DB (0 if absent). Returns 0, or -1 with a one-line reason
+ * in ERR (size N). */
+int rconn_parse_url(const char *url, char *host, size_t hn, int *port, int *db,
+                    char *err, size_t n);
+
+/* rconn_open: connect to URL within TIMEOUT seconds (connect and each
+ * command), select its DB and check the server answers (PING).
+ * Returns: owned by caller (rconn_close); NULL with a one-line reason in
+ * ERR (size N): a bad URL, or the server unreachable (no retry here: a
+ * crawl that cannot reach Redis at start should say so at once). */
+rconn_t *rconn_open(const char *url, double timeout, char *err, size_t n);
+
+/* rconn_close: close R; NULL is fine. */
+void rconn_close(rconn_t *r);
+
+/* rconn_set_retry: retry a broken connection for SECONDS (0: fail at
+ * once) instead of RCONN_RETRY_SECONDS. */
+void rconn_set_retry(rconn_t *r, double seconds);
+
+/* rconn_cmd: send the command ARGV[0..ARGC) (binary-safe: LEN[i] bytes
+ * each, or strlen when LEN is NULL) and read its reply, reconnecting as
+ * above. Returns: the reply, owned by caller (freeReplyObject), which may
+ * be an error reply; NULL if the server could not be reached in time,
+ * with the reason in rconn_error. */
+redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
+                      const size_t *len);
+
+/* rconn_cmdf: as rconn_cmd, the arguments given as strings, NULL
+ * ended. */
+redisReply *rconn_cmdf(rconn_t *r, const char *arg, ...);
+
+/* A Lua script run by EVALSHA. Constant: each connection remembers the
+ * SHA-1 the server gave it (SCRIPT LOAD) for each script it ran. */
+typedef struct rscript {
+  const char *name; /* for messages */
+  const char *lua;
+} rscript_t;
+
+/* rconn_eval: run S with NKEYS keys then the other arguments, as
+ * rconn_cmd (ARGV and LEN hold keys and arguments, ARGC of them).
+ * Returns: as rconn_cmd. */
+redisReply *rconn_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                       const char **argv, const size_t *len);
+
+/* rconn_error: the last failure, as one line. Borrowed, valid until the
+ * next call on R. */
+const char *rconn_error(const rconn_t *r);
+
+/* rconn_reconnects: how many times R reconnected after a break. */
+long rconn_reconnects(const rconn_t *r);
+
+/* rconn_reply_error: if REPLY is NULL or an error reply, copy a one-line
+ * reason into ERR (size N), naming WHAT, and return true. */
+bool rconn_reply_error(const rconn_t *r, const redisReply *reply,
+                       const char *what, char *err, size_t n);
+
+#endif /* CRAWLER_CLUSTER_RCONN_H */
