@@ -27,7 +27,7 @@
 # BENCH_DISK (disk output directory, default /var/tmp/tse-bench),
 # BENCH_PORT (default 38517; +1 latency server, +2 politeness site, +3
 # head-of-line site, +4 hostile pages), BENCH_ONLY (space-separated subset
-# of: engine links wrk gen docs lat polite hol mem), BENCH_HOL_SVG (the
+# of: engine links wrk gen docs lat polite hol mem cluster), BENCH_HOL_SVG (the
 # timeline picture, default bench/headofline-after.svg in the source
 # tree), BENCH_TOOLS (crawlers compared, a subset of: wget wget2 tse;
 # for quick runs of one tool; the ratios need all three).
@@ -46,7 +46,7 @@ DPORT=$((PORT + 1))
 PPORT=$((PORT + 2))
 HPORT=$((PORT + 3))
 MPORT=$((PORT + 4))
-ONLY=${BENCH_ONLY:-engine links wrk gen docs lat polite hol mem}
+ONLY=${BENCH_ONLY:-engine links wrk gen docs lat polite hol mem cluster}
 TOOLS=${BENCH_TOOLS:-wget wget2 tse}
 NTOOLS=$(echo $TOOLS | wc -w)
 HOSTS="127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6 127.0.0.7 127.0.0.8 127.0.0.9"
@@ -90,7 +90,7 @@ if [ -n "$missing" ]; then
   fi
 fi
 make -s -C "$TOP/bench"
-for p in gensite delayserver engine_bench seen_bench links_bench; do
+for p in gensite delayserver engine_bench seen_bench links_bench cluster_bench; do
   [ -x "$B/bench/$p" ] || { echo "run.sh: $B/bench/$p missing" >&2; exit 1; }
 done
 [ -x "$B/tests/testserver" ] || { echo "run.sh: $B/tests/testserver missing" >&2; exit 1; }
@@ -99,13 +99,16 @@ done
 NGINX_PID=
 DELAY_PID=
 TS_PID=
+REDIS_PID=
 cleanup() {
   [ -n "$NGINX_PID" ] && kill "$NGINX_PID" 2> /dev/null || true
   [ -n "$DELAY_PID" ] && kill "$DELAY_PID" 2> /dev/null || true
   [ -n "$TS_PID" ] && kill "$TS_PID" 2> /dev/null || true
+  [ -n "$REDIS_PID" ] && kill "$REDIS_PID" 2> /dev/null || true
   NGINX_PID=
   DELAY_PID=
   TS_PID=
+  REDIS_PID=
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -118,7 +121,7 @@ done
 rm -rf "$W" "$DISK"
 mkdir -p "$W/site" "$W/nginx/logs" "$W/nginx/tmp" "$W/empty" "$W/bin" "$DISK"
 cp "$B/bin/crawler" "$CRAWLER"
-for p in gensite delayserver engine_bench seen_bench links_bench; do
+for p in gensite delayserver engine_bench seen_bench links_bench cluster_bench; do
   cp "$B/bench/$p" "$W/bin/$p"
 done
 cp "$B/tests/testserver" "$W/bin/testserver"
@@ -622,6 +625,26 @@ if [ -s "$MEM" ]; then
   md "| crawl | seed | depth | --max-pages | --max-memory | wall s | peak RSS KiB | spilled bytes | spill peak | exit |"
   md "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
   awk '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$MEM" | tee -a "$OUT"
+  md ""
+fi
+# --- the cluster's shared state in Redis ---------------------------------------
+if want cluster; then
+  say "cluster: Redis memory per seen URL"
+  RPORT=$((PORT + 5))
+  port_free "$RPORT" || { echo "run.sh: port $RPORT is in use" >&2; exit 1; }
+  mkdir -p "$W/redis"
+  redis-server --port "$RPORT" --bind 127.0.0.1 --dir "$W/redis" \
+    --appendonly yes --save '' --logfile redis.log &
+  REDIS_PID=$!
+  for _ in $(seq 100); do ss -Hltn "sport = :$RPORT" | grep -q . && break; sleep 0.1; done
+  "$W/bin/cluster_bench" "redis://127.0.0.1:$RPORT" 100000 1000000 | tee "$W/cluster.txt" >&2
+  kill "$REDIS_PID"; wait "$REDIS_PID" 2> /dev/null || true; REDIS_PID=
+  md "## The cluster's shared state (Redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'), AOF on)"
+  md ""
+  md '```'
+  md "\$ cluster_bench redis://127.0.0.1:$RPORT 100000 1000000   # commits of 1,000 adds"
+  md "$(cat "$W/cluster.txt")"
+  md '```'
   md ""
 fi
 md "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg); total $(($(date +%s) - T0)) s."

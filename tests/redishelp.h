@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -64,6 +65,8 @@ static int redis_spawn(redis_srv_t *r)
   snprintf(port, sizeof(port), "%d", r->port);
   r->pid = fork();
   if (r->pid == 0) {
+    /* Never outlive the test, whatever ends it. */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     execlp("redis-server", "redis-server", "--port", port, "--bind",
            "127.0.0.1", "--dir", r->dir, "--appendonly", "yes", "--save", "",
            "--daemonize", "no", "--loglevel", "warning", "--logfile",
@@ -73,13 +76,14 @@ static int redis_spawn(redis_srv_t *r)
   if (r->pid < 0)
     return -1;
   for (int i = 0; i < 1000; i++) { /* 10 s at most */
-    if (redis_up(r->port))
-      return 0;
     int st;
+    /* Ours must be alive: something else on the port is not ours. */
     if (waitpid(r->pid, &st, WNOHANG) == r->pid) {
       r->pid = 0;
       return -1;
     }
+    if (redis_up(r->port))
+      return 0;
     struct timespec ts = { 0, 10 * 1000 * 1000 };
     nanosleep(&ts, NULL);
   }

@@ -1,10 +1,17 @@
-/* cstate.c: see cstate.h.
+/* cstate.c: see cstate.h. The items of the partitions and the results
+ * are in cstate_queue.c, --status in cstate_status.c.
  *
  * Every change goes through one Lua script, so that it is atomic and
  * checks, before it changes anything, that the crawl is still the one
  * joined (meta id) and that the caller's lease still has its fencing
- * token. Scripts build their key names from the crawl's prefix, one hash
- * tag, so they stay within one slot. Reads are plain commands. */
+ * token. Each script gets the crawl's meta key as KEYS[1] and builds
+ * the others from it: one hash tag, one slot.
+ *
+ * Sent again: rconn sends a command again on a new connection when the
+ * old one broke, and the first may have run. So each script here knows
+ * when it ran already and answers as it did: join by the id it would
+ * create, lease by its owner, commit by the seq and token it recorded
+ * last, result by the entry it acknowledged. */
 #include "cstate.h"
 
 #include <errno.h>
@@ -15,26 +22,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cstate_int.h"
+#include "fptable.h"
 #include "hash.h"
 
-struct cstate {
-  rconn_t *r;
-  char prefix[96]; /* "tse:{NAME}:" */
-  char id[40];     /* the crawl's id, from meta */
-  char err[320];
-};
+/* ---- argument vectors ---- */
 
-/* ---- argument vectors for scripts ---- */
-
-struct args {
-  const char **v;
-  size_t *l;
-  char **own; /* formatted numbers, freed with the vector */
-  int n, cap;
-  bool nomem;
-};
-
-static void arg_raw(struct args *a, const char *s, size_t len, char *owned)
+void args_add_raw(struct args *a, const char *s, size_t len, char *owned)
 {
   if (a->n == a->cap) {
     int cap = a->cap ? a->cap * 2 : 32;
@@ -60,14 +54,14 @@ static void arg_raw(struct args *a, const char *s, size_t len, char *owned)
   a->n++;
 }
 
-static void arg(struct args *a, const char *s)
+void args_add(struct args *a, const char *s)
 {
-  arg_raw(a, s, strlen(s), NULL);
+  args_add_raw(a, s, strlen(s), NULL);
 }
 
-static void argf(struct args *a, const char *fmt, ...)
+void args_addf(struct args *a, const char *fmt, ...)
 {
-  char buf[64];
+  char buf[160];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(buf, sizeof(buf), fmt, ap);
@@ -77,136 +71,260 @@ static void argf(struct args *a, const char *fmt, ...)
     a->nomem = true;
     return;
   }
-  arg_raw(a, s, strlen(s), s);
+  args_add_raw(a, s, strlen(s), s);
 }
 
-static void args_free(struct args *a)
+void args_free(struct args *a)
 {
   for (int i = 0; i < a->n; i++)
     free(a->own[i]);
   free(a->v);
   free(a->l);
   free(a->own);
+  memset(a, 0, sizeof(*a));
+}
+
+/* ---- replies ---- */
+
+bool rep_is(const redisReply *r, int type)
+{
+  return r != NULL && r->type == type;
+}
+
+bool rep_array(const redisReply *r, size_t min)
+{
+  return rep_is(r, REDIS_REPLY_ARRAY) && r->elements >= min;
+}
+
+const char *rep_str(const redisReply *r)
+{
+  return r != NULL &&
+             (r->type == REDIS_REPLY_STRING || r->type == REDIS_REPLY_STATUS)
+         ? r->str
+         : NULL;
+}
+
+const char *cs_key(const cstate_t *cs, char *buf, size_t n, const char *what)
+{
+  snprintf(buf, n, "%s%s", cs->prefix, what);
+  return buf;
+}
+
+int cs_unexpected(cstate_t *cs, const char *what)
+{
+  snprintf(cs->err, sizeof(cs->err), "%s: an unexpected reply from Redis",
+           what);
+  return CSTATE_EREDIS;
+}
+
+int cs_status(cstate_t *cs, const redisReply *rep, const char *what)
+{
+  if (rep == NULL) {
+    snprintf(cs->err, sizeof(cs->err), "%s: %s", what, rconn_error(cs->r));
+    return CSTATE_EREDIS;
+  }
+  if (rep->type != REDIS_REPLY_ERROR)
+    return CSTATE_OK;
+  snprintf(cs->err, sizeof(cs->err), "%s: %s", what, rep->str);
+  if (strncmp(rep->str, "LOST", 4) == 0) {
+    snprintf(cs->err, sizeof(cs->err),
+             "crawl %.*s is no longer in Redis (did Redis come back empty?)",
+             (int)strlen(cs->prefix) - 1, cs->prefix);
+    return CSTATE_LOST;
+  }
+  if (strncmp(rep->str, "FENCED", 6) == 0)
+    return CSTATE_FENCED;
+  if (strncmp(rep->str, "ORDER", 5) == 0)
+    return CSTATE_EORDER;
+  if (strncmp(rep->str, "OOM", 3) == 0)
+    return CSTATE_ENOMEM;
+  return CSTATE_EREDIS;
+}
+
+int cs_run(cstate_t *cs, const rscript_t *s, struct args *a, bool once,
+           redisReply **rep)
+{
+  if (a->nomem) {
+    snprintf(cs->err, sizeof(cs->err), "%s: out of memory", s->name);
+    args_free(a);
+    return CSTATE_ENOMEM;
+  }
+  /* KEYS[1], then the arguments. */
+  struct args k = { 0 };
+  args_add(&k, cs->meta);
+  for (int i = 0; i < a->n; i++)
+    args_add_raw(&k, a->v[i], a->l[i], NULL);
+  redisReply *r = NULL;
+  if (!k.nomem)
+    r = once ? rconn_eval_once(cs->r, s, 1, k.n, k.v, k.l)
+             : rconn_eval(cs->r, s, 1, k.n, k.v, k.l);
+  bool nomem = k.nomem;
+  args_free(&k);
+  args_free(a);
+  if (nomem) {
+    snprintf(cs->err, sizeof(cs->err), "%s: out of memory", s->name);
+    return CSTATE_ENOMEM;
+  }
+  int rc = cs_status(cs, r, s->name);
+  if (rep != NULL && rc == CSTATE_OK)
+    *rep = r;
+  else if (r != NULL)
+    freeReplyObject(r);
+  return rc;
 }
 
 /* ---- scripts ---- */
 
-/* Every script but join starts with this check: ARGV[1] the prefix,
- * ARGV[2] the crawl's id. */
-#define CHECK_ID                                                               \
-  "local p = ARGV[1]\n"                                                        \
-  "if redis.call('HGET', p..'meta', 'id') ~= ARGV[2] then\n"                   \
+/* Every script but join starts so: P the prefix, ARGV[1] the crawl's
+ * id. */
+#define PRELUDE                                                                \
+  "local meta = KEYS[1]\n"                                                     \
+  "local p = string.sub(meta, 1, -5)\n"                                        \
+  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"                        \
   "  return redis.error_reply('LOST crawl not found')\n"                       \
   "end\n"
 
-/* ARGV: prefix, new id, nparts, buckets, seed, hostkey, part, bucket,
- * member, then option name and value pairs. */
+/* ARGV: new id, nparts, buckets, seed, hostkey, part, bucket, member,
+ * then option name and value pairs. Sent again after it created the
+ * crawl, it finds its own id: created. */
 static const rscript_t join_lua = {
   "join",
-  "local p = ARGV[1]\n"
-  "local meta = p..'meta'\n"
+  "local meta = KEYS[1]\n"
+  "local p = string.sub(meta, 1, -5)\n"
   "if redis.call('EXISTS', meta) == 0 then\n"
-  "  redis.call('HSET', meta, 'id', ARGV[2], 'nparts', ARGV[3],\n"
-  "             'buckets', ARGV[4], 'state', 'running',\n"
+  "  redis.call('HSET', meta, 'id', ARGV[1], 'nparts', ARGV[2],\n"
+  "             'buckets', ARGV[3], 'state', 'running',\n"
   "             'created', redis.call('TIME')[1])\n"
-  "  for i = 10, #ARGV, 2 do\n"
+  "  for i = 9, #ARGV, 2 do\n"
   "    redis.call('HSET', meta, 'opt:'..ARGV[i], ARGV[i + 1])\n"
   "  end\n"
   "  redis.call('HSET', p..'commit', 'next_seq', 1, 'next_commit', 0,\n"
-  "             'pages', 0, 'journal', 0, 'depth', 0)\n"
-  "  redis.call('SADD', p..'seen:'..ARGV[8], ARGV[9])\n"
-  "  for i = 0, tonumber(ARGV[3]) - 1 do\n"
+  "             'pages', 0, 'journal', 0, 'depth', 0, 'noindex', 0)\n"
+  "  redis.call('SADD', p..'seen:'..ARGV[7], ARGV[8])\n"
+  "  for i = 0, tonumber(ARGV[2]) - 1 do\n"
   "    redis.call('XGROUP', 'CREATE', p..'part:'..i, 'g', '0', 'MKSTREAM')\n"
   "  end\n"
-  "  redis.call('XADD', p..'part:'..ARGV[7], '*', 'seq', 0, 'depth', 0,\n"
-  "             'url', ARGV[5], 'host', ARGV[6])\n"
-  "  return {'created', ARGV[2]}\n"
+  "  redis.call('XADD', p..'part:'..ARGV[6], '*', 'seq', 0, 'depth', 0,\n"
+  "             'url', ARGV[4], 'host', ARGV[5])\n"
+  "  return {'created', ARGV[1]}\n"
   "end\n"
-  "for i = 10, #ARGV, 2 do\n"
+  "local id = redis.call('HGET', meta, 'id')\n"
+  "if id == false then\n"
+  "  return redis.error_reply('LOST the crawl has no id')\n"
+  "end\n"
+  "if id == ARGV[1] then return {'created', id} end\n"
+  "for i = 9, #ARGV, 2 do\n"
   "  local v = redis.call('HGET', meta, 'opt:'..ARGV[i])\n"
   "  if v == false then v = '' end\n"
   "  if v ~= ARGV[i + 1] then return {'mismatch', ARGV[i], v} end\n"
   "end\n"
-  "local id = redis.call('HGET', meta, 'id')\n"
+  "for _, k in ipairs(redis.call('HKEYS', meta)) do\n"
+  "  if string.sub(k, 1, 4) == 'opt:' then\n"
+  "    local name, given = string.sub(k, 5), false\n"
+  "    for i = 9, #ARGV, 2 do\n"
+  "      if ARGV[i] == name then given = true end\n"
+  "    end\n"
+  "    if not given then\n"
+  "      return {'mismatch', name, redis.call('HGET', meta, k)}\n"
+  "    end\n"
+  "  end\n"
+  "end\n"
   "if redis.call('HGET', meta, 'state') == 'complete' then\n"
   "  return {'complete', id}\n"
   "end\n"
   "return {'joined', id}\n"
 };
 
-/* ARGV: prefix, id, what, worker, ttl ms, token held (0: none). */
+/* ARGV: id, what, worker, ttl ms, token held ('0': none). Its owner
+ * taking it again (a take sent again) gets the token it has. */
 static const rscript_t lease_lua = {
-  "lease", CHECK_ID
-  "local k = p..'lease:'..ARGV[3]\n"
-  "local owner = redis.call('HGET', k, 'owner')\n"
-  "if owner == false then\n"
-  "  if ARGV[6] ~= '0' then return 0 end\n"
-  "  local t = redis.call('INCR', p..'fence')\n"
-  "  redis.call('HSET', k, 'owner', ARGV[4], 'token', t)\n"
-  "  redis.call('PEXPIRE', k, ARGV[5])\n"
-  "  return t\n"
-  "end\n"
-  "if owner == ARGV[4] and redis.call('HGET', k, 'token') == ARGV[6] then\n"
-  "  redis.call('PEXPIRE', k, ARGV[5])\n"
-  "  return tonumber(ARGV[6])\n"
-  "end\n"
-  "return 0\n"
+  "lease",
+  PRELUDE "local k = p..'lease:'..ARGV[2]\n"
+          "local owner = redis.call('HGET', k, 'owner')\n"
+          "if owner == false then\n"
+          "  if ARGV[5] ~= '0' then return 0 end\n"
+          "  local t = string.format('%d', redis.call('INCR', p..'fence'))\n"
+          "  redis.call('HSET', k, 'owner', ARGV[3], 'token', t)\n"
+          "  redis.call('PEXPIRE', k, ARGV[4])\n"
+          "  return t\n"
+          "end\n"
+          "local t = redis.call('HGET', k, 'token')\n"
+          "if owner == ARGV[3] and (ARGV[5] == '0' or ARGV[5] == t) then\n"
+          "  redis.call('PEXPIRE', k, ARGV[4])\n"
+          "  return t\n"
+          "end\n"
+          "return 0\n"
 };
 
-/* ARGV: prefix, id, what, token. */
+/* ARGV: id, what, token. */
 static const rscript_t release_lua = {
-  "release", CHECK_ID "local k = p..'lease:'..ARGV[3]\n"
-                      "if redis.call('HGET', k, 'token') == ARGV[4] then\n"
-                      "  redis.call('DEL', k)\n"
-                      "  return 1\n"
-                      "end\n"
-                      "return 0\n"
+  "release", PRELUDE "local k = p..'lease:'..ARGV[2]\n"
+                     "if redis.call('HGET', k, 'token') == ARGV[3] then\n"
+                     "  redis.call('DEL', k)\n"
+                     "  return 1\n"
+                     "end\n"
+                     "return 0\n"
 };
 
-/* ARGV: prefix, id, token, seq, next_seq, next_commit, pages, journal,
- * depth, result id or '', saved (1/0), then for each add: seq, depth,
- * url, host, part, bucket, member. */
+/* ARGV: id, token, seq, next_seq, next_commit, pages, journal, depth,
+ * result id or '', saved (1/0), noindex, then for each add: seq ('' for
+ * a URL that only joins the seen set), depth, url, host, part, bucket,
+ * member. Sent again after it ran: last_seq and last_token say so. */
 static const rscript_t commit_lua = {
-  "commit", CHECK_ID
-  "if redis.call('HGET', p..'lease:commit', 'token') ~= ARGV[3] then\n"
+  "commit", PRELUDE
+  "if redis.call('HGET', p..'lease:commit', 'token') ~= ARGV[2] then\n"
   "  return redis.error_reply('FENCED the commit lease is not held')\n"
   "end\n"
   "local c = p..'commit'\n"
   "local nc = redis.call('HGET', c, 'next_commit')\n"
-  "if nc ~= ARGV[4] then\n"
-  "  return redis.error_reply('ORDER committing '..ARGV[4]..', next is '..nc)\n"
+  "if nc ~= ARGV[3] then\n"
+  "  if redis.call('HGET', c, 'last_seq') == ARGV[3] and\n"
+  "     redis.call('HGET', c, 'last_token') == ARGV[2] then\n"
+  "    return 'OK'\n"
+  "  end\n"
+  "  return redis.error_reply('ORDER committing '..ARGV[3]..\n"
+  "                           ', next is '..tostring(nc))\n"
+  "end\n"
+  "if tonumber(ARGV[4]) < tonumber(redis.call('HGET', c, 'next_seq')) then\n"
+  "  return redis.error_reply('ORDER next_seq would go back')\n"
   "end\n"
   "for i = 12, #ARGV, 7 do\n"
   "  redis.call('SADD', p..'seen:'..ARGV[i + 5], ARGV[i + 6])\n"
-  "  redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
-  "             'depth', ARGV[i + 1], 'url', ARGV[i + 2], 'host', ARGV[i + 3])\n"
+  "  if ARGV[i] ~= '' then\n"
+  "    redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
+  "               'depth', ARGV[i + 1], 'url', ARGV[i + 2],\n"
+  "               'host', ARGV[i + 3])\n"
+  "  end\n"
   "end\n"
-  "redis.call('HSET', c, 'next_seq', ARGV[5], 'next_commit', ARGV[6],\n"
-  "           'pages', ARGV[7], 'journal', ARGV[8], 'depth', ARGV[9])\n"
-  "if ARGV[10] ~= '' then redis.call('XDEL', p..'results', ARGV[10]) end\n"
-  "if ARGV[11] == '1' then\n"
-  "  redis.call('HINCRBY', p..'stats', 'depth:'..ARGV[9], 1)\n"
+  "redis.call('HSET', c, 'next_seq', ARGV[4], 'next_commit', ARGV[5],\n"
+  "           'pages', ARGV[6], 'journal', ARGV[7], 'depth', ARGV[8],\n"
+  "           'noindex', ARGV[11], 'last_seq', ARGV[3],\n"
+  "           'last_token', ARGV[2])\n"
+  "if ARGV[9] ~= '' then redis.call('XDEL', p..'results', ARGV[9]) end\n"
+  "if ARGV[10] == '1' then\n"
+  "  redis.call('HINCRBY', p..'stats', 'depth:'..ARGV[8], 1)\n"
   "else\n"
   "  redis.call('HINCRBY', p..'stats', 'other', 1)\n"
   "end\n"
-  "if ARGV[6] == ARGV[5] then redis.call('HSET', p..'meta', 'state',\n"
-  "                                      'complete') end\n"
+  "if ARGV[5] == ARGV[4] then\n"
+  "  redis.call('HSET', meta, 'state', 'complete')\n"
+  "end\n"
   "return 'OK'\n"
 };
 
-/* ARGV: prefix, id, part, token, entry id, seq, data. */
-static const rscript_t result_lua = {
-  "result", CHECK_ID
-  "if redis.call('HGET', p..'lease:part:'..ARGV[3], 'token') ~= ARGV[4] then\n"
-  "  return redis.error_reply('FENCED the partition lease is not held')\n"
-  "end\n"
-  "local k = p..'part:'..ARGV[3]\n"
-  "if redis.call('XACK', k, 'g', ARGV[5]) == 0 then\n"
-  "  return redis.error_reply('FENCED the item was finished already')\n"
-  "end\n"
-  "redis.call('XDEL', k, ARGV[5])\n"
-  "redis.call('XADD', p..'results', '*', 'seq', ARGV[6], 'data', ARGV[7])\n"
-  "return 'OK'\n"
+/* ARGV: id, worker, info. */
+static const rscript_t register_lua = {
+  "register", PRELUDE "local n = redis.call('INCR', p..'worker_seq')\n"
+                      "local id = 'w'..string.format('%d', n)\n"
+                      "redis.call('HSET', p..'workers', id, ARGV[2])\n"
+                      "return id\n"
+};
+
+/* ARGV: id, worker, ttl ms. */
+static const rscript_t alive_lua = {
+  "alive",
+  PRELUDE "redis.call('SET', p..'alive:'..ARGV[2], '1', 'PX', ARGV[3])\n"
+          "return 'OK'\n"
 };
 
 /* ---- helpers ---- */
@@ -221,30 +339,6 @@ static bool valid_name(const char *name)
           (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'))
       return false;
   return true;
-}
-
-/* status_of: the status a script's error reply stands for, its text in
- * CS->err; CSTATE_OK if REP is a good reply. */
-static int status_of(cstate_t *cs, redisReply *rep, const char *what)
-{
-  if (rep == NULL) {
-    snprintf(cs->err, sizeof(cs->err), "%s: %s", what, rconn_error(cs->r));
-    return CSTATE_EREDIS;
-  }
-  if (rep->type != REDIS_REPLY_ERROR)
-    return CSTATE_OK;
-  snprintf(cs->err, sizeof(cs->err), "%s: %s", what, rep->str);
-  if (strncmp(rep->str, "LOST", 4) == 0) {
-    snprintf(cs->err, sizeof(cs->err),
-             "crawl %s is no longer in Redis (did Redis come back empty?)",
-             cs->prefix);
-    return CSTATE_LOST;
-  }
-  if (strncmp(rep->str, "FENCED", 6) == 0)
-    return CSTATE_FENCED;
-  if (strstr(rep->str, "OOM") != NULL)
-    return CSTATE_ENOMEM;
-  return CSTATE_EREDIS;
 }
 
 static void make_id(char *id, size_t n)
@@ -266,13 +360,25 @@ static void make_id(char *id, size_t n)
     snprintf(id + 2 * i, 3, "%02x", b[i]);
 }
 
+_Static_assert(CSTATE_BUCKETS == 1 << 16, "a bucket is fp[0]'s top 16 bits");
+
+void cstate_fp_split(const uint64_t fp[2], uint32_t *b, int64_t *m)
+{
+  *b = (uint32_t)(fp[0] >> 48);
+  *m = (int64_t)fp[1];
+}
+
+void cstate_fp_join(uint32_t b, int64_t m, uint64_t fp[2])
+{
+  fp[0] = (uint64_t)b << 48;
+  fp[1] = (uint64_t)m;
+}
+
 void cstate_fp(const char *url, uint32_t *b, int64_t *m)
 {
-  size_t len = strlen(url);
-  uint64_t h1 = hash_mix64(hash_bytes(url, len, 0));
-  uint64_t h2 = hash_mix64(hash_bytes(url, len, UINT64_C(0x9e3779b97f4a7c15)));
-  *b = (uint32_t)(h1 >> 48) % CSTATE_BUCKETS;
-  *m = (int64_t)h2;
+  uint64_t fp[2];
+  fptable_hash128(url, strlen(url), fp);
+  cstate_fp_split(fp, b, m);
 }
 
 int cstate_part(const char *hostkey)
@@ -294,7 +400,8 @@ static cstate_t *cs_new(const char *url, const char *name, char *err, size_t n)
     return NULL;
   }
   snprintf(cs->prefix, sizeof(cs->prefix), "tse:{%s}:", name);
-  cs->r = rconn_open(url, 10, err, n);
+  cs_key(cs, cs->meta, sizeof(cs->meta), "meta");
+  cs->r = rconn_open(url, CSTATE_TIMEOUT, err, n);
   if (cs->r == NULL) {
     free(cs);
     return NULL;
@@ -317,40 +424,33 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
   int64_t m;
   cstate_fp(seed, &b, &m);
   struct args a = { 0 };
-  arg(&a, cs->prefix);
-  arg(&a, id);
-  argf(&a, "%d", CSTATE_PARTS);
-  argf(&a, "%d", CSTATE_BUCKETS);
-  arg(&a, seed);
-  arg(&a, hostkey);
-  argf(&a, "%d", cstate_part(hostkey));
-  argf(&a, "%" PRIu32, b);
-  argf(&a, "%" PRId64, m);
+  args_add(&a, id);
+  args_addf(&a, "%d", CSTATE_PARTS);
+  args_addf(&a, "%d", CSTATE_BUCKETS);
+  args_add(&a, seed);
+  args_add(&a, hostkey);
+  args_addf(&a, "%d", cstate_part(hostkey));
+  args_addf(&a, "%" PRIu32, b);
+  args_addf(&a, "%" PRId64, m);
   for (size_t i = 0; i < np; i++) {
-    arg(&a, params[i].name);
-    arg(&a, params[i].value);
+    args_add(&a, params[i].name);
+    args_add(&a, params[i].value);
   }
-  int rc = CSTATE_ENOMEM;
   redisReply *rep = NULL;
-  if (a.nomem) {
-    snprintf(err, n, "out of memory");
-    goto out;
-  }
-  rep = rconn_eval(cs->r, &join_lua, 0, a.n, a.v, a.l);
-  rc = status_of(cs, rep, "joining the crawl");
+  int rc = cs_run(cs, &join_lua, &a, false, &rep);
+  if (rc == CSTATE_OK && (!rep_array(rep, 2) || !rep_str(rep->element[0]) ||
+                          !rep_str(rep->element[1])))
+    rc = cs_unexpected(cs, "joining the crawl");
   if (rc != CSTATE_OK) {
     snprintf(err, n, "%s", cs->err);
     goto out;
   }
-  if (rep->type != REDIS_REPLY_ARRAY || rep->elements < 2) {
-    snprintf(err, n, "joining the crawl: unexpected reply");
-    rc = CSTATE_EREDIS;
-    goto out;
-  }
   const char *what = rep->element[0]->str;
   if (strcmp(what, "mismatch") == 0) {
-    const char *was = rep->elements > 2 ? rep->element[2]->str : "";
     const char *opt = rep->element[1]->str;
+    const char *was = rep->elements > 2 && rep_str(rep->element[2])
+                      ? rep->element[2]->str
+                      : "";
     const char *now = "";
     for (size_t i = 0; i < np; i++)
       if (strcmp(params[i].name, opt) == 0)
@@ -369,11 +469,9 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
   *created = strcmp(what, "created") == 0;
   *out = cs;
   cs = NULL;
-  rc = CSTATE_OK;
 out:
   if (rep)
     freeReplyObject(rep);
-  args_free(&a);
   cstate_close(cs);
   return rc;
 }
@@ -385,11 +483,9 @@ int cstate_open(const char *url, const char *name, cstate_t **out, char *err,
   cstate_t *cs = cs_new(url, name, err, n);
   if (cs == NULL)
     return CSTATE_EREDIS;
-  char key[128];
-  snprintf(key, sizeof(key), "%smeta", cs->prefix);
-  redisReply *rep = rconn_cmdf(cs->r, "HGET", key, "id", NULL);
-  int rc = status_of(cs, rep, "reading the crawl");
-  if (rc == CSTATE_OK && rep->type != REDIS_REPLY_STRING) {
+  redisReply *rep = rconn_cmdf(cs->r, "HGET", cs->meta, "id", NULL);
+  int rc = cs_status(cs, rep, "reading the crawl");
+  if (rc == CSTATE_OK && rep_str(rep) == NULL) {
     snprintf(cs->err, sizeof(cs->err), "no crawl named '%s' in Redis", name);
     rc = CSTATE_ENOENT;
   }
@@ -424,45 +520,21 @@ rconn_t *cstate_rconn(cstate_t *cs)
   return cs->r;
 }
 
-/* run: run script S with A, returning the status; *REP keeps the reply
- * when REP is not NULL. */
-static int run(cstate_t *cs, const rscript_t *s, struct args *a,
-               redisReply **rep)
-{
-  if (a->nomem) {
-    snprintf(cs->err, sizeof(cs->err), "%s: out of memory", s->name);
-    args_free(a);
-    return CSTATE_ENOMEM;
-  }
-  redisReply *r = rconn_eval(cs->r, s, 0, a->n, a->v, a->l);
-  args_free(a);
-  int rc = status_of(cs, r, s->name);
-  if (rep != NULL && rc == CSTATE_OK)
-    *rep = r;
-  else if (r != NULL)
-    freeReplyObject(r);
-  return rc;
-}
-
 /* ---- workers and leases ---- */
 
 int cstate_register(cstate_t *cs, const char *info, char *id, size_t n)
 {
-  char key[128], val[320];
-  snprintf(key, sizeof(key), "%sworker_seq", cs->prefix);
-  redisReply *rep = rconn_cmdf(cs->r, "INCR", key, NULL);
-  int rc = status_of(cs, rep, "registering the worker");
-  if (rc != CSTATE_OK) {
-    if (rep)
-      freeReplyObject(rep);
-    return rc;
-  }
-  snprintf(id, n, "w%lld", rep->integer);
-  freeReplyObject(rep);
-  snprintf(key, sizeof(key), "%sworkers", cs->prefix);
+  char val[320];
   snprintf(val, sizeof(val), "%s %lld", info, (long long)time(NULL));
-  rep = rconn_cmdf(cs->r, "HSET", key, id, val, NULL);
-  rc = status_of(cs, rep, "registering the worker");
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_add(&a, val);
+  redisReply *rep = NULL;
+  int rc = cs_run(cs, &register_lua, &a, false, &rep);
+  if (rc == CSTATE_OK && rep_str(rep) == NULL)
+    rc = cs_unexpected(cs, "registering the worker");
+  if (rc == CSTATE_OK)
+    snprintf(id, n, "%s", rep->str);
   if (rep)
     freeReplyObject(rep);
   return rc;
@@ -470,78 +542,88 @@ int cstate_register(cstate_t *cs, const char *info, char *id, size_t n)
 
 int cstate_heartbeat(cstate_t *cs, const char *id, long ttl_ms)
 {
-  char key[160], ttl[32];
-  snprintf(key, sizeof(key), "%salive:%s", cs->prefix, id);
-  snprintf(ttl, sizeof(ttl), "%ld", ttl_ms);
-  redisReply *rep = rconn_cmdf(cs->r, "SET", key, "1", "PX", ttl, NULL);
-  int rc = status_of(cs, rep, "heartbeat");
-  if (rep)
-    freeReplyObject(rep);
-  return rc;
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_add(&a, id);
+  args_addf(&a, "%ld", ttl_ms);
+  return cs_run(cs, &alive_lua, &a, false, NULL);
 }
 
 int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
                  uint64_t *token)
 {
   struct args a = { 0 };
-  arg(&a, cs->prefix);
-  arg(&a, cs->id);
-  arg(&a, what);
-  arg(&a, id);
-  argf(&a, "%ld", ttl_ms);
-  argf(&a, "%" PRIu64, *token);
+  args_add(&a, cs->id);
+  args_add(&a, what);
+  args_add(&a, id);
+  args_addf(&a, "%ld", ttl_ms);
+  args_addf(&a, "%" PRIu64, *token);
   redisReply *rep = NULL;
-  int rc = run(cs, &lease_lua, &a, &rep);
+  int rc = cs_run(cs, &lease_lua, &a, false, &rep);
   if (rc != CSTATE_OK)
     return rc;
-  long long t = rep->type == REDIS_REPLY_INTEGER ? rep->integer : 0;
+  uint64_t t = 0;
+  if (rep_str(rep) != NULL)
+    t = strtoull(rep->str, NULL, 10);
+  else if (!rep_is(rep, REDIS_REPLY_INTEGER) || rep->integer != 0)
+    rc = cs_unexpected(cs, "taking a lease");
   freeReplyObject(rep);
-  if (t <= 0)
+  if (rc != CSTATE_OK)
+    return rc;
+  if (t == 0)
     return 0;
-  *token = (uint64_t)t;
+  *token = t;
   return 1;
 }
 
 int cstate_release(cstate_t *cs, const char *what, uint64_t token)
 {
   struct args a = { 0 };
-  arg(&a, cs->prefix);
-  arg(&a, cs->id);
-  arg(&a, what);
-  argf(&a, "%" PRIu64, token);
-  return run(cs, &release_lua, &a, NULL);
+  args_add(&a, cs->id);
+  args_add(&a, what);
+  args_addf(&a, "%" PRIu64, token);
+  return cs_run(cs, &release_lua, &a, false, NULL);
 }
 
 /* ---- the commit ---- */
 
+/* field_ll: the integer value of field NAME of HGETALL reply REP, or -1. */
 static long long field_ll(const redisReply *rep, const char *name)
 {
   for (size_t i = 0; i + 1 < rep->elements; i += 2)
-    if (rep->element[i]->type == REDIS_REPLY_STRING &&
-        strcmp(rep->element[i]->str, name) == 0 &&
-        rep->element[i + 1]->type == REDIS_REPLY_STRING)
+    if (rep_str(rep->element[i]) && strcmp(rep->element[i]->str, name) == 0 &&
+        rep_str(rep->element[i + 1]))
       return strtoll(rep->element[i + 1]->str, NULL, 10);
   return -1;
 }
 
 int cstate_commit_state(cstate_t *cs, cstate_commit_t *c)
 {
+  int complete = cstate_complete(cs); /* the crawl's id checked */
+  if (complete < 0)
+    return complete;
   char key[128];
-  snprintf(key, sizeof(key), "%scommit", cs->prefix);
-  redisReply *rep = rconn_cmdf(cs->r, "HGETALL", key, NULL);
-  int rc = status_of(cs, rep, "reading the commit");
-  if (rc == CSTATE_OK &&
-      (rep->type != REDIS_REPLY_ARRAY || rep->elements == 0)) {
+  redisReply *rep = rconn_cmdf(cs->r, "HGETALL",
+                               cs_key(cs, key, sizeof(key), "commit"), NULL);
+  int rc = cs_status(cs, rep, "reading the commit");
+  if (rc == CSTATE_OK && !rep_array(rep, 2)) {
     snprintf(cs->err, sizeof(cs->err),
              "the crawl's commit state is gone (did Redis come back empty?)");
     rc = CSTATE_LOST;
   }
   if (rc == CSTATE_OK) {
-    c->next_seq = (uint64_t)field_ll(rep, "next_seq");
-    c->next_commit = (uint64_t)field_ll(rep, "next_commit");
-    c->pages = (long)field_ll(rep, "pages");
-    c->journal = field_ll(rep, "journal");
-    c->depth = (int)field_ll(rep, "depth");
+    long long v[6] = { field_ll(rep, "next_seq"), field_ll(rep, "next_commit"),
+                       field_ll(rep, "pages"),    field_ll(rep, "journal"),
+                       field_ll(rep, "depth"),    field_ll(rep, "noindex") };
+    for (int i = 0; i < 6; i++)
+      if (v[i] < 0)
+        rc = cs_unexpected(cs, "reading the commit");
+    c->next_seq = (uint64_t)v[0];
+    c->next_commit = (uint64_t)v[1];
+    c->pages = (long)v[2];
+    c->journal = v[3];
+    c->depth = (int)v[4];
+    c->noindex = (long)v[5];
   }
   if (rep)
     freeReplyObject(rep);
@@ -551,13 +633,19 @@ int cstate_commit_state(cstate_t *cs, cstate_commit_t *c)
 int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
                      void *arg)
 {
+  int complete = cstate_complete(cs); /* the crawl's id checked */
+  if (complete < 0)
+    return complete;
   char match[128], cursor[32] = "0";
   size_t plen = strlen(cs->prefix) + strlen("seen:");
   snprintf(match, sizeof(match), "%sseen:*", cs->prefix);
   do {
     redisReply *rep = rconn_cmdf(cs->r, "SCAN", cursor, "MATCH", match, "COUNT",
                                  "1000", NULL);
-    int rc = status_of(cs, rep, "reading the seen set");
+    int rc = cs_status(cs, rep, "reading the seen set");
+    if (rc == CSTATE_OK && (!rep_array(rep, 2) || !rep_str(rep->element[0]) ||
+                            !rep_is(rep->element[1], REDIS_REPLY_ARRAY)))
+      rc = cs_unexpected(cs, "reading the seen set");
     if (rc != CSTATE_OK) {
       if (rep)
         freeReplyObject(rep);
@@ -566,10 +654,14 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
     snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
     redisReply *keys = rep->element[1];
     for (size_t i = 0; i < keys->elements; i++) {
-      const char *k = keys->element[i]->str;
+      const char *k = rep_str(keys->element[i]);
+      if (k == NULL || strlen(k) <= plen)
+        continue;
       uint32_t b = (uint32_t)strtoul(k + plen, NULL, 10);
       redisReply *m = rconn_cmdf(cs->r, "SMEMBERS", k, NULL);
-      rc = status_of(cs, m, "reading the seen set");
+      rc = cs_status(cs, m, "reading the seen set");
+      if (rc == CSTATE_OK && !rep_is(m, REDIS_REPLY_ARRAY))
+        rc = cs_unexpected(cs, "reading the seen set");
       if (rc != CSTATE_OK) {
         if (m)
           freeReplyObject(m);
@@ -577,7 +669,8 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
         return rc;
       }
       for (size_t j = 0; j < m->elements; j++)
-        fn(arg, b, strtoll(m->element[j]->str, NULL, 10));
+        if (rep_str(m->element[j]))
+          fn(arg, b, strtoll(m->element[j]->str, NULL, 10));
       freeReplyObject(m);
     }
     freeReplyObject(rep);
@@ -591,272 +684,57 @@ int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
                   bool saved)
 {
   struct args a = { 0 };
-  arg(&a, cs->prefix);
-  arg(&a, cs->id);
-  argf(&a, "%" PRIu64, token);
-  argf(&a, "%" PRIu64, seq);
-  argf(&a, "%" PRIu64, after->next_seq);
-  argf(&a, "%" PRIu64, after->next_commit);
-  argf(&a, "%ld", after->pages);
-  argf(&a, "%lld", after->journal);
-  argf(&a, "%d", after->depth);
-  arg(&a, result_id ? result_id : "");
-  arg(&a, saved ? "1" : "0");
+  args_add(&a, cs->id);
+  args_addf(&a, "%" PRIu64, token);
+  args_addf(&a, "%" PRIu64, seq);
+  args_addf(&a, "%" PRIu64, after->next_seq);
+  args_addf(&a, "%" PRIu64, after->next_commit);
+  args_addf(&a, "%ld", after->pages);
+  args_addf(&a, "%lld", after->journal);
+  args_addf(&a, "%d", after->depth);
+  args_add(&a, result_id ? result_id : "");
+  args_add(&a, saved ? "1" : "0");
+  args_addf(&a, "%ld", after->noindex);
   for (size_t i = 0; i < na; i++) {
     uint32_t b;
     int64_t m;
-    cstate_fp(adds[i].url, &b, &m);
-    argf(&a, "%" PRIu64, adds[i].seq);
-    argf(&a, "%d", adds[i].depth);
-    arg(&a, adds[i].url);
-    arg(&a, adds[i].hostkey);
-    argf(&a, "%d", cstate_part(adds[i].hostkey));
-    argf(&a, "%" PRIu32, b);
-    argf(&a, "%" PRId64, m);
+    if (adds[i].fp != NULL)
+      cstate_fp_split(adds[i].fp, &b, &m);
+    else
+      cstate_fp(adds[i].url, &b, &m);
+    if (adds[i].seen_only)
+      args_add(&a, "");
+    else
+      args_addf(&a, "%" PRIu64, adds[i].seq);
+    args_addf(&a, "%d", adds[i].depth);
+    args_add(&a, adds[i].url);
+    args_add(&a, adds[i].hostkey ? adds[i].hostkey : "");
+    args_addf(&a, "%d", adds[i].hostkey ? cstate_part(adds[i].hostkey) : 0);
+    args_addf(&a, "%" PRIu32, b);
+    args_addf(&a, "%" PRId64, m);
   }
-  return run(cs, &commit_lua, &a, NULL);
+  return cs_run(cs, &commit_lua, &a, false, NULL);
 }
 
-/* ---- partitions ---- */
+/* ---- what workers share besides the frontier ---- */
 
-void cstate_items_free(cstate_item_t *items, size_t n)
-{
-  if (items == NULL)
-    return;
-  for (size_t i = 0; i < n; i++) {
-    free(items[i].url);
-    free(items[i].hostkey);
-  }
-  free(items);
-}
-
-/* entry_field: the value of field NAME of stream entry E ([id, [k, v,
- * ...]]), or NULL. */
-static const redisReply *entry_field(const redisReply *e, const char *name)
-{
-  if (e == NULL || e->type != REDIS_REPLY_ARRAY || e->elements < 2 ||
-      e->element[1]->type != REDIS_REPLY_ARRAY)
-    return NULL;
-  const redisReply *kv = e->element[1];
-  for (size_t i = 0; i + 1 < kv->elements; i += 2)
-    if (strcmp(kv->element[i]->str, name) == 0)
-      return kv->element[i + 1];
-  return NULL;
-}
-
-/* add_item: append entry E of partition PART to *V (size *N, room *CAP).
- * Entries deleted meanwhile come as nil and are skipped. */
-static int add_item(cstate_item_t **v, size_t *n, size_t *cap, int part,
-                    const redisReply *e)
-{
-  const redisReply *seq = entry_field(e, "seq"), *d = entry_field(e, "depth"),
-                   *u = entry_field(e, "url"), *h = entry_field(e, "host");
-  if (seq == NULL || d == NULL || u == NULL || h == NULL)
-    return 0;
-  if (*n == *cap) {
-    size_t c = *cap ? *cap * 2 : 16;
-    cstate_item_t *nv = realloc(*v, c * sizeof(*nv));
-    if (nv == NULL)
-      return -1;
-    *v = nv;
-    *cap = c;
-  }
-  cstate_item_t *it = &(*v)[*n];
-  memset(it, 0, sizeof(*it));
-  snprintf(it->id, sizeof(it->id), "%s", e->element[0]->str);
-  it->part = part;
-  it->seq = strtoull(seq->str, NULL, 10);
-  it->depth = atoi(d->str);
-  it->url = strdup(u->str);
-  it->hostkey = strdup(h->str);
-  (*n)++;
-  return it->url && it->hostkey ? 0 : -1;
-}
-
-int cstate_take(cstate_t *cs, const int *parts, size_t np, const char *id,
-                bool reclaim, size_t max, long block_ms, cstate_item_t **out)
-{
-  cstate_item_t *v = NULL;
-  size_t n = 0, cap = 0;
-  char key[128], count[32];
-  int rc = CSTATE_OK;
-  *out = NULL;
-  snprintf(count, sizeof(count), "%zu", max);
-  for (size_t i = 0; reclaim && i < np && n < max; i++) {
-    snprintf(key, sizeof(key), "%spart:%d", cs->prefix, parts[i]);
-    char start[32] = "0-0";
-    do {
-      redisReply *rep = rconn_cmdf(cs->r, "XAUTOCLAIM", key, "g", id, "0",
-                                   start, "COUNT", count, NULL);
-      rc = status_of(cs, rep, "reclaiming items");
-      if (rc != CSTATE_OK) {
-        if (rep)
-          freeReplyObject(rep);
-        goto fail;
-      }
-      snprintf(start, sizeof(start), "%s", rep->element[0]->str);
-      const redisReply *es = rep->element[1];
-      for (size_t j = 0; j < es->elements; j++)
-        if (add_item(&v, &n, &cap, parts[i], es->element[j]) != 0) {
-          freeReplyObject(rep);
-          rc = CSTATE_ENOMEM;
-          goto fail;
-        }
-      freeReplyObject(rep);
-    } while (strcmp(start, "0-0") != 0 && n < max);
-  }
-  if (n == 0 && np > 0) {
-    /* XREADGROUP GROUP g ID COUNT max BLOCK ms STREAMS k... >... */
-    struct args a = { 0 };
-    char blk[32];
-    snprintf(blk, sizeof(blk), "%ld", block_ms);
-    arg(&a, "XREADGROUP");
-    arg(&a, "GROUP");
-    arg(&a, "g");
-    arg(&a, id);
-    arg(&a, "COUNT");
-    arg(&a, count);
-    if (block_ms > 0) {
-      arg(&a, "BLOCK");
-      arg(&a, blk);
-    }
-    arg(&a, "STREAMS");
-    for (size_t i = 0; i < np; i++) {
-      char k[128];
-      snprintf(k, sizeof(k), "%spart:%d", cs->prefix, parts[i]);
-      argf(&a, "%s", k);
-    }
-    for (size_t i = 0; i < np; i++)
-      arg(&a, ">");
-    if (a.nomem) {
-      args_free(&a);
-      rc = CSTATE_ENOMEM;
-      goto fail;
-    }
-    redisReply *rep = rconn_cmd(cs->r, a.n, a.v, a.l);
-    args_free(&a);
-    rc = status_of(cs, rep, "reading items");
-    if (rc != CSTATE_OK) {
-      if (rep)
-        freeReplyObject(rep);
-      goto fail;
-    }
-    for (size_t s = 0; rep->type == REDIS_REPLY_ARRAY && s < rep->elements;
-         s++) {
-      const redisReply *st = rep->element[s];
-      const char *k = st->element[0]->str;
-      int part = atoi(strrchr(k, ':') + 1);
-      const redisReply *es = st->element[1];
-      for (size_t j = 0; j < es->elements; j++)
-        if (add_item(&v, &n, &cap, part, es->element[j]) != 0) {
-          freeReplyObject(rep);
-          rc = CSTATE_ENOMEM;
-          goto fail;
-        }
-    }
-    freeReplyObject(rep);
-  }
-  *out = v;
-  return (int)n;
-fail:
-  if (rc == CSTATE_ENOMEM)
-    snprintf(cs->err, sizeof(cs->err), "reading items: out of memory");
-  cstate_items_free(v, n);
-  return rc;
-}
-
-int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
-                  const void *data, size_t len)
-{
-  struct args a = { 0 };
-  arg(&a, cs->prefix);
-  arg(&a, cs->id);
-  argf(&a, "%d", it->part);
-  argf(&a, "%" PRIu64, token);
-  arg(&a, it->id);
-  argf(&a, "%" PRIu64, it->seq);
-  arg_raw(&a, data, len, NULL);
-  return run(cs, &result_lua, &a, NULL);
-}
-
-void cstate_results_free(cstate_result_t *r, size_t n)
-{
-  if (r == NULL)
-    return;
-  for (size_t i = 0; i < n; i++)
-    free(r[i].data);
-  free(r);
-}
-
-int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
-                   cstate_result_t **out)
-{
-  char key[128], count[32], blk[32];
-  *out = NULL;
-  snprintf(key, sizeof(key), "%sresults", cs->prefix);
-  snprintf(count, sizeof(count), "%zu", max);
-  snprintf(blk, sizeof(blk), "%ld", block_ms);
-  redisReply *rep = block_ms > 0
-                    ? rconn_cmdf(cs->r, "XREAD", "COUNT", count, "BLOCK", blk,
-                                 "STREAMS", key, after, NULL)
-                    : rconn_cmdf(cs->r, "XREAD", "COUNT", count, "STREAMS", key,
-                                 after, NULL);
-  int rc = status_of(cs, rep, "reading results");
-  if (rc != CSTATE_OK || rep->type != REDIS_REPLY_ARRAY || rep->elements == 0) {
-    if (rep)
-      freeReplyObject(rep);
-    return rc;
-  }
-  const redisReply *es = rep->element[0]->element[1];
-  cstate_result_t *v = calloc(es->elements ? es->elements : 1, sizeof(*v));
-  size_t n = 0;
-  if (v == NULL) {
-    freeReplyObject(rep);
-    snprintf(cs->err, sizeof(cs->err), "reading results: out of memory");
-    return CSTATE_ENOMEM;
-  }
-  for (size_t j = 0; j < es->elements; j++) {
-    const redisReply *e = es->element[j], *s = entry_field(e, "seq"),
-                     *d = entry_field(e, "data");
-    if (s == NULL || d == NULL)
-      continue;
-    snprintf(v[n].id, sizeof(v[n].id), "%s", e->element[0]->str);
-    v[n].seq = strtoull(s->str, NULL, 10);
-    v[n].data = malloc(d->len + 1);
-    if (v[n].data == NULL) {
-      cstate_results_free(v, n);
-      freeReplyObject(rep);
-      snprintf(cs->err, sizeof(cs->err), "reading results: out of memory");
-      return CSTATE_ENOMEM;
-    }
-    memcpy(v[n].data, d->str, d->len);
-    v[n].data[d->len] = '\0';
-    v[n].len = d->len;
-    n++;
-  }
-  freeReplyObject(rep);
-  *out = v;
-  return (int)n;
-}
-
-/* ---- the crawl as a whole ---- */
-
-int cstate_complete(cstate_t *cs)
+int cstate_robots_get(cstate_t *cs, const char *url, char **data, size_t *len)
 {
   char key[128];
-  snprintf(key, sizeof(key), "%smeta", cs->prefix);
-  redisReply *rep = rconn_cmdf(cs->r, "HMGET", key, "id", "state", NULL);
-  int rc = status_of(cs, rep, "reading the crawl");
-  if (rc == CSTATE_OK) {
-    if (rep->elements < 2 || rep->element[0]->type != REDIS_REPLY_STRING ||
-        strcmp(rep->element[0]->str, cs->id) != 0) {
-      snprintf(cs->err, sizeof(cs->err),
-               "crawl %s is no longer in Redis (did Redis come back empty?)",
-               cs->prefix);
-      rc = CSTATE_LOST;
+  *data = NULL;
+  *len = 0;
+  redisReply *rep = rconn_cmdf(cs->r, "HGET",
+                               cs_key(cs, key, sizeof(key), "robots"), url,
+                               NULL);
+  int rc = cs_status(cs, rep, "reading robots.txt");
+  if (rc == CSTATE_OK && rep_is(rep, REDIS_REPLY_STRING)) {
+    *data = malloc(rep->len + 1);
+    if (*data == NULL) {
+      rc = CSTATE_ENOMEM;
     } else {
-      rc = rep->element[1]->type == REDIS_REPLY_STRING &&
-           strcmp(rep->element[1]->str, "complete") == 0;
+      memcpy(*data, rep->str, rep->len);
+      (*data)[rep->len] = '\0';
+      *len = rep->len;
     }
   }
   if (rep)
@@ -864,95 +742,65 @@ int cstate_complete(cstate_t *cs)
   return rc;
 }
 
-int cstate_status(cstate_t *cs, FILE *fp)
+int cstate_robots_put(cstate_t *cs, const char *url, const void *data,
+                      size_t len)
 {
-  int complete = cstate_complete(cs);
-  if (complete < 0)
-    return complete;
-  cstate_commit_t c;
-  int rc = cstate_commit_state(cs, &c);
-  if (rc != CSTATE_OK)
-    return rc;
-  fprintf(fp, "crawl %.*s: %s\n", (int)strlen(cs->prefix) - 1, cs->prefix,
-          complete ? "complete" : "running");
-  fprintf(fp,
-          "items: %" PRIu64 " added, %" PRIu64 " committed; pages saved: %ld\n",
-          c.next_seq, c.next_commit, c.pages);
-  /* Workers: registered, and which are alive now. */
-  char key[160];
-  snprintf(key, sizeof(key), "%sworkers", cs->prefix);
-  redisReply *w = rconn_cmdf(cs->r, "HGETALL", key, NULL);
-  rc = status_of(cs, w, "reading workers");
-  if (rc != CSTATE_OK) {
-    if (w)
-      freeReplyObject(w);
-    return rc;
+  char key[128];
+  cs_key(cs, key, sizeof(key), "robots");
+  const char *argv[4] = { "HSETNX", key, url, data };
+  size_t lv[4] = { 6, strlen(key), strlen(url), len };
+  redisReply *rep = rconn_cmd(cs->r, 4, argv, lv);
+  int rc = cs_status(cs, rep, "storing robots.txt");
+  if (rep)
+    freeReplyObject(rep);
+  return rc;
+}
+
+int cstate_note_set(cstate_t *cs, const char *field, const char *value)
+{
+  char f[96];
+  snprintf(f, sizeof(f), "note:%s", field);
+  redisReply *rep = rconn_cmdf(cs->r, "HSET", cs->meta, f, value, NULL);
+  int rc = cs_status(cs, rep, "writing the crawl's record");
+  if (rep)
+    freeReplyObject(rep);
+  return rc;
+}
+
+int cstate_note_get(cstate_t *cs, const char *field, char *out, size_t n)
+{
+  char f[96];
+  snprintf(f, sizeof(f), "note:%s", field);
+  redisReply *rep = rconn_cmdf(cs->r, "HGET", cs->meta, f, NULL);
+  int rc = cs_status(cs, rep, "reading the crawl's record");
+  snprintf(out, n, "%s",
+           rc == CSTATE_OK && rep_str(rep) != NULL ? rep->str : "");
+  if (rep)
+    freeReplyObject(rep);
+  return rc;
+}
+
+/* ---- the crawl as a whole ---- */
+
+int cstate_complete(cstate_t *cs)
+{
+  redisReply *rep = rconn_cmdf(cs->r, "HMGET", cs->meta, "id", "state", NULL);
+  int rc = cs_status(cs, rep, "reading the crawl");
+  if (rc == CSTATE_OK && !rep_array(rep, 2))
+    rc = cs_unexpected(cs, "reading the crawl");
+  if (rc == CSTATE_OK) {
+    const char *id = rep_str(rep->element[0]), *st = rep_str(rep->element[1]);
+    if (id == NULL || strcmp(id, cs->id) != 0) {
+      snprintf(cs->err, sizeof(cs->err),
+               "crawl %.*s is no longer in Redis (did Redis come back "
+               "empty?)",
+               (int)strlen(cs->prefix) - 1, cs->prefix);
+      rc = CSTATE_LOST;
+    } else {
+      rc = st != NULL && strcmp(st, "complete") == 0;
+    }
   }
-  long alive = 0;
-  for (size_t i = 0; i + 1 < w->elements; i += 2) {
-    snprintf(key, sizeof(key), "%salive:%s", cs->prefix, w->element[i]->str);
-    redisReply *a = rconn_cmdf(cs->r, "EXISTS", key, NULL);
-    bool up = a && a->type == REDIS_REPLY_INTEGER && a->integer == 1;
-    if (a)
-      freeReplyObject(a);
-    if (!up)
-      continue;
-    alive++;
-    /* "host pid started" */
-    const char *info = w->element[i + 1]->str;
-    const char *sp = strrchr(info, ' ');
-    time_t since = sp ? (time_t)strtoll(sp + 1, NULL, 10) : 0;
-    char when[32] = "?";
-    struct tm tm;
-    if (since && gmtime_r(&since, &tm))
-      strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
-    fprintf(fp, "worker %s: %.*s, alive since %s\n", w->element[i]->str,
-            sp ? (int)(sp - info) : (int)strlen(info), info, when);
-  }
-  fprintf(fp, "workers alive: %ld of %zu registered\n", alive, w->elements / 2);
-  freeReplyObject(w);
-  /* Queued and in flight, over every partition. */
-  long long queued = 0, inflight = 0;
-  for (int p = 0; p < CSTATE_PARTS; p++) {
-    snprintf(key, sizeof(key), "%spart:%d", cs->prefix, p);
-    redisReply *x = rconn_cmdf(cs->r, "XLEN", key, NULL);
-    if (x && x->type == REDIS_REPLY_INTEGER)
-      queued += x->integer;
-    if (x)
-      freeReplyObject(x);
-    x = rconn_cmdf(cs->r, "XPENDING", key, "g", NULL);
-    if (x && x->type == REDIS_REPLY_ARRAY && x->elements > 0 &&
-        x->element[0]->type == REDIS_REPLY_INTEGER)
-      inflight += x->element[0]->integer;
-    if (x)
-      freeReplyObject(x);
-  }
-  snprintf(key, sizeof(key), "%sresults", cs->prefix);
-  redisReply *x = rconn_cmdf(cs->r, "XLEN", key, NULL);
-  long long waiting = x && x->type == REDIS_REPLY_INTEGER ? x->integer : 0;
-  if (x)
-    freeReplyObject(x);
-  fprintf(fp,
-          "URLs queued: %lld (in flight: %lld); fetched, waiting for the "
-          "commit: %lld\n",
-          queued - inflight, inflight, waiting);
-  /* Pages per depth and the rest. */
-  snprintf(key, sizeof(key), "%sstats", cs->prefix);
-  x = rconn_cmdf(cs->r, "HGETALL", key, NULL);
-  for (int d = 0; x && x->type == REDIS_REPLY_ARRAY; d++) {
-    char f[32];
-    snprintf(f, sizeof(f), "depth:%d", d);
-    long long v = field_ll(x, f);
-    if (v < 0)
-      break;
-    fprintf(fp, "depth %d: %lld pages\n", d, v);
-  }
-  if (x && x->type == REDIS_REPLY_ARRAY) {
-    long long other = field_ll(x, "other");
-    fprintf(fp, "not saved (failed, skipped, duplicate): %lld\n",
-            other < 0 ? 0 : other);
-  }
-  if (x)
-    freeReplyObject(x);
-  return complete;
+  if (rep)
+    freeReplyObject(rep);
+  return rc;
 }

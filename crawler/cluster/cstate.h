@@ -34,6 +34,16 @@
  * crawl's id, so a Redis that came back empty (or another data set) is
  * CSTATE_LOST, never a fresh crawl.
  *
+ * Sent again: a command whose connection broke is sent again on a new
+ * one (rconn.h); every script knows when it ran already and answers as
+ * it did, so that is harmless, and reading items (cstate_take) is never
+ * sent again.
+ *
+ * Memory: a seen URL costs Redis about 9 to 13 bytes while its bucket
+ * holds at most set-max-intset-entries members (512 by default: up to
+ * about 33 million URLs over 65,536 buckets), about 65 bytes beyond
+ * (a hashtable set); README says how to raise the limit.
+ *
  * Thread-safety: a cstate_t wraps one connection (rconn.h): one thread
  * at a time. Open one per thread that talks to Redis. */
 #ifndef CRAWLER_CLUSTER_CSTATE_H
@@ -59,8 +69,16 @@ enum {
                             empty?) or is another crawl's */
   CSTATE_FENCED = -5,    /* the lease lapsed and is someone else's now */
   CSTATE_ENOMEM = -6,
-  CSTATE_ENOENT = -7 /* no such crawl (cstate_open) */
+  CSTATE_ENOENT = -7, /* no such crawl (cstate_open) */
+  CSTATE_EORDER = -8  /* a commit out of order (cstate_commit) */
 };
+
+/* Seconds a command may take before the connection counts as broken;
+ * blocking reads block for less (CSTATE_BLOCK_MS at most). */
+enum { CSTATE_TIMEOUT = 10, CSTATE_BLOCK_MS = 2000 };
+
+/* The size of a stream entry id as kept here, NUL included. */
+enum { CSTATE_ID_SIZE = 32 };
 
 /* Partitions of a crawl: hosts hash to one of these, and each is leased
  * to one worker at a time. Fixed when the crawl is created. */
@@ -100,8 +118,14 @@ const char *cstate_error(const cstate_t *cs);
 rconn_t *cstate_rconn(cstate_t *cs);
 
 /* cstate_fp: the fingerprint of URL: bucket *B in [0, CSTATE_BUCKETS)
- * and member *M (80 bits in all). */
+ * and member *M (80 bits in all): fptable_hash128's, FP[0]'s top 16 bits
+ * and FP[1], as a shared engine keeps it (engine.h, engine_remote_t). */
 void cstate_fp(const char *url, uint32_t *b, int64_t *m);
+
+/* cstate_fp_split, cstate_fp_join: between a 128-bit fingerprint of
+ * which 80 bits count (the rest zero) and bucket and member. */
+void cstate_fp_split(const uint64_t fp[2], uint32_t *b, int64_t *m);
+void cstate_fp_join(uint32_t b, int64_t m, uint64_t fp[2]);
 
 /* cstate_part: the partition of HOSTKEY. */
 int cstate_part(const char *hostkey);
@@ -117,10 +141,13 @@ int cstate_heartbeat(cstate_t *cs, const char *id, long ttl_ms);
 
 /* cstate_lease: take or renew lease WHAT ("commit", "part:7") for worker
  * ID for TTL_MS. *TOKEN: 0 to take it (set to the new fencing token on
- * success), or the token held, to renew it.
+ * success; ID taking a lease it holds gets its token), or the token
+ * held, to renew it.
  * Returns: 1 held (taken or renewed), 0 someone else holds it (or it
- * lapsed and was taken: a renewal that fails means stop at once), or a
- * negative status. */
+ * lapsed and was taken), or a negative status. The lease runs TTL_MS
+ * from some moment during the call: a holder counts its end from
+ * before it sent the call, and acts for it only until then (a renewal
+ * that fails, or is late, means stop). */
 int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
                  uint64_t *token);
 
@@ -132,6 +159,7 @@ int cstate_release(cstate_t *cs, const char *what, uint64_t token);
 typedef struct cstate_commit {
   uint64_t next_seq, next_commit;
   long pages;
+  long noindex;      /* noindex pages so far (their links files' names) */
   long long journal; /* bytes of .journal after the last commit */
   int depth;
 } cstate_commit_t;
@@ -145,11 +173,15 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
                      void *arg);
 
 /* One URL added by a commit: it is new (the committer checked its own
- * copy of the seen set) and gets seq SEQ. */
+ * copy of the seen set) and gets seq SEQ; with SEEN_ONLY it only joins
+ * the seen set (a redirect's target). FP: its fingerprint
+ * (cstate_fp_split's), or NULL to compute it from URL. */
 typedef struct cstate_add {
   const char *url, *hostkey;
   int depth;
   uint64_t seq;
+  const uint64_t *fp;
+  bool seen_only;
 } cstate_add_t;
 
 /* cstate_commit: commit item SEQ under commit lease TOKEN: add ADDS (NA
@@ -177,22 +209,44 @@ typedef struct cstate_item {
   char *url, *hostkey;
 } cstate_item_t;
 
-/* cstate_take: items of partitions PARTS (NP of them, each leased by
- * worker ID), at most MAX: first every item another consumer read and
- * did not finish (RECLAIM: a partition just taken over), then new ones,
- * waiting up to BLOCK_MS for one (0: do not wait).
+/* A partition held: its number and lease token (in), and what
+ * cstate_take found (out). */
+typedef struct cstate_hold {
+  int part;
+  uint64_t token;
+  bool fenced;   /* out: the lease is someone else's now */
+  char last[32]; /* out: the partition's last entry id, for
+                    cstate_wait */
+} cstate_hold_t;
+
+/* cstate_take: items of the partitions held, HOLDS (NH of them, leased
+ * by worker ID), at most MAX: first each one another consumer read and
+ * did not finish (a worker that died, or lost the lease), then new ones.
+ * RECOVER: also every item ID read before and did not finish (a take
+ * whose reply was lost: the caller skips those it has). Never waits,
+ * and is never sent again: a failure may lose the reply, so take again
+ * with RECOVER. A partition whose lease is another's is marked fenced
+ * and gives nothing.
  * Returns: the number of items in *OUT (owned by caller:
  * cstate_items_free), or a negative status. */
-int cstate_take(cstate_t *cs, const int *parts, size_t np, const char *id,
-                bool reclaim, size_t max, long block_ms, cstate_item_t **out);
+int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
+                bool recover, size_t max, cstate_item_t **out);
+
+/* cstate_wait: wait up to BLOCK_MS (at most CSTATE_BLOCK_MS) for an item
+ * added to a partition of HOLDS after its LAST. Returns 1 if one was, 0
+ * if not, or a negative status. */
+int cstate_wait(cstate_t *cs, const cstate_hold_t *holds, size_t nh,
+                long block_ms);
 
 void cstate_items_free(cstate_item_t *items, size_t n);
 
 /* cstate_result: item IT (taken by this worker under partition lease
  * TOKEN) is fetched and parsed: its result DATA (LEN bytes, the front
  * end's) goes to the results stream and the item leaves its partition,
- * atomically. Returns: CSTATE_OK, CSTATE_FENCED (the partition is
- * someone else's now: drop the result), CSTATE_LOST, CSTATE_EREDIS. */
+ * atomically. An item finished already (this call sent again, or the
+ * item finished by another) is left as it is: CSTATE_OK too.
+ * Returns: CSTATE_OK, CSTATE_FENCED (the partition is someone else's
+ * now: drop the result), CSTATE_LOST, CSTATE_EREDIS. */
 int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                   const void *data, size_t len);
 
@@ -205,12 +259,32 @@ typedef struct cstate_result {
 } cstate_result_t;
 
 /* cstate_results: results after entry AFTER ("0-0": from the first), at
- * most MAX, waiting up to BLOCK_MS for one. Returns: how many are in
- * *OUT (cstate_results_free), or a negative status. */
+ * most MAX, waiting up to BLOCK_MS (at most CSTATE_BLOCK_MS) for one;
+ * LAST (CSTATE_ID_SIZE bytes) is set to the last entry id read (left as
+ * it is when none was), which the next call passes as AFTER. Returns:
+ * how many are in *OUT (cstate_results_free), or a negative status. */
 int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
-                   cstate_result_t **out);
+                   cstate_result_t **out, char *last);
 
 void cstate_results_free(cstate_result_t *r, size_t n);
+
+/* ---- what workers share besides the frontier ---- */
+
+/* cstate_robots_get: the answer to robots.txt URL (borrowed) that some
+ * worker stored (cstate_robots_put), into *DATA (owned by caller; NULL
+ * if none) and *LEN. Returns CSTATE_OK or a negative status. */
+int cstate_robots_get(cstate_t *cs, const char *url, char **data, size_t *len);
+
+/* cstate_robots_put: store DATA (LEN bytes) as the answer to robots.txt
+ * URL, unless one is stored already (the first answer stands). */
+int cstate_robots_put(cstate_t *cs, const char *url, const void *data,
+                      size_t len);
+
+/* cstate_note_set, cstate_note_get: a short text FIELD of the crawl's
+ * record (e.g. why the seed was not saved); get copies it into OUT (size
+ * N; "" if none). */
+int cstate_note_set(cstate_t *cs, const char *field, const char *value);
+int cstate_note_get(cstate_t *cs, const char *field, char *out, size_t n);
 
 /* ---- the crawl as a whole ---- */
 
@@ -218,9 +292,15 @@ void cstate_results_free(cstate_result_t *r, size_t n);
  * negative status (CSTATE_LOST). */
 int cstate_complete(cstate_t *cs);
 
+/* cstate_count: add N[i] requests to host HOSTS[i] (K of them) to the
+ * crawl's counts (for --status). */
+int cstate_count(cstate_t *cs, const char *const *hosts, const long *n,
+                 size_t k);
+
 /* cstate_status: print the crawl's state to FP for a person: workers
  * alive and since when, pages per depth, items queued and in flight,
- * failures. Returns 1 complete, 0 running, or a negative status. */
+ * failures, requests per second overall and for the busiest hosts.
+ * Returns 1 complete, 0 running, or a negative status. */
 int cstate_status(cstate_t *cs, FILE *fp);
 
 #endif /* CRAWLER_CLUSTER_CSTATE_H */

@@ -188,33 +188,40 @@ static bool broken(const redisContext *c)
   return c->err == REDIS_ERR_IO || c->err == REDIS_ERR_EOF;
 }
 
-redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
-                      const size_t *len)
+/* send: rconn_cmd's body; ONCE: do not send the command again on a new
+ * connection once it may have reached the server. */
+static redisReply *send(rconn_t *r, int argc, const char **argv,
+                        const size_t *len, bool once)
 {
   double start = 0, wait = 0.1;
   bool said = false;
   for (;;) {
+    if (r->c == NULL && dial(r)) {
+      r->reconnects++;
+      if (said)
+        fprintf(stderr, "crawler: Redis at %s:%d is back\n", r->host, r->port);
+      said = false;
+    }
     if (r->c != NULL) {
       redisReply *rep = redisCommandArgv(r->c, argc, argv, len);
-      if (rep != NULL) {
-        if (said)
-          fprintf(stderr, "crawler: Redis at %s:%d is back\n", r->host,
-                  r->port);
+      if (rep != NULL)
         return rep;
-      }
       snprintf(r->err, sizeof(r->err), "redis://%s:%d: %s", r->host, r->port,
                r->c->errstr);
-      if (!broken(r->c))
-        return NULL;
+      bool io = broken(r->c);
+      /* A context that failed keeps its error: make a new one. */
       redisFree(r->c);
       r->c = NULL;
+      if (!io || once)
+        return NULL;
     }
     double t = now();
     if (start == 0)
       start = t;
     if (t - start >= r->retry) {
-      size_t l = strlen(r->err);
-      snprintf(r->err + l, sizeof(r->err) - l, " (gave up after %.0f s)",
+      char why[sizeof(r->err)];
+      snprintf(why, sizeof(why), "%s", r->err);
+      snprintf(r->err, sizeof(r->err), "%.560s (gave up after %.0f s)", why,
                t - start);
       return NULL;
     }
@@ -225,9 +232,19 @@ redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
     }
     nap(wait);
     wait = wait * 2 > 5 ? 5 : wait * 2;
-    if (dial(r))
-      r->reconnects++;
   }
+}
+
+redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
+                      const size_t *len)
+{
+  return send(r, argc, argv, len, false);
+}
+
+redisReply *rconn_cmd_once(rconn_t *r, int argc, const char **argv,
+                           const size_t *len)
+{
+  return send(r, argc, argv, len, true);
 }
 
 redisReply *rconn_cmdf(rconn_t *r, const char *arg, ...)
@@ -275,8 +292,9 @@ static const char *sha_of(rconn_t *r, const rscript_t *s, bool force)
   return r->scripts[i].sha;
 }
 
-redisReply *rconn_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
-                       const char **argv, const size_t *len)
+/* eval: rconn_eval's body; ONCE as for send. */
+static redisReply *eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                        const char **argv, const size_t *len, bool once)
 {
   const char **av = malloc(((size_t)argc + 3) * sizeof(*av));
   size_t *lv = malloc(((size_t)argc + 3) * sizeof(*lv));
@@ -301,7 +319,7 @@ redisReply *rconn_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
       av[i + 3] = argv[i];
       lv[i + 3] = len ? len[i] : strlen(argv[i]);
     }
-    rep = rconn_cmd(r, argc + 3, av, lv);
+    rep = send(r, argc + 3, av, lv, once);
     if (rep != NULL && rep->type == REDIS_REPLY_ERROR &&
         strncmp(rep->str, "NOSCRIPT", 8) == 0 && attempt == 0) {
       freeReplyObject(rep);
@@ -314,6 +332,23 @@ out:
   free(av);
   free(lv);
   return rep;
+}
+
+redisReply *rconn_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                       const char **argv, const size_t *len)
+{
+  return eval(r, s, nkeys, argc, argv, len, false);
+}
+
+redisReply *rconn_eval_once(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                            const char **argv, const size_t *len)
+{
+  return eval(r, s, nkeys, argc, argv, len, true);
+}
+
+double rconn_timeout(const rconn_t *r)
+{
+  return r->timeout;
 }
 
 const char *rconn_error(const rconn_t *r)

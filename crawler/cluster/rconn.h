@@ -7,10 +7,12 @@
  * out a Redis restart: a command whose connection broke is sent again
  * on a new connection, after a back-off that doubles from 0.1 s up to
  * 5 s, until RCONN_RETRY_SECONDS have gone by, saying so once on stderr.
- * Commands are sent again only when hiredis reports an I/O or EOF error,
- * never after an error reply; callers therefore send only commands whose
- * repetition is harmless (reads, or fenced scripts that check what they
- * change, cstate.h).
+ * Commands are sent again only when hiredis reports an I/O or EOF error
+ * (a timeout is one), never after an error reply; the server may have
+ * run the first one, its reply lost, so rconn_cmd and rconn_eval are
+ * for commands whose repetition is harmless (reads, and scripts that
+ * know when they ran already: cstate.c); the _once calls never send
+ * again, for the rest (reading a stream as a consumer group does).
  *
  * Scripts (rconn_eval) go by their SHA-1 (EVALSHA) and are loaded again
  * when the server answers NOSCRIPT, as after a restart.
@@ -59,6 +61,15 @@ void rconn_set_retry(rconn_t *r, double seconds);
 redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
                       const size_t *len);
 
+/* rconn_cmd_once: as rconn_cmd, but a command that may have reached
+ * the server is never sent again: NULL then (the next call reconnects). */
+redisReply *rconn_cmd_once(rconn_t *r, int argc, const char **argv,
+                           const size_t *len);
+
+/* rconn_timeout: the seconds a command may take (rconn_open's); a
+ * blocking command must block for less. */
+double rconn_timeout(const rconn_t *r);
+
 /* rconn_cmdf: as rconn_cmd, the arguments given as strings, NULL
  * ended. */
 redisReply *rconn_cmdf(rconn_t *r, const char *arg, ...);
@@ -75,6 +86,10 @@ typedef struct rscript {
  * Returns: as rconn_cmd. */
 redisReply *rconn_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
                        const char **argv, const size_t *len);
+
+/* rconn_eval_once: as rconn_eval, never sent again (rconn_cmd_once). */
+redisReply *rconn_eval_once(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                            const char **argv, const size_t *len);
 
 /* rconn_error: the last failure, as one line. Borrowed, valid until the
  * next call on R. */

@@ -114,20 +114,32 @@ engine_t *engine_new(const engine_config_t *cfg)
   if (h == NULL || h->fetch == NULL || h->parse == NULL ||
       (cfg->ordered && h->commit == NULL) || cfg->download_workers < 1 ||
       cfg->parse_workers < 1 || cfg->download_workers > ENGINE_MAX_WORKERS ||
-      cfg->parse_workers > ENGINE_MAX_WORKERS)
+      cfg->parse_workers > ENGINE_MAX_WORKERS ||
+      (cfg->remote != NULL && !cfg->ordered))
     return NULL;
   engine_t *e = calloc(1, sizeof(*e));
   if (e == NULL)
     return NULL;
   e->cfg = *cfg;
   e->hooks = *h;
-  frontier_config_t fc = { cfg->queue_size, cfg->rate,          cfg->burst,
-                           cfg->gate,       cfg->speculate_out, cfg->budget,
-                           cfg->spill_path };
+  if (cfg->remote != NULL) {
+    /* engine.h: what a shared frontier turns off. */
+    e->cfg.speculate = 0;
+    e->cfg.window = 0;
+    e->cfg.spill_path = NULL;
+  }
+  frontier_config_t fc = { .capacity = cfg->queue_size,
+                           .rate = cfg->rate,
+                           .burst = cfg->burst,
+                           .gate = cfg->gate,
+                           .spec_out = cfg->speculate_out,
+                           .start_empty = cfg->remote != NULL,
+                           .budget = cfg->budget,
+                           .spill_path = e->cfg.spill_path };
   e->frontier = frontier_new(&fc);
   e->seen = fptable_new(0, 1024);
   e->order = heap_new(seq_less, HEAP_NO_POS);
-  bool speculate = cfg->ordered && cfg->speculate > 0;
+  bool speculate = cfg->ordered && e->cfg.speculate > 0;
   if (speculate)
     e->smap = fptable_new(sizeof(struct spec *),
                           cfg->speculate < 1024 ? cfg->speculate : 1024);
@@ -175,7 +187,19 @@ static void drop(engine_t *e, fitem_t *it)
 {
   if (e->hooks.release)
     e->hooks.release(e->cfg.ctx, it);
+  if (it->remote != NULL && e->cfg.remote->release != NULL)
+    e->cfg.remote->release(e->cfg.remote->ctx, it);
   fitem_delete(it);
+}
+
+/* A shared seen set keeps 80 bits of a fingerprint (engine.h). */
+#define FP80_MASK UINT64_C(0xffff000000000000)
+
+void engine_fingerprint(const engine_t *e, const char *url, uint64_t fp[2])
+{
+  fptable_hash128(url, strlen(url), fp);
+  if (e->cfg.remote != NULL)
+    fp[0] &= FP80_MASK;
 }
 
 /* drop_list: drop every item of a list linked by ->next. No lock held. */
@@ -298,7 +322,8 @@ int engine_speculate(engine_t *e, const char *url, int depth,
     return 0;
   size_t len = strlen(url);
   uint64_t fp[2];
-  fptable_hash128(url, len, fp);
+  engine_fingerprint(e, url, fp);
+  (void)len;
   fitem_t *it = NULL;
   struct spec *s = NULL;
   int rc = 0;
@@ -365,12 +390,20 @@ static bool speculated(engine_t *e, const uint64_t fp[2], bool adopt_it,
 int engine_mark_seen(engine_t *e, const char *url)
 {
   uint64_t fp[2];
-  fptable_hash128(url, strlen(url), fp);
+  engine_fingerprint(e, url, fp);
   pthread_mutex_lock(&e->seen_lock);
   int rc = fptable_insert(e->seen, fp, NULL);
   pthread_mutex_unlock(&e->seen_lock);
   if (rc == 1)
     speculated(e, fp, false, 0, 0);
+  const engine_remote_t *r = e->cfg.remote;
+  if (rc == 1 && r != NULL) {
+    int err = r->seen(r->ctx, url, fp);
+    if (err != 0) {
+      engine_fail(e, err);
+      return -1;
+    }
+  }
   return rc < 0 ? -2 : rc;
 }
 
@@ -382,7 +415,7 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
   if (it == NULL)
     return -2;
   uint64_t fp[2];
-  fptable_hash128(url, strlen(url), fp);
+  engine_fingerprint(e, url, fp);
   pthread_mutex_lock(&e->seen_lock);
   int rc = fptable_insert(e->seen, fp, NULL);
   if (rc == 1)
@@ -391,6 +424,18 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
   if (rc != 1) {
     fitem_delete(it);
     return rc < 0 ? -2 : 0;
+  }
+  const engine_remote_t *r = e->cfg.remote;
+  if (r != NULL) {
+    /* Queued in the shared frontier; it comes back by engine_inject to
+     * whichever process fetches its host. */
+    rc = r->add(r->ctx, url, fp, depth, it->seq, hostkey);
+    fitem_delete(it);
+    if (rc != 0) {
+      engine_fail(e, rc);
+      return -1;
+    }
+    return 1;
   }
   atomic_fetch_add(&e->pending, 1);
   if (speculated(e, fp, true, it->seq, depth)) {
@@ -520,7 +565,16 @@ static void *download_main(void *arg)
   engine_t *e = arg;
   void *ws = e->hooks.worker_init ? e->hooks.worker_init(e->cfg.ctx) : NULL;
   fitem_t *it;
+  const engine_remote_t *r = e->cfg.remote;
   while ((it = frontier_pop(e->frontier)) != NULL) {
+    if (r != NULL && r->admit != NULL && !(it->flags & FITEM_GATE) &&
+        !r->admit(r->ctx, it)) {
+      /* Its host is another process's now: no request, token back. */
+      frontier_refund(e->frontier, it->host);
+      frontier_done(e->frontier, it);
+      finish(e, it);
+      continue;
+    }
     switch (e->hooks.fetch(e->cfg.ctx, ws, e, it)) {
     case ENGINE_PARSE:
       push_fetched(e, it);
@@ -637,6 +691,12 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     if (e->cfg.window)
       frontier_set_horizon(e->frontier, horizon);
     e->hooks.commit(e->cfg.ctx, e, next);
+    const engine_remote_t *r = e->cfg.remote;
+    if (r != NULL && !atomic_load(&e->stopped)) {
+      int err = r->committed(r->ctx, e, next);
+      if (err != 0)
+        engine_fail(e, err);
+    }
     finish(e, next);
     pthread_mutex_lock(&e->lock);
   }
@@ -677,6 +737,14 @@ static void *parse_main(void *arg)
       /* Nothing is committed after a stop: a resumed crawl derives it
        * all again from the saved pages. */
       drop(e, it);
+    } else if (e->cfg.remote != NULL) {
+      /* Committed wherever the shared crawl commits (engine.h). */
+      e->hooks.parse(e->cfg.ctx, e, it);
+      const engine_remote_t *r = e->cfg.remote;
+      int err = r->publish(r->ctx, e, it);
+      if (err != 0)
+        engine_fail(e, err);
+      finish(e, it);
     } else {
       e->hooks.parse(e->cfg.ctx, e, it);
       commit_in_order(e, it);
@@ -746,6 +814,66 @@ int engine_run(engine_t *e)
     status = atomic_load(&e->failure) ? atomic_load(&e->failure)
                                       : ENGINE_ESTOPPED;
   return status;
+}
+
+/* ---- a shared frontier (engine_remote_t) ---- */
+
+int engine_inject(engine_t *e, const char *url, int depth, uint64_t seq,
+                  const char *hostkey, void *ticket)
+{
+  if (atomic_load(&e->stopped))
+    return -1;
+  fitem_t *it = fitem_new(url, depth);
+  if (it == NULL)
+    return -2;
+  it->seq = seq;
+  it->remote = ticket; /* before the push: a pop may follow at once */
+  atomic_fetch_add(&e->pending, 1);
+  int rc = frontier_push(e->frontier, it, hostkey);
+  if (rc != 0) {
+    fitem_delete(it); /* not drop(): TICKET stays the caller's */
+    if (atomic_fetch_sub(&e->pending, 1) == 1)
+      frontier_close(e->frontier);
+    return rc == -1 ? -1 : -2;
+  }
+  return 0;
+}
+
+void engine_deliver(engine_t *e, fitem_t *it)
+{
+  atomic_fetch_add(&e->pending, 1);
+  commit_in_order(e, it);
+}
+
+void engine_commit_at(engine_t *e, uint64_t next_seq, uint64_t next_commit,
+                      int depth)
+{
+  pthread_mutex_lock(&e->lock);
+  e->next_commit = next_commit;
+  e->commit_depth = depth;
+  pthread_mutex_unlock(&e->lock);
+  pthread_mutex_lock(&e->seen_lock);
+  e->next_seq = next_seq;
+  pthread_mutex_unlock(&e->seen_lock);
+}
+
+int engine_seen_load(engine_t *e, const uint64_t fp[2])
+{
+  pthread_mutex_lock(&e->seen_lock);
+  int rc = fptable_insert(e->seen, fp, NULL);
+  pthread_mutex_unlock(&e->seen_lock);
+  return rc < 0 ? -2 : 0;
+}
+
+void engine_hold(engine_t *e)
+{
+  atomic_fetch_add(&e->pending, 1);
+}
+
+void engine_unhold(engine_t *e)
+{
+  if (atomic_fetch_sub(&e->pending, 1) == 1)
+    frontier_close(e->frontier);
 }
 
 /* free_spec: engine_delete's end of record VALUE (a struct spec *). */

@@ -91,32 +91,67 @@ typedef struct engine_hooks {
   void (*release)(void *ctx, fitem_t *it);
 } engine_hooks_t;
 
+/* engine_remote: a frontier shared with other processes (the crawler's
+ * --cluster, crawler/cluster/), seen through these calls; NULL in
+ * engine_config_t for a crawl of this process alone. In ordered mode
+ * only. With a remote:
+ * - items enter this process's frontier through engine_inject (they were
+ *   added elsewhere, with their seq), not through engine_add;
+ * - a parsed item is not committed here: PUBLISH takes it (parse
+ *   thread), and the engine then finishes it;
+ * - commits happen where the shared crawl says (one process at a time):
+ *   there, engine_deliver hands an item parsed anywhere to the commit;
+ *   the commit's engine_add keeps its seen set and seq here, and ADD
+ *   sends each new URL to the shared frontier instead of this one
+ *   (SEEN each URL engine_mark_seen claims), and after hooks.commit
+ *   COMMITTED makes the item's commit durable;
+ * - ADMIT is asked before a popped item is fetched: false drops it,
+ *   its token given back (its host's items are another process's now);
+ * - fingerprints are 80 bits (fp[0]'s top 16 bits and fp[1]; the rest
+ *   zero), what the shared seen set keeps (engine_seen_load);
+ * - speculation, the download window and the frontier's spill are off.
+ * Every call may come from any engine thread, no engine lock held; it
+ * returns 0 on success, or a negative status that fails the crawl
+ * (engine_fail) where it says so. */
+typedef struct engine_remote {
+  int (*publish)(void *rctx, engine_t *e, fitem_t *it);
+  int (*add)(void *rctx, const char *url, const uint64_t fp[2], int depth,
+             uint64_t seq, const char *hostkey);
+  int (*seen)(void *rctx, const char *url, const uint64_t fp[2]);
+  int (*committed)(void *rctx, engine_t *e, fitem_t *it);
+  bool (*admit)(void *rctx, fitem_t *it);
+  void (*release)(void *rctx, fitem_t *it); /* free it->remote */
+  void *ctx;
+} engine_remote_t;
+
 typedef struct engine_config {
-  int download_workers;        /* 1 to ENGINE_MAX_WORKERS */
-  int parse_workers;           /* 1 to ENGINE_MAX_WORKERS */
-  size_t queue_size;           /* frontier capacity; 0 = unbounded */
-  size_t fetched_limit;        /* downloaders wait while this many fetched
-                                  pages wait for a parser; 0 = unbounded. Never
-                                  a deadlock: they do not wait while an
-                                  engine_add is pushing into a bounded frontier
-                                  (it may need them to drain it). */
-  bool ordered;                /* commit in seq order (see above) */
-  size_t window;               /* ordered: download at most this many seqs
-                                  beyond the commit point (bounds the pages
-                                  parsed and waiting); 0 = unbounded */
-  size_t speculate;            /* ordered: speculative items at once, at most
-                                  (engine_speculate); 0 = no speculation;
-                                  SIZE_MAX: as many as the budget allows */
-  size_t speculate_out;        /* of those, handed out for fetching and not
-                                  adopted yet, at most (their results wait in
-                                  memory); 0 = no limit */
-  double rate, burst;          /* per-host politeness (frontier.h) */
-  budget_t *budget;            /* see Memory above; NULL = none */
-  const char *spill_path;      /* the frontier's spill file (frontier.h);
-                                  NULL = never spill */
-  bool gate;                   /* a gate item first for every host */
-  const engine_hooks_t *hooks; /* borrowed; must outlive the engine */
-  void *ctx;                   /* passed to every hook */
+  int download_workers;          /* 1 to ENGINE_MAX_WORKERS */
+  int parse_workers;             /* 1 to ENGINE_MAX_WORKERS */
+  size_t queue_size;             /* frontier capacity; 0 = unbounded */
+  size_t fetched_limit;          /* downloaders wait while this many fetched
+                                    pages wait for a parser; 0 = unbounded. Never
+                                    a deadlock: they do not wait while an
+                                    engine_add is pushing into a bounded frontier
+                                    (it may need them to drain it). */
+  bool ordered;                  /* commit in seq order (see above) */
+  size_t window;                 /* ordered: download at most this many seqs
+                                    beyond the commit point (bounds the pages
+                                    parsed and waiting); 0 = unbounded */
+  size_t speculate;              /* ordered: speculative items at once, at most
+                                    (engine_speculate); 0 = no speculation;
+                                    SIZE_MAX: as many as the budget allows */
+  size_t speculate_out;          /* of those, handed out for fetching and not
+                                    adopted yet, at most (their results wait in
+                                    memory); 0 = no limit */
+  double rate, burst;            /* per-host politeness (frontier.h) */
+  budget_t *budget;              /* see Memory above; NULL = none */
+  const char *spill_path;        /* the frontier's spill file (frontier.h);
+                                    NULL = never spill */
+  bool gate;                     /* a gate item first for every host */
+  const engine_remote_t *remote; /* a shared frontier (above); borrowed,
+                                    must outlive the engine; NULL = none */
+  const engine_hooks_t *hooks;   /* borrowed; must outlive the engine */
+  void *ctx;                     /* passed to every hook */
 } engine_config_t;
 
 /* engine_new: an engine ready for engine_add and engine_run. CFG copied.
@@ -190,6 +225,42 @@ void engine_fail(engine_t *e, int status);
 /* engine_stopped: true once engine_stop or engine_fail was called. Any
  * thread. */
 bool engine_stopped(engine_t *e);
+
+/* ---- with a remote (engine_remote_t) ---- */
+
+/* engine_inject: queue URL (borrowed) at DEPTH with sequence number SEQ
+ * under HOSTKEY (borrowed), its TICKET adopted (it->remote; freed by
+ * remote->release): an item added by the shared crawl. No seen check.
+ * May block while the frontier is full. Returns 0, -1 stopping, -2 out
+ * of memory (TICKET stays the caller's then). Any thread. */
+int engine_inject(engine_t *e, const char *url, int depth, uint64_t seq,
+                  const char *hostkey, void *ticket);
+
+/* engine_deliver: IT (adopted; seq, depth and data set, as the parse hook
+ * left it), parsed by some process, goes to this process's commit, which
+ * runs in the calling thread if IT is next. One thread only: the one
+ * that holds the shared commit. */
+void engine_deliver(engine_t *e, fitem_t *it);
+
+/* engine_commit_at: the commit goes on from NEXT_COMMIT, with NEXT_SEQ
+ * the next seq to hand out and DEPTH that of the last item committed
+ * (the shared crawl's position, when this process takes the commit
+ * over). Before any engine_deliver of this turn. */
+void engine_commit_at(engine_t *e, uint64_t next_seq, uint64_t next_commit,
+                      int depth);
+
+/* engine_seen_load: add fingerprint FP (80 bits, see engine_remote_t) to
+ * the seen set. Returns 0, or -2 if out of memory. */
+int engine_seen_load(engine_t *e, const uint64_t fp[2]);
+
+/* engine_hold/engine_unhold: keep the crawl from ending (as an item not
+ * finished would) while the shared crawl is not complete; unhold lets
+ * it end once nothing is left here. Any thread. */
+void engine_hold(engine_t *e);
+void engine_unhold(engine_t *e);
+
+/* engine_fingerprint: URL's fingerprint as E's seen set keeps it. */
+void engine_fingerprint(const engine_t *e, const char *url, uint64_t fp[2]);
 
 /* engine_delete: free E and anything left in it. NULL is fine. */
 void engine_delete(engine_t *e);

@@ -225,7 +225,7 @@ static struct host *host_get(frontier_t *f, const char *key, double now)
     fptable_remove(f->map, fp, NULL);
     return NULL;
   }
-  h->tokens = f->cfg.burst;
+  h->tokens = f->cfg.start_empty ? 0 : f->cfg.burst;
   h->last = now;
   h->born = now;
   h->last_take = -1;

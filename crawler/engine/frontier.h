@@ -75,6 +75,8 @@ typedef struct fitem {
   double not_before;  /* frontier_requeue: not fetched before this */
   void *data;         /* the owner's payload; the frontier never reads it */
   void *spec;         /* the engine's record of a speculative item */
+  void *remote;       /* the shared frontier's ticket (engine_remote_t),
+                         or NULL */
   uint32_t host;      /* host index, set by frontier_push/requeue */
   int depth;
   unsigned flags; /* FITEM_* */
@@ -104,6 +106,9 @@ typedef struct frontier_config {
   bool gate;              /* hand out a gate item first for every host */
   size_t spec_out;        /* speculative items out at once, at most; 0 = no
                              limit */
+  bool start_empty;       /* a new host's bucket starts empty, not full
+                             (a host taken over from another process of
+                             a shared crawl: engine_remote_t) */
   budget_t *budget;       /* charge queued items here; NULL = none */
   const char *spill_path; /* where pushes over the budget wait (copied;
                              created when needed, removed by

@@ -160,57 +160,80 @@ static void test_commit_flow(void)
   CHECK_INT(cstate_register(cs, "localhost 1", id, sizeof(id)), CSTATE_OK);
   CHECK_STR(id, "w1");
   CHECK_INT(cstate_heartbeat(cs, id, 5000), CSTATE_OK);
-  int part = seed_part();
-  uint64_t pt = 0, ct = 0;
+  cstate_hold_t h = { .part = seed_part() };
+  uint64_t ct = 0;
   char what[32];
-  snprintf(what, sizeof(what), "part:%d", part);
-  CHECK_INT(cstate_lease(cs, what, id, 5000, &pt), 1);
+  snprintf(what, sizeof(what), "part:%d", h.part);
+  CHECK_INT(cstate_lease(cs, what, id, 5000, &h.token), 1);
   CHECK_INT(cstate_lease(cs, "commit", id, 5000, &ct), 1);
   cstate_item_t *items = NULL;
-  int n = cstate_take(cs, &part, 1, id, true, 10, 100, &items);
+  int n = cstate_take(cs, &h, 1, id, false, 10, &items);
   CHECK_INT(n, 1);
+  CHECK(!h.fenced);
+  CHECK(h.last[0] != '\0');
   if (n == 1) {
     CHECK_STR(items[0].url, "http://a.test/");
     CHECK_INT(items[0].seq, 0);
-    CHECK_INT(cstate_result(cs, &items[0], pt, "page0", 5), CSTATE_OK);
-    /* Finished once only. */
-    CHECK_INT(cstate_result(cs, &items[0], pt, "page0", 5), CSTATE_FENCED);
+    CHECK_INT(cstate_result(cs, &items[0], h.token, "page0", 5), CSTATE_OK);
+    /* Sent again (its reply lost): harmless, one result. */
+    CHECK_INT(cstate_result(cs, &items[0], h.token, "page0", 5), CSTATE_OK);
   }
   cstate_items_free(items, n > 0 ? (size_t)n : 0);
+  /* Nothing new: the wait times out. */
+  CHECK_INT(cstate_wait(cs, &h, 1, 100), 0);
   cstate_result_t *res = NULL;
-  n = cstate_results(cs, "0-0", 10, 100, &res);
+  char last[CSTATE_ID_SIZE] = "0-0";
+  n = cstate_results(cs, "0-0", 10, 100, &res, last);
   CHECK_INT(n, 1);
   if (n == 1) {
     CHECK_INT(res[0].seq, 0);
     CHECK_STR(res[0].data, "page0");
-    cstate_add_t adds[] = { { "http://a.test/x", "http://a.test:80", 1, 1 },
-                            { "http://b.test/y", "http://b.test:80", 1, 2 } };
-    cstate_commit_t after = {
-      .next_seq = 3, .next_commit = 1, .pages = 1, .journal = 42, .depth = 0
+    CHECK_STR(last, res[0].id);
+    cstate_add_t adds[] = {
+      { "http://a.test/x", "http://a.test:80", 1, 1, NULL, false },
+      { "http://b.test/y", "http://b.test:80", 1, 2, NULL, false },
+      { "http://a.test/r", NULL, 0, 0, NULL, true }
     };
-    CHECK_INT(cstate_commit(cs, ct, 0, adds, 2, &after, res[0].id, true),
+    cstate_commit_t after = { .next_seq = 3,
+                              .next_commit = 1,
+                              .pages = 1,
+                              .journal = 42,
+                              .depth = 0,
+                              .noindex = 2 };
+    CHECK_INT(cstate_commit(cs, ct, 0, adds, 3, &after, res[0].id, true),
               CSTATE_OK);
-    /* The same commit again is refused: the order moved on. */
-    CHECK_INT(cstate_commit(cs, ct, 0, adds, 2, &after, NULL, true),
-              CSTATE_EREDIS);
+    /* Sent again after it ran: the same answer, nothing twice. */
+    CHECK_INT(cstate_commit(cs, ct, 0, adds, 3, &after, res[0].id, true),
+              CSTATE_OK);
+    /* Out of order: refused. */
+    CHECK_INT(cstate_commit(cs, ct, 5, NULL, 0, &after, NULL, true),
+              CSTATE_EORDER);
   }
   cstate_results_free(res, n > 0 ? (size_t)n : 0);
+  /* The add to the seed's partition wakes a waiter. */
+  CHECK_INT(cstate_wait(cs, &h, 1, 100), 1);
   cstate_commit_t st;
   CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
   CHECK_INT(st.next_seq, 3);
   CHECK_INT(st.next_commit, 1);
   CHECK_INT(st.journal, 42);
-  /* The seen set has the seed and both adds. */
+  CHECK_INT(st.noindex, 2);
+  /* The seen set has the seed, both adds and the redirect target. */
   long seen = 0;
-
   CHECK_INT(cstate_seen_load(cs, count, &seen), CSTATE_OK);
-  CHECK_INT(seen, 3);
+  CHECK_INT(seen, 4);
   CHECK_INT(cstate_complete(cs), 0);
+  const char *hosts[] = { "http://a.test:80", "http://b.test:80" };
+  long reqs[] = { 3, 1 };
+  CHECK_INT(cstate_count(cs, hosts, reqs, 2), CSTATE_OK);
   /* Commit the two adds (not pages): the crawl is complete. */
   for (uint64_t s = 1; s <= 2; s++) {
-    cstate_commit_t a2 = {
-      .next_seq = 3, .next_commit = s + 1, .pages = 1, .journal = 42, .depth = 1
-    };
+    cstate_commit_t a2 = { .next_seq = 3,
+                           .next_commit = s + 1,
+                           .pages = 1,
+                           .journal = 42,
+                           .depth = 1,
+                           .noindex = 2 };
     CHECK_INT(cstate_commit(cs, ct, s, NULL, 0, &a2, NULL, false), CSTATE_OK);
   }
   CHECK_INT(cstate_complete(cs), 1);
@@ -219,10 +242,14 @@ static void test_commit_flow(void)
   FILE *fp = open_memstream(&buf, &len);
   CHECK_INT(cstate_status(cs, fp), 1);
   fclose(fp);
+  fprintf(stderr, "%s", buf);
   CHECK(strstr(buf, "complete") != NULL);
   CHECK(strstr(buf, "depth 0: 1 pages") != NULL);
+  CHECK(strstr(buf, "depth 1: 0 pages") != NULL);
   CHECK(strstr(buf, "worker w1: localhost 1, alive since") != NULL);
   CHECK(strstr(buf, "items: 3 added, 3 committed") != NULL);
+  CHECK(strstr(buf, "requests: 4,") != NULL);
+  CHECK(strstr(buf, "  http://a.test:80: 3 requests") != NULL);
   free(buf);
   /* A worker joining a complete crawl is told so. */
   cstate_t *late = join("f", params, 3, &rc, &created, err, sizeof(err));
@@ -231,9 +258,10 @@ static void test_commit_flow(void)
   cstate_close(cs);
 }
 
-/* A worker takes the seed, then stops renewing (killed); another takes
- * the partition over after the lease lapsed, gets the item again, and
- * the first one's late result is refused. */
+/* A worker takes the seed, then stops renewing (killed, or paused);
+ * another takes the partition over after the lease lapsed and gets the
+ * item; the first one's late result is refused, and so is any read it
+ * tries after losing the lease. */
 static void test_takeover(void)
 {
   char err[256];
@@ -244,35 +272,81 @@ static void test_takeover(void)
   int part = seed_part();
   char what[32];
   snprintf(what, sizeof(what), "part:%d", part);
-  uint64_t ta = 0, tb = 0;
-  CHECK_INT(cstate_lease(a, what, "w1", 300, &ta), 1);
+  cstate_hold_t ha = { .part = part }, hb = { .part = part };
+  CHECK_INT(cstate_lease(a, what, "w1", 300, &ha.token), 1);
   cstate_item_t *ia = NULL, *ib = NULL;
-  int na = cstate_take(a, &part, 1, "w1", true, 10, 100, &ia);
+  int na = cstate_take(a, &ha, 1, "w1", false, 10, &ia);
   CHECK_INT(na, 1);
   nap_ms(450);
-  CHECK_INT(cstate_lease(b, what, "w2", 5000, &tb), 1);
-  /* Nothing new to read: the item is pending with w1. */
-  int nb = cstate_take(b, &part, 1, "w2", false, 10, 0, &ib);
-  CHECK_INT(nb, 0);
-  cstate_items_free(ib, 0);
-  nb = cstate_take(b, &part, 1, "w2", true, 10, 0, &ib);
-  CHECK_INT(nb, 1);
-  if (na == 1)
-    CHECK_INT(cstate_result(a, &ia[0], ta, "late", 4), CSTATE_FENCED);
+  CHECK_INT(cstate_lease(b, what, "w2", 5000, &hb.token), 1);
+  CHECK(hb.token > ha.token);
+  int nb = cstate_take(b, &hb, 1, "w2", false, 10, &ib);
+  CHECK_INT(nb, 1); /* claimed from w1 */
+  /* A lapsed worker reads nothing, not even what comes later. */
+  uint32_t bk;
+  int64_t m;
+  cstate_fp("http://a.test/new", &bk, &m);
+  uint64_t ct = 0;
+  CHECK_INT(cstate_lease(b, "commit", "w2", 5000, &ct), 1);
+  cstate_add_t add = {
+    "http://a.test/new", "http://a.test:80", 1, 1, NULL, false
+  };
+  cstate_commit_t after = { .next_seq = 2, .next_commit = 1, .pages = 1 };
   if (nb == 1) {
+    CHECK_INT(cstate_result(a, &ia[0], ha.token, "late", 4), CSTATE_FENCED);
     CHECK_INT(ib[0].seq, 0);
-    CHECK_INT(cstate_result(b, &ib[0], tb, "good", 4), CSTATE_OK);
+    CHECK_INT(cstate_result(b, &ib[0], hb.token, "good", 4), CSTATE_OK);
+    CHECK_INT(cstate_commit(b, ct, 0, &add, 1, &after, NULL, true), CSTATE_OK);
   }
+  cstate_item_t *late = NULL;
+  CHECK_INT(cstate_take(a, &ha, 1, "w1", false, 10, &late), 0);
+  CHECK(ha.fenced);
+  cstate_items_free(late, 0);
+  cstate_items_free(ib, nb > 0 ? (size_t)nb : 0);
+  ib = NULL;
+  nb = cstate_take(b, &hb, 1, "w2", false, 10, &ib);
+  CHECK_INT(nb, 1);
+  if (nb == 1)
+    CHECK_STR(ib[0].url, "http://a.test/new");
+  /* A take whose reply was lost: RECOVER gives what it read again. */
+  cstate_item_t *again = NULL;
+  int ng = cstate_take(b, &hb, 1, "w2", true, 10, &again);
+  CHECK_INT(ng, 1);
+  if (ng == 1)
+    CHECK_STR(again[0].url, "http://a.test/new");
+  cstate_items_free(again, ng > 0 ? (size_t)ng : 0);
   cstate_result_t *res = NULL;
-  int n = cstate_results(b, "0-0", 10, 0, &res);
+  char last[CSTATE_ID_SIZE] = "0-0";
+  int n = cstate_results(b, "0-0", 10, 0, &res, last);
   CHECK_INT(n, 1);
   if (n == 1)
     CHECK_STR(res[0].data, "good");
   cstate_results_free(res, n > 0 ? (size_t)n : 0);
+  /* Its owner taking the lease again (a take sent twice) gets its token;
+   * another gets nothing. */
+  uint64_t t2 = 0, t3 = 0;
+  CHECK_INT(cstate_lease(b, what, "w2", 5000, &t2), 1);
+  CHECK_INT(t2, hb.token);
+  CHECK_INT(cstate_lease(a, what, "w1", 5000, &t3), 0);
   cstate_items_free(ia, na > 0 ? (size_t)na : 0);
   cstate_items_free(ib, nb > 0 ? (size_t)nb : 0);
   cstate_close(a);
   cstate_close(b);
+}
+
+/* Every option the crawl recorded must be given. */
+static void test_join_needs_every_option(void)
+{
+  char err[256];
+  int rc;
+  bool created;
+  cstate_t *a = join("o", params, 3, &rc, &created, err, sizeof(err));
+  CHECK_INT(rc, CSTATE_OK);
+  cstate_t *b = join("o", params, 2, &rc, &created, err, sizeof(err));
+  CHECK_INT(rc, CSTATE_EMISMATCH);
+  CHECK(b == NULL);
+  CHECK(strstr(err, "--scope") != NULL);
+  cstate_close(a);
 }
 
 /* Redis restarted: the connection comes back by itself and the crawl
@@ -303,11 +377,15 @@ static void test_restart_and_wipe(void)
   CHECK_INT(cstate_complete(cs), CSTATE_LOST);
   CHECK_INT(cstate_lease(cs, "commit", "w1", 60000, &t), CSTATE_LOST);
   CHECK(strstr(cstate_error(cs), "come back empty") != NULL);
-  /* Unreachable for longer than the retry time: an error, not a hang. */
+  /* Unreachable for longer than the retry time: an error, not a hang;
+   * and once it is back, the next command reconnects. */
   rconn_set_retry(cstate_rconn(cs), 0.5);
   redis_stop(&srv);
   CHECK_INT(cstate_complete(cs), CSTATE_EREDIS);
   CHECK_INT(redis_restart(&srv), 0);
+  rconn_set_retry(cstate_rconn(cs), 0);
+  CHECK_INT(cstate_complete(cs), CSTATE_LOST);
+  CHECK(strstr(cstate_error(cs), "gave up") == NULL);
   cstate_close(cs);
 }
 
@@ -337,7 +415,7 @@ static void test_memory_per_url(void)
   for (int c = 0; c < N / BATCH; c++) {
     for (int i = 0; i < BATCH; i++) {
       snprintf(urls[i], sizeof(urls[i]), "http://a.test/page/%d/%d.html", c, i);
-      adds[i] = (cstate_add_t){ urls[i], "h", 1, seq++ };
+      adds[i] = (cstate_add_t){ urls[i], "h", 1, seq++, NULL, false };
     }
     cstate_commit_t a = { .next_seq = seq, .next_commit = (uint64_t)c + 1 };
     CHECK_INT(cstate_commit(cs, t, (uint64_t)c, adds, BATCH, &a, NULL, false),
@@ -372,6 +450,7 @@ int main(void)
   RUN(test_leases_fence);
   RUN(test_commit_flow);
   RUN(test_takeover);
+  RUN(test_join_needs_every_option);
   RUN(test_restart_and_wipe);
   RUN(test_memory_per_url);
   redis_cleanup(&srv);

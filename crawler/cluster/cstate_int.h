@@ -1,0 +1,58 @@
+/* cstate_int.h: what cstate.c, cstate_queue.c and cstate_status.c share
+ * (private to crawler/cluster/). */
+#ifndef CRAWLER_CLUSTER_CSTATE_INT_H
+#define CRAWLER_CLUSTER_CSTATE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cstate.h"
+
+struct cstate {
+  rconn_t *r;
+  char prefix[96]; /* "tse:{NAME}:" */
+  char meta[112];  /* prefix "meta": every script's KEYS[1] */
+  char id[40];     /* the crawl's id, from meta */
+  char err[320];
+};
+
+/* An argument vector for a command or a script: strings borrowed, or
+ * formatted and owned (freed by args_free). */
+struct args {
+  const char **v;
+  size_t *l;
+  char **own;
+  int n, cap;
+  bool nomem;
+};
+
+void args_add_raw(struct args *a, const char *s, size_t len, char *owned);
+void args_add(struct args *a, const char *s);
+void args_addf(struct args *a, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+void args_free(struct args *a);
+
+/* cs_key: the key "PREFIX WHAT" of CS in BUF (size N). */
+const char *cs_key(const cstate_t *cs, char *buf, size_t n, const char *what);
+
+/* cs_status: the status REP stands for (NULL: no answer; an error reply:
+ * LOST, FENCED, ORDER, OOM or other), its reason in CS->err, naming
+ * WHAT; CSTATE_OK for any other reply. */
+int cs_status(cstate_t *cs, const redisReply *rep, const char *what);
+
+/* cs_unexpected: CS->err says WHAT got a reply of an unexpected shape;
+ * returns CSTATE_EREDIS. */
+int cs_unexpected(cstate_t *cs, const char *what);
+
+/* cs_run: run script S with KEYS[1] = CS's meta key and arguments A
+ * (freed); ONCE: rconn_eval_once. The reply in *REP (caller frees) on
+ * CSTATE_OK when REP is not NULL. */
+int cs_run(cstate_t *cs, const rscript_t *s, struct args *a, bool once,
+           redisReply **rep);
+
+/* Reply shapes. */
+bool rep_is(const redisReply *r, int type);
+bool rep_array(const redisReply *r, size_t min);
+const char *rep_str(const redisReply *r); /* its string, or NULL */
+
+#endif /* CRAWLER_CLUSTER_CSTATE_INT_H */

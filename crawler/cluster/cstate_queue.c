@@ -1,0 +1,346 @@
+/* cstate_queue.c: the items of the partitions and the results stream
+ * (cstate.h).
+ *
+ * Taking items is one script, so that it is fenced like every change:
+ * it checks each partition's lease token before it reads, so a worker
+ * whose lease lapsed reads nothing more (what it read before stays
+ * pending under its name, and the next take of the holder claims it).
+ * A script cannot block, so waiting for new items is a plain XREAD
+ * BLOCK from each partition's last entry id, which reads nothing as a
+ * consumer. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cstate.h"
+#include "cstate_int.h"
+
+/* ARGV: id, consumer, max, recover (1/0), then partition and token
+ * pairs. Returns {items, fenced, last}: items flat (part, entry id, seq,
+ * depth, url, host, ...), the partitions fenced, and (part, last id)
+ * pairs. */
+static const rscript_t take_lua = {
+  "take",
+  "local meta = KEYS[1]\n"
+  "local p = string.sub(meta, 1, -5)\n"
+  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"
+  "  return redis.error_reply('LOST crawl not found')\n"
+  "end\n"
+  "local me, max = ARGV[2], tonumber(ARGV[3])\n"
+  "local out, fenced, last, n = {}, {}, {}, 0\n"
+  "local function add(part, e)\n"
+  "  local f = e[2]\n"
+  "  if type(f) ~= 'table' then return end\n"
+  "  local t = {}\n"
+  "  for i = 1, #f, 2 do t[f[i]] = f[i + 1] end\n"
+  "  if not (t.seq and t.depth and t.url and t.host) then return end\n"
+  "  for _, v in ipairs({part, e[1], t.seq, t.depth, t.url, t.host}) do\n"
+  "    out[#out + 1] = v\n"
+  "  end\n"
+  "  n = n + 1\n"
+  "end\n"
+  "for i = 5, #ARGV, 2 do\n"
+  "  local part = ARGV[i]\n"
+  "  local k = p..'part:'..part\n"
+  "  if redis.call('HGET', p..'lease:part:'..part, 'token') ~= ARGV[i + 1]\n"
+  "  then\n"
+  "    fenced[#fenced + 1] = part\n"
+  "  else\n"
+  "    local pend = redis.call('XPENDING', k, 'g')\n"
+  "    if type(pend[4]) == 'table' then\n"
+  "      for _, c in ipairs(pend[4]) do\n"
+  "        if c[1] ~= me and n < max then\n"
+  "          local ids = {}\n"
+  "          for _, x in ipairs(redis.call('XPENDING', k, 'g', '-', '+',\n"
+  "                                        max - n, c[1])) do\n"
+  "            ids[#ids + 1] = x[1]\n"
+  "          end\n"
+  "          if #ids > 0 then\n"
+  "            for _, e in ipairs(redis.call('XCLAIM', k, 'g', me, 0,\n"
+  "                                          unpack(ids))) do\n"
+  "              add(part, e)\n"
+  "            end\n"
+  "          end\n"
+  "        end\n"
+  "      end\n"
+  "    end\n"
+  "    if ARGV[4] == '1' then\n"
+  "      local r = redis.call('XREADGROUP', 'GROUP', 'g', me, 'STREAMS', k,\n"
+  "                           '0')\n"
+  "      if r then for _, e in ipairs(r[1][2]) do add(part, e) end end\n"
+  "    end\n"
+  "    if n < max then\n"
+  "      local r = redis.call('XREADGROUP', 'GROUP', 'g', me, 'COUNT',\n"
+  "                           max - n, 'STREAMS', k, '>')\n"
+  "      if r then for _, e in ipairs(r[1][2]) do add(part, e) end end\n"
+  "    end\n"
+  "    local info = redis.call('XINFO', 'STREAM', k)\n"
+  "    for j = 1, #info, 2 do\n"
+  "      if info[j] == 'last-generated-id' then\n"
+  "        last[#last + 1] = part\n"
+  "        last[#last + 1] = info[j + 1]\n"
+  "      end\n"
+  "    end\n"
+  "  end\n"
+  "end\n"
+  "return {out, fenced, last}\n"
+};
+
+/* ARGV: id, part, token, entry id, seq, data. */
+static const rscript_t result_lua = {
+  "result",
+  "local meta = KEYS[1]\n"
+  "local p = string.sub(meta, 1, -5)\n"
+  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"
+  "  return redis.error_reply('LOST crawl not found')\n"
+  "end\n"
+  "if redis.call('HGET', p..'lease:part:'..ARGV[2], 'token') ~= ARGV[3] then\n"
+  "  return redis.error_reply('FENCED the partition lease is not held')\n"
+  "end\n"
+  "local k = p..'part:'..ARGV[2]\n"
+  "if redis.call('XACK', k, 'g', ARGV[4]) == 0 then\n"
+  "  return 'DONE'\n"
+  "end\n"
+  "redis.call('XDEL', k, ARGV[4])\n"
+  "redis.call('XADD', p..'results', '*', 'seq', ARGV[5], 'data', ARGV[6])\n"
+  "return 'OK'\n"
+};
+
+void cstate_items_free(cstate_item_t *items, size_t n)
+{
+  if (items == NULL)
+    return;
+  for (size_t i = 0; i < n; i++) {
+    free(items[i].url);
+    free(items[i].hostkey);
+  }
+  free(items);
+}
+
+static cstate_hold_t *hold_of(cstate_hold_t *holds, size_t nh, int part)
+{
+  for (size_t i = 0; i < nh; i++)
+    if (holds[i].part == part)
+      return &holds[i];
+  return NULL;
+}
+
+int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
+                bool recover, size_t max, cstate_item_t **out)
+{
+  *out = NULL;
+  if (nh == 0 || max == 0)
+    return 0;
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_add(&a, id);
+  args_addf(&a, "%zu", max);
+  args_add(&a, recover ? "1" : "0");
+  for (size_t i = 0; i < nh; i++) {
+    holds[i].fenced = false;
+    holds[i].last[0] = '\0';
+    args_addf(&a, "%d", holds[i].part);
+    args_addf(&a, "%" PRIu64, holds[i].token);
+  }
+  redisReply *rep = NULL;
+  int rc = cs_run(cs, &take_lua, &a, true, &rep);
+  if (rc != CSTATE_OK)
+    return rc;
+  if (!rep_array(rep, 3) || !rep_is(rep->element[0], REDIS_REPLY_ARRAY) ||
+      !rep_is(rep->element[1], REDIS_REPLY_ARRAY) ||
+      !rep_is(rep->element[2], REDIS_REPLY_ARRAY) ||
+      rep->element[0]->elements % 6 != 0) {
+    freeReplyObject(rep);
+    return cs_unexpected(cs, "taking items");
+  }
+  const redisReply *items = rep->element[0];
+  size_t n = items->elements / 6;
+  cstate_item_t *v = calloc(n ? n : 1, sizeof(*v));
+  if (v == NULL) {
+    freeReplyObject(rep);
+    snprintf(cs->err, sizeof(cs->err), "taking items: out of memory");
+    return CSTATE_ENOMEM;
+  }
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    redisReply *const *e = &items->element[6 * i];
+    const char *f[6];
+    bool ok = true;
+    for (int j = 0; j < 6; j++)
+      ok = ok && (f[j] = rep_str(e[j])) != NULL;
+    if (!ok || strlen(f[1]) >= sizeof(v[k].id))
+      continue;
+    cstate_item_t *it = &v[k];
+    it->part = atoi(f[0]);
+    snprintf(it->id, sizeof(it->id), "%s", f[1]);
+    it->seq = strtoull(f[2], NULL, 10);
+    it->depth = atoi(f[3]);
+    it->url = strdup(f[4]);
+    it->hostkey = strdup(f[5]);
+    k++;
+    if (it->url == NULL || it->hostkey == NULL) {
+      cstate_items_free(v, k);
+      freeReplyObject(rep);
+      snprintf(cs->err, sizeof(cs->err), "taking items: out of memory");
+      return CSTATE_ENOMEM;
+    }
+  }
+  const redisReply *fenced = rep->element[1], *last = rep->element[2];
+  for (size_t i = 0; i < fenced->elements; i++) {
+    const char *s = rep_str(fenced->element[i]);
+    cstate_hold_t *h = s ? hold_of(holds, nh, atoi(s)) : NULL;
+    if (h != NULL)
+      h->fenced = true;
+  }
+  for (size_t i = 0; i + 1 < last->elements; i += 2) {
+    const char *s = rep_str(last->element[i]),
+               *l = rep_str(last->element[i + 1]);
+    cstate_hold_t *h = s && l ? hold_of(holds, nh, atoi(s)) : NULL;
+    if (h != NULL)
+      snprintf(h->last, sizeof(h->last), "%s", l);
+  }
+  freeReplyObject(rep);
+  *out = v;
+  return (int)k;
+}
+
+int cstate_wait(cstate_t *cs, const cstate_hold_t *holds, size_t nh,
+                long block_ms)
+{
+  if (block_ms > CSTATE_BLOCK_MS)
+    block_ms = CSTATE_BLOCK_MS;
+  struct args a = { 0 };
+  args_add(&a, "XREAD");
+  args_add(&a, "COUNT");
+  args_add(&a, "1");
+  args_add(&a, "BLOCK");
+  args_addf(&a, "%ld", block_ms > 0 ? block_ms : 1);
+  args_add(&a, "STREAMS");
+  size_t n = 0;
+  for (size_t i = 0; i < nh; i++)
+    if (!holds[i].fenced && holds[i].last[0]) {
+      args_addf(&a, "%spart:%d", cs->prefix, holds[i].part);
+      n++;
+    }
+  for (size_t i = 0; i < nh; i++)
+    if (!holds[i].fenced && holds[i].last[0])
+      args_add(&a, holds[i].last);
+  if (a.nomem) {
+    args_free(&a);
+    return CSTATE_ENOMEM;
+  }
+  if (n == 0) {
+    args_free(&a);
+    return 0;
+  }
+  redisReply *rep = rconn_cmd(cs->r, a.n, a.v, a.l);
+  args_free(&a);
+  int rc = cs_status(cs, rep, "waiting for items");
+  if (rc == CSTATE_OK)
+    rc = rep_array(rep, 1) ? 1 : 0;
+  if (rep)
+    freeReplyObject(rep);
+  return rc;
+}
+
+int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
+                  const void *data, size_t len)
+{
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_addf(&a, "%d", it->part);
+  args_addf(&a, "%" PRIu64, token);
+  args_add(&a, it->id);
+  args_addf(&a, "%" PRIu64, it->seq);
+  args_add_raw(&a, data, len, NULL);
+  return cs_run(cs, &result_lua, &a, false, NULL);
+}
+
+void cstate_results_free(cstate_result_t *r, size_t n)
+{
+  if (r == NULL)
+    return;
+  for (size_t i = 0; i < n; i++)
+    free(r[i].data);
+  free(r);
+}
+
+/* entry_field: the value of field NAME of stream entry E ([id, [k, v,
+ * ...]]), or NULL. */
+static const redisReply *entry_field(const redisReply *e, const char *name)
+{
+  if (!rep_array(e, 2) || !rep_str(e->element[0]) ||
+      !rep_is(e->element[1], REDIS_REPLY_ARRAY))
+    return NULL;
+  const redisReply *kv = e->element[1];
+  for (size_t i = 0; i + 1 < kv->elements; i += 2)
+    if (rep_str(kv->element[i]) && strcmp(kv->element[i]->str, name) == 0 &&
+        rep_is(kv->element[i + 1], REDIS_REPLY_STRING))
+      return kv->element[i + 1];
+  return NULL;
+}
+
+int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
+                   cstate_result_t **out, char *last)
+{
+  char key[128], count[32], blk[32];
+  *out = NULL;
+  if (block_ms > CSTATE_BLOCK_MS)
+    block_ms = CSTATE_BLOCK_MS;
+  cs_key(cs, key, sizeof(key), "results");
+  snprintf(count, sizeof(count), "%zu", max ? max : 1);
+  snprintf(blk, sizeof(blk), "%ld", block_ms);
+  redisReply *rep = block_ms > 0
+                    ? rconn_cmdf(cs->r, "XREAD", "COUNT", count, "BLOCK", blk,
+                                 "STREAMS", key, after, NULL)
+                    : rconn_cmdf(cs->r, "XREAD", "COUNT", count, "STREAMS", key,
+                                 after, NULL);
+  int rc = cs_status(cs, rep, "reading results");
+  if (rc != CSTATE_OK || rep_is(rep, REDIS_REPLY_NIL)) {
+    if (rep)
+      freeReplyObject(rep);
+    return rc;
+  }
+  if (!rep_array(rep, 1) || !rep_array(rep->element[0], 2) ||
+      !rep_is(rep->element[0]->element[1], REDIS_REPLY_ARRAY)) {
+    freeReplyObject(rep);
+    return cs_unexpected(cs, "reading results");
+  }
+  const redisReply *es = rep->element[0]->element[1];
+  cstate_result_t *v = calloc(es->elements ? es->elements : 1, sizeof(*v));
+  size_t n = 0;
+  if (v == NULL) {
+    freeReplyObject(rep);
+    snprintf(cs->err, sizeof(cs->err), "reading results: out of memory");
+    return CSTATE_ENOMEM;
+  }
+  for (size_t j = 0; j < es->elements; j++) {
+    const redisReply *e = es->element[j], *s = entry_field(e, "seq"),
+                     *d = entry_field(e, "data");
+    if (s == NULL || d == NULL || strlen(e->element[0]->str) >= sizeof(v[n].id))
+      continue;
+    snprintf(v[n].id, sizeof(v[n].id), "%s", e->element[0]->str);
+    v[n].seq = strtoull(s->str, NULL, 10);
+    v[n].data = malloc(d->len + 1);
+    if (v[n].data == NULL) {
+      cstate_results_free(v, n);
+      freeReplyObject(rep);
+      snprintf(cs->err, sizeof(cs->err), "reading results: out of memory");
+      return CSTATE_ENOMEM;
+    }
+    memcpy(v[n].data, d->str, d->len);
+    v[n].data[d->len] = '\0';
+    v[n].len = d->len;
+    n++;
+  }
+  /* Past every entry read, a malformed one too (skipped above). */
+  if (es->elements > 0) {
+    const redisReply *e = es->element[es->elements - 1];
+    if (rep_array(e, 1) && rep_str(e->element[0]) &&
+        strlen(e->element[0]->str) < CSTATE_ID_SIZE)
+      snprintf(last, CSTATE_ID_SIZE, "%s", e->element[0]->str);
+  }
+  freeReplyObject(rep);
+  *out = v;
+  return (int)n;
+}
