@@ -6,7 +6,7 @@
 #   make asan       build under build/asan with ASan+UBSan, run all tests
 #   make tsan       build under build/tsan with TSan, run all tests
 #   make check-deps check the layering (libcs50 <- common <- crawler/engine
-#                   <- crawler), that libcrawler.so needs no libcurl,
+#                   <- crawler/cluster <- crawler), that libcrawler.so needs no libcurl,
 #                   libxml2, libcrypto or hiredis, and that every header compiles
 #                   on its own
 #   make install    PREFIX=/usr/local DESTDIR= : programs, library, header
@@ -74,7 +74,7 @@ check-deps: all
 	$(CC) -o $(B)/stub-cs50 $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcs50.a -Wl,--no-whole-archive -pthread
 	$(CC) -o $(B)/stub-common $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcommon.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib libcrypto)
 	$(CC) -o $(B)/stub-engine $(B)/stub.c -Wl,--whole-archive $(B)/lib/libengine.a -Wl,--no-whole-archive $(B)/lib/libcommon.a $(B)/lib/libcs50.a -pthread
-	$(CC) -o $(B)/stub-cluster $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcluster.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs hiredis)
+	$(CC) -o $(B)/stub-cluster $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcluster.a -Wl,--no-whole-archive $(B)/lib/libengine.a $(B)/lib/libcommon.a $(B)/lib/libcs50.a -pthread $$(pkg-config --libs hiredis)
 	@if readelf -d $(B)/lib/libcrawler.so | grep NEEDED | grep -E 'libcurl|libxml2|libcrypto|libssl|libhiredis'; then \
 	  echo "libcrawler.so must need none of these"; exit 1; fi
 	@for h in libcs50/*.h common/*.h crawler/engine/*.h crawler/cluster/*.h crawler/*.h; do \

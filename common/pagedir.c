@@ -71,6 +71,11 @@ static char *params_text(const pagedir_params_t *p)
   return strbuf_detach(&b);
 }
 
+char *pagedir_params_text(const pagedir_params_t *params)
+{
+  return params_text(params);
+}
+
 int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
                  size_t n)
 {
@@ -229,6 +234,88 @@ int pagedir_publish_name(const char *dir, const char *tmp, const char *name)
     return -1;
   int rc = rename(tmp, path);
   free(path);
+  return rc;
+}
+
+char *pagedir_tmp_join(const char *dir, const char *name)
+{
+  return path_join(dir, name);
+}
+
+int pagedir_publish_link(const char *dir, const char *tmp, int id)
+{
+  char name[24];
+  snprintf(name, sizeof(name), "%d", id);
+  char *path = path_join(dir, name);
+  if (path == NULL)
+    return -1;
+  int rc = link(tmp, path);
+  if (rc != 0 && errno == EEXIST) {
+    struct stat a, b;
+    if (stat(tmp, &a) == 0 && stat(path, &b) == 0 && a.st_dev == b.st_dev &&
+        a.st_ino == b.st_ino)
+      rc = 0;
+    else
+      errno = EEXIST;
+  }
+  int err = errno;
+  free(path);
+  errno = err;
+  return rc;
+}
+
+int pagedir_unpublish_after(const char *dir, int last)
+{
+  for (int id = last + 1;; id++) {
+    char name[24];
+    snprintf(name, sizeof(name), "%d", id);
+    char *path = path_join(dir, name);
+    if (path == NULL)
+      return -1;
+    int rc = unlink(path);
+    int err = errno;
+    free(path);
+    if (rc != 0) {
+      errno = err;
+      return err == ENOENT ? 0 : -1;
+    }
+  }
+}
+
+long long pagedir_journal_size(const char *dir)
+{
+  char *path = path_join(dir, PAGEDIR_JOURNAL);
+  if (path == NULL)
+    return -1;
+  struct stat sb;
+  int rc = stat(path, &sb);
+  int err = errno;
+  free(path);
+  if (rc != 0) {
+    errno = err;
+    return err == ENOENT ? 0 : -1;
+  }
+  return (long long)sb.st_size;
+}
+
+int pagedir_journal_truncate(const char *dir, long long size)
+{
+  long long now = pagedir_journal_size(dir);
+  if (now < 0)
+    return -1;
+  if (now < size) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (now == size)
+    return 0;
+  char *path = path_join(dir, PAGEDIR_JOURNAL);
+  if (path == NULL)
+    return -1;
+  int rc = truncate(path, (off_t)size);
+  int err = errno;
+  free(path);
+  errno = err;
   return rc;
 }
 

@@ -102,6 +102,11 @@ typedef struct pagedir_params {
   const char *user_agent;  /* the User-Agent, if not the default; NULL */
 } pagedir_params_t;
 
+/* pagedir_params_text: PARAMS as the marker records them, "key: value"
+ * lines (a key may repeat). Returns: owned by caller (free()), or NULL
+ * if out of memory. */
+char *pagedir_params_text(const pagedir_params_t *params);
+
 /* pagedir_init: make DIR (borrowed; must exist and be writable) a page
  * directory: refuse one that already holds a crawl (a marker or a file
  * named 1), then write the marker recording PARAMS (borrowed; NULL for
@@ -165,6 +170,32 @@ int pagedir_publish(const char *dir, const char *tmp, int id);
 /* pagedir_publish_name: the same under the final name DIR/NAME (borrowed;
  * a hidden file such as ".noindex-3"). Returns as pagedir_publish. */
 int pagedir_publish_name(const char *dir, const char *tmp, const char *name);
+
+/* pagedir_tmp_join: DIR's path for the temporary file NAME (borrowed;
+ * a name pagedir_tmp_path or pagedir_write_tmp gave, as another process
+ * sharing DIR names it). Returns: owned by caller, or NULL. */
+char *pagedir_tmp_join(const char *dir, const char *name);
+
+/* pagedir_publish_link: as pagedir_publish, but TMP stays (a hard link,
+ * not a rename), and an ID that already names TMP's file counts as
+ * published: for a crawl shared by processes, where the one that
+ * publishes may die before it records so, and the next publishes again.
+ * Returns: 0, or -1 with errno (EEXIST: ID names another file). */
+int pagedir_publish_link(const char *dir, const char *tmp, int id);
+
+/* pagedir_unpublish_after: remove DIR/ID for every ID above LAST, in
+ * order, until one is missing (what a shared crawl's commit published
+ * but did not record). Returns 0 or -1 (errno). */
+int pagedir_unpublish_after(const char *dir, int last);
+
+/* pagedir_journal_size: the bytes of DIR/.journal (0 if there is none),
+ * or -1 (errno). */
+long long pagedir_journal_size(const char *dir);
+
+/* pagedir_journal_truncate: cut DIR/.journal to SIZE bytes (0 and no
+ * journal: nothing to do). Returns 0, or -1 (errno; EINVAL if it is
+ * shorter than SIZE). */
+int pagedir_journal_truncate(const char *dir, long long size);
 
 /* pagedir_journal_add: append the line "KIND ID A" or "KIND ID A B" for
  * page ID, 0 or more (B may be NULL; all borrowed; KIND and A without

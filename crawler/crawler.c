@@ -24,7 +24,9 @@
 #include "pagedir.h"
 #include "scope.h"
 #include "store.h"
+#include "summary.h"
 #include "url.h"
+#include "wcluster.h"
 #include "webcrawl.h"
 
 enum {
@@ -33,10 +35,13 @@ enum {
   EXIT_PAGEDIR = 3, /* bad pageDirectory */
   EXIT_DEPTH = 4,   /* bad maxDepth */
   EXIT_INTERRUPTED = 5,
-  EXIT_IO = 6,    /* a page, the journal or the WARC file could not
-                     be written, or a resume found the site changed */
-  EXIT_FATAL = 7, /* out of memory, no threads */
-  EXIT_NOSEED = 8 /* the seed page was not saved */
+  EXIT_IO = 6,      /* a page, the journal or the WARC file could not
+                       be written, or a resume found the site changed */
+  EXIT_FATAL = 7,   /* out of memory, no threads */
+  EXIT_NOSEED = 8,  /* the seed page was not saved */
+  EXIT_CLUSTER = 9, /* --cluster: Redis unreachable, or the shared crawl
+                       failed (gone from Redis, a lease lost) */
+  EXIT_RUNNING = 10 /* --status: the crawl is not complete yet */
 };
 
 #define MAX_DEPTH 1000
@@ -125,14 +130,27 @@ static void usage(void)
 "                        (same seedURL, maxDepth and every option the\n"
 "                        marker records: scope, domain, format and page\n"
 "                        limits, robots options, user agent)\n"
+"  --cluster redis://HOST[:PORT][/DB]  run as one worker of a crawl shared\n"
+"                        with other crawler processes, on any machines,\n"
+"                        through Redis (--crawl-name names it); the first\n"
+"                        creates it, the others join; pageDirectory must\n"
+"                        be the same directory for all (a shared mount)\n"
+"  --crawl-name NAME     the shared crawl (letters, digits, '-', '_', '.')\n"
+"  --lease-timeout SECONDS  a worker that stops answering loses its hosts\n"
+"                        and the commit after this long (default 10)\n"
+"  --status              with --cluster and --crawl-name, and no\n"
+"                        arguments: print the shared crawl's state\n"
 "  --log                 one line per event on stdout (CS50 layout)\n"
 "  --quiet               no summary and no status line\n"
 "  --help, --version\n"
 "\n"
-"Exit status: 0 done; 1 bad usage; 2 bad seedURL; 3 bad pageDirectory;\n"
+"Exit status: 0 done; 1 bad usage; 2 bad seedURL; 3 bad pageDirectory\n"
+"(or, with --cluster, an option that differs from the shared crawl's);\n"
 "4 bad maxDepth; 5 interrupted; 6 a page could not be written; 7 out of\n"
 "memory or threads; 8 the seed page was not saved (the last line on\n"
-"stderr says why: its HTTP status, the network or TLS error, robots.txt).\n",
+"stderr says why: its HTTP status, the network or TLS error, robots.txt);\n"
+"9 --cluster: Redis cannot be reached, or the shared crawl failed;\n"
+"10 --status: the shared crawl is still running (0: complete).\n",
          stdout);
 }
 /* clang-format on */
@@ -251,14 +269,17 @@ struct cmd {
   const char **domain_arg; /* --domain values (argv), NDOMAIN;
                             * room for argc; owned */
   size_t ndomain;
-  const char *replay_dir, *warc_path; /* argv, or NULL */
-  bool quiet, resume;
-  char *seed;        /* normalised; owned */
-  char **scope;      /* normalised, NSCOPE; owned */
-  char **domain;     /* normalised, NDOMAIN; owned */
-  scope_t *in_scope; /* of SCOPE and DOMAIN; owned */
-  store_t *store;    /* --replay's or --resume's, or NULL */
-  int lock;          /* from pagedir_lock, or -1 */
+  const char *replay_dir, *warc_path;   /* argv, or NULL */
+  const char *cluster_url, *crawl_name; /* argv, or NULL */
+  double lease;                         /* --lease-timeout */
+  bool quiet, resume, status;
+  char *seed;         /* normalised; owned */
+  char **scope;       /* normalised, NSCOPE; owned */
+  char **domain;      /* normalised, NDOMAIN; owned */
+  scope_t *in_scope;  /* of SCOPE and DOMAIN; owned */
+  store_t *store;     /* --replay's or --resume's, or NULL */
+  int lock;           /* from pagedir_lock, or -1 */
+  cluster_t *cluster; /* --cluster: this worker of the shared crawl */
 };
 
 enum {
@@ -290,7 +311,11 @@ enum {
   O_DOMAIN,
   O_CAFILE,
   O_CADIR,
-  O_NOCHECK
+  O_NOCHECK,
+  O_CLUSTER,
+  O_NAME,
+  O_LEASE,
+  O_STATUS
 };
 
 static const struct option opts[] = {
@@ -319,6 +344,10 @@ static const struct option opts[] = {
   { "replay", required_argument, NULL, O_REPLAY },
   { "resume", no_argument, NULL, O_RESUME },
   { "warc", required_argument, NULL, O_WARC },
+  { "cluster", required_argument, NULL, O_CLUSTER },
+  { "crawl-name", required_argument, NULL, O_NAME },
+  { "lease-timeout", required_argument, NULL, O_LEASE },
+  { "status", no_argument, NULL, O_STATUS },
   { "log", no_argument, NULL, O_LOG },
   { "quiet", no_argument, NULL, O_QUIET },
   { "help", no_argument, NULL, O_HELP },
@@ -452,6 +481,20 @@ static void parse_option(struct cmd *c, int opt, const char *name)
   case O_WARC:
     c->warc_path = optarg;
     break;
+  case O_CLUSTER:
+    c->cluster_url = optarg;
+    break;
+  case O_NAME:
+    c->crawl_name = optarg;
+    break;
+  case O_LEASE:
+    if (!parse_double(optarg, 1, 3600, &c->lease))
+      refuse(EXIT_USAGE, "--lease-timeout: '%s' is not 1 to 3600 seconds",
+             optarg);
+    break;
+  case O_STATUS:
+    c->status = true;
+    break;
   case O_LOG:
     o->log = true;
     break;
@@ -476,6 +519,22 @@ static void parse_option(struct cmd *c, int opt, const char *name)
   }
 }
 
+/* check_cluster: --cluster and --crawl-name go together, with a Redis
+ * URL that parses; --status needs them. Else refuse. */
+static void check_cluster(struct cmd *c)
+{
+  if ((c->cluster_url == NULL) != (c->crawl_name == NULL))
+    refuse(EXIT_USAGE, "--cluster and --crawl-name go together");
+  if (c->status && c->cluster_url == NULL)
+    refuse(EXIT_USAGE, "--status needs --cluster and --crawl-name");
+  char host[256], err[320];
+  int port, db;
+  if (c->cluster_url != NULL &&
+      rconn_parse_url(c->cluster_url, host, sizeof(host), &port, &db, err,
+                      sizeof(err)) != 0)
+    refuse(EXIT_USAGE, "--cluster: %s", err);
+}
+
 /* parse_command_line: fill C with the defaults, then with ARGV's options
  * and its three arguments; refuse a bad option or argument count. */
 static void parse_command_line(int argc, char *argv[], struct cmd *c)
@@ -489,6 +548,7 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
       .format = FORMAT_AUTO, .logfp = stdout,
     },
     .lock = -1,
+    .lease = 10,
   };
   /* No cap on --scope or --domain: each takes at least one word of
    * ARGV, so ARGC entries always suffice. */
@@ -510,6 +570,9 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
       name = argv[optind];
     parse_option(c, opt, name);
   }
+  check_cluster(c);
+  if (c->status && argc - optind == 0)
+    return; /* --status: the shared crawl has the rest */
   if (argc - optind != 3)
     refuse(EXIT_USAGE,
            "expected 3 arguments (seedURL pageDirectory "
@@ -619,6 +682,63 @@ static void check_arguments(struct cmd *c)
     refuse(EXIT_USAGE, "--warc: a replay fetches nothing to record");
   if (c->warc_path != NULL && !c->resume && access(c->warc_path, F_OK) == 0)
     refuse(EXIT_USAGE, "--warc: '%s' exists; choose a new file", c->warc_path);
+  if (c->cluster_url == NULL)
+    return;
+  /* A shared crawl resumes by itself (a worker started again) and has
+   * no per-host page counts yet. */
+  if (c->resume || c->replay_dir != NULL)
+    refuse(EXIT_USAGE,
+           "--cluster: %s is not for a shared crawl (start a "
+           "worker again to go on)",
+           c->resume ? "--resume" : "--replay");
+  if (o->max_pages_per_host > 0)
+    refuse(EXIT_USAGE, "--cluster: --max-pages-per-host is not supported "
+                       "yet with --cluster");
+}
+
+/* open_cluster: join the shared crawl (C->cluster, C->o's cluster and
+ * pagedir): the worker that creates it writes the marker of PARAMS in
+ * pageDirectory, which must then hold no crawl; one that joins checks
+ * the marker if it is there already. No lock: every worker writes the
+ * directory. Refuse on a mismatch (naming the option) or if Redis
+ * cannot be reached; a crawl that is complete exits 0 at once. */
+static void open_cluster(struct cmd *c, const pagedir_params_t *params)
+{
+  const char *dir = c->dir;
+  struct stat sb;
+  if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+    refuse(EXIT_PAGEDIR, "pageDirectory '%s' is not a directory", dir);
+  if (access(dir, W_OK | X_OK) != 0)
+    refuse(EXIT_PAGEDIR, "pageDirectory '%s' is not writable: %s", dir,
+           strerror(errno));
+  char err[512];
+  bool created;
+  int rc = wcluster_join(c->cluster_url, c->crawl_name, c->lease, params, &c->o,
+                         &c->cluster, &created, err, sizeof(err));
+  if (rc == CSTATE_EMISMATCH)
+    refuse(EXIT_PAGEDIR, "--cluster: %s", err);
+  if (rc == CSTATE_COMPLETE) {
+    fprintf(stderr, "%s: crawl '%s' is complete already; nothing to do\n", prog,
+            c->crawl_name);
+    exit(0);
+  }
+  if (rc != CSTATE_OK) {
+    fprintf(stderr, "%s: --cluster: %s\n", prog, err);
+    exit(rc == CSTATE_ENOMEM ? EXIT_FATAL : EXIT_CLUSTER);
+  }
+  if (created) {
+    if (pagedir_init(dir, params, err, sizeof(err)) != 0)
+      refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
+  } else {
+    char *had, *want;
+    if (pagedir_marker_compare(dir, params, &had, &want) > 0)
+      refuse(EXIT_PAGEDIR,
+             "pageDirectory '%s' holds a crawl with '%s', this command "
+             "asks for '%s'",
+             dir, had, want);
+  }
+  c->o.pagedir = dir;
+  c->o.cluster = c->cluster;
 }
 
 /* open_pagedir: make pageDirectory ready to write (C->lock, C->store,
@@ -648,6 +768,10 @@ static void open_pagedir(struct cmd *c)
     .user_agent = strcmp(o->user_agent, DEFAULT_UA) != 0 ? o->user_agent : NULL,
   };
   char err[512];
+  if (c->cluster_url != NULL) {
+    open_cluster(c, &params);
+    return;
+  }
   if (c->resume) {
     check_resumable(dir, &params);
     /* Lock first: the cleanup below must never touch the temporary
@@ -747,74 +871,13 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
             strerror(errno));
     rc = WEBCRAWL_EIO;
   }
-  pagedir_unlock(c->dir, c->lock);
+  if (c->lock >= 0)
+    pagedir_unlock(c->dir, c->lock);
+  cluster_delete(c->cluster);
+  c->cluster = NULL;
   if (c->o.log)
     fflush(stdout);
   return rc;
-}
-
-/* print_tally: T's causes on stderr, one a line, "LABEL: N x CAUSE". */
-static void print_tally(const char *label, const tally_t *t)
-{
-  for (size_t i = 0; i < t->n; i++)
-    fprintf(stderr, "%s: %s: %ld x %s\n", prog, label, t->v[i].n, t->v[i].what);
-  if (t->other > 0)
-    fprintf(stderr, "%s: %s: %ld x other causes (--log names each)\n", prog,
-            label, t->other);
-}
-
-/* print_summary: what the crawl of C did, from ST, on stderr. */
-static void print_summary(const struct cmd *c, const webcrawl_stats_t *st)
-{
-  const webcrawl_opts_t *o = &c->o;
-  fprintf(stderr,
-          "%s: saved %ld pages (%lld bytes) in '%s' in %.2f s, "
-          "%.1f pages/s\n"
-          "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
-          "%ld, binary %ld, too large %ld), redirects %ld, retries %ld\n",
-          prog, st->saved, st->bytes, c->dir, st->elapsed,
-          st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog, st->fetched,
-          st->failed, st->http_errors, st->net_errors, st->wrong_type,
-          st->binary, st->too_large, st->redirects, st->retries);
-  /* Why, next to how many: the log has the message of each. */
-  print_tally("failed", &st->failures);
-  print_tally("not fetched", &st->unreachable);
-  fprintf(stderr,
-          "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
-          "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "
-          "limit %ld\n"
-          "%s: robots: %ld robots.txt fetched, %ld failed; %ld URLs "
-          "disallowed, %ld not fetched as robots.txt was unreachable; %ld "
-          "pages noindex, %ld nofollow\n",
-          prog, st->ign_dupl + st->dup_redirects, st->ign_extern,
-          st->ign_nonpage, st->ign_invalid, st->ign_rel_nofollow, st->ign_trap,
-          st->ign_host_limit, prog, st->robots_fetched, st->robots_failed,
-          st->ign_robots, st->ign_unreachable, st->noindex, st->nofollow);
-  if (o->warc != NULL)
-    fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog, st->warc_records,
-            c->warc_path);
-  struct rusage ru;
-  long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
-  fprintf(stderr,
-          "%s: memory: budget %zu bytes, peak %zu held; spilled %lld bytes "
-          "to disk (peak %lld at once); peak RSS %ld KiB\n",
-          prog, o->max_memory, st->mem_peak, st->spilled, st->spill_peak, rss);
-  double rps = st->elapsed > 0 ? st->requests / st->elapsed : 0;
-  /* The most a polite crawl could do: B + R*t requests per host, each
-   * host counted from when it was found. */
-  double bound = st->elapsed > 0 ? st->bound / st->elapsed : 0;
-  if (o->rate > 0 && bound > 0)
-    fprintf(stderr,
-            "%s: politeness: %ld requests to %ld hosts, %.1f/s; "
-            "the bound (%g + %g/s x t per host, from when it was found) "
-            "allows %.1f/s: %.0f%% of it\n",
-            prog, st->requests, st->hosts, rps, o->burst, o->rate, bound,
-            100 * rps / bound);
-  else
-    fprintf(stderr,
-            "%s: %ld requests to %ld hosts, %.1f/s (no rate "
-            "limit)\n",
-            prog, st->requests, st->hosts, rps);
 }
 
 /* release: free what parse_command_line and check_arguments allocated;
@@ -862,16 +925,38 @@ static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st,
     return EXIT_INTERRUPTED;
   case WEBCRAWL_EIO:
     return EXIT_IO;
+  case WEBCRAWL_ECLUSTER:
+    return EXIT_CLUSTER; /* wcluster_finish said why */
   default:
     fprintf(stderr, "%s: %s\n", prog, crawl_strerror(rc));
     return EXIT_FATAL;
   }
 }
 
+/* show_status: --status: print the shared crawl's state. Returns the
+ * exit code: 0 complete, EXIT_RUNNING, or EXIT_CLUSTER (said why). */
+static int show_status(const struct cmd *c)
+{
+  char err[512];
+  int rc = wcluster_status(c->cluster_url, c->crawl_name, stdout, err,
+                           sizeof(err));
+  if (rc < 0) {
+    fprintf(stderr, "%s: --status: %s\n", prog, err);
+    return EXIT_CLUSTER;
+  }
+  return rc == 1 ? 0 : EXIT_RUNNING;
+}
+
 int main(int argc, char *argv[])
 {
   struct cmd c;
   parse_command_line(argc, argv, &c);
+  if (c.status) {
+    int code = show_status(&c);
+    free(c.scope_arg);
+    free(c.domain_arg);
+    return code;
+  }
   if (init_libraries() != 0)
     return EXIT_FATAL;
   check_arguments(&c);
@@ -882,7 +967,7 @@ int main(int argc, char *argv[])
   webcrawl_stats_t st;
   int rc = run_crawl(&c, &st);
   if (!c.quiet)
-    print_summary(&c, &st);
+    summary_print(prog, &c.o, c.dir, c.warc_path, &st);
   int code = exit_status(rc, &c, &st, argc, argv);
   release(&c);
   return code;

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include "pagecheck.h"
 #include "pagedir.h"
 #include "robots.h"
+#include "strbuf.h"
 #include "url.h"
 
 struct page *page_of(fitem_t *it)
@@ -351,8 +353,310 @@ void page_free(struct page *p)
   diskq_delete(p->spill);
   free(p->base);
   if (p->tmp != NULL) {
-    unlink(p->tmp); /* never published: leave nothing behind */
+    if (!p->keep_tmp)
+      unlink(p->tmp); /* never published: leave nothing behind */
     free(p->tmp);
   }
+  free(p->robots_own);
   free(p);
+}
+
+/* ---- a record for another process (page_pack, page_unpack) ----
+ *
+ * A sequence of fields, each a tag byte, its length as 4 bytes (little
+ * endian) and that many bytes; numbers as decimal text. Tags: U url, D
+ * depth, H a redirect (in order), O outcome, S status, E error text, C
+ * curl code, T Content-Type, X X-Robots-Tag, L body length, F flags, R
+ * robots.txt's reason, P the temporary file's name, Q its depth, W, Y
+ * and Z the write, spill and read errnos, K a link (its class as one
+ * byte, its URL, a NUL, its host key). */
+
+enum {
+  PF_SKIPPED = 1,
+  PF_NOINDEX = 2,
+  PF_NOFOLLOW = 4,
+  PF_BINARY = 8,
+  PF_TEXT = 16,
+  PF_NOMEM = 32,
+  PF_SNIFFED = 64,
+  PF_SCANNED = 128,
+  PF_META = 256
+};
+
+static void field(strbuf_t *b, char tag, const void *data, size_t len)
+{
+  unsigned char head[5] = { (unsigned char)tag, (unsigned char)len,
+                            (unsigned char)(len >> 8),
+                            (unsigned char)(len >> 16),
+                            (unsigned char)(len >> 24) };
+  strbuf_add(b, head, sizeof(head));
+  strbuf_add(b, data, len);
+}
+
+static void field_s(strbuf_t *b, char tag, const char *s)
+{
+  if (s != NULL)
+    field(b, tag, s, strlen(s));
+}
+
+static void field_n(strbuf_t *b, char tag, long long v)
+{
+  char num[32];
+  int n = snprintf(num, sizeof(num), "%lld", v);
+  field(b, tag, num, (size_t)n);
+}
+
+static void pack_link(void *arg, const struct link *l)
+{
+  strbuf_t *b = arg;
+  size_t ul = strlen(l->url), kl = l->key ? strlen(l->key) : 0;
+  if (ul + kl + 2 > UINT32_MAX)
+    return;
+  unsigned char head[6] = { 'K',
+                            (unsigned char)(ul + kl + 2),
+                            (unsigned char)((ul + kl + 2) >> 8),
+                            (unsigned char)((ul + kl + 2) >> 16),
+                            (unsigned char)((ul + kl + 2) >> 24),
+                            (unsigned char)l->cls };
+  strbuf_add(b, head, sizeof(head));
+  strbuf_add(b, l->url, ul + 1);
+  if (kl)
+    strbuf_add(b, l->key, kl);
+}
+
+char *page_pack(const fitem_t *it, const struct page *p, size_t *len)
+{
+  strbuf_t b = STRBUF_INIT;
+  field_s(&b, 'U', it->url);
+  field_n(&b, 'D', it->depth);
+  for (int i = 0; i < p->hops; i++)
+    field_s(&b, 'H', p->chain[i]);
+  const fetch_result_t *r = &p->res;
+  field_n(&b, 'O', r->outcome);
+  field_n(&b, 'S', r->status);
+  field_s(&b, 'E', r->error);
+  field_n(&b, 'C', r->curl_code);
+  field_s(&b, 'T', r->content_type);
+  field_s(&b, 'X', r->x_robots_tag);
+  field_n(&b, 'L', (long long)r->len);
+  unsigned f = (p->skipped ? PF_SKIPPED : 0) | (p->noindex ? PF_NOINDEX : 0) |
+               (p->nofollow ? PF_NOFOLLOW : 0) | (p->binary ? PF_BINARY : 0) |
+               (p->text ? PF_TEXT : 0) | (p->nomem ? PF_NOMEM : 0) |
+               (p->sniffed ? PF_SNIFFED : 0) | (p->scanned ? PF_SCANNED : 0) |
+               (p->meta_checked ? PF_META : 0);
+  field_n(&b, 'F', f);
+  field_s(&b, 'R', p->robots);
+  if (p->tmp != NULL) {
+    const char *slash = strrchr(p->tmp, '/');
+    field_s(&b, 'P', slash ? slash + 1 : p->tmp);
+    field_n(&b, 'Q', p->tmp_depth);
+  }
+  field_n(&b, 'W', p->write_errno);
+  field_n(&b, 'Y', p->spill_errno);
+  field_n(&b, 'Z', p->read_errno);
+  /* Links on disk are read back: page_links_each's page is not const. */
+  if (page_links_each((struct page *)p, pack_link, &b) != 0) {
+    int err = errno;
+    strbuf_release(&b);
+    errno = err;
+    return NULL;
+  }
+  *len = b.len;
+  char *out = strbuf_detach(&b);
+  if (out == NULL)
+    errno = ENOMEM;
+  return out;
+}
+
+/* num: the decimal number of field V (N bytes). */
+static long long num(const char *v, size_t n)
+{
+  char buf[32];
+  if (n >= sizeof(buf))
+    return 0;
+  memcpy(buf, v, n);
+  buf[n] = '\0';
+  return strtoll(buf, NULL, 10);
+}
+
+static char *dup_n(const char *v, size_t n)
+{
+  char *s = malloc(n + 1);
+  if (s != NULL) {
+    memcpy(s, v, n);
+    s[n] = '\0';
+  }
+  return s;
+}
+
+/* unpack_field: apply field TAG (V, N bytes) to P. Returns 0, or
+ * -1 with errno. */
+static int unpack_field(struct page *p, char tag, const char *v, size_t n,
+                        budget_t *budget, const char *dir,
+                        unsigned long long key)
+{
+  fetch_result_t *r = &p->res;
+  char **s = NULL;
+  switch (tag) {
+  case 'H': {
+    char **c = realloc(p->chain, (size_t)(p->hops + 1) * sizeof(*c));
+    if (c == NULL)
+      return -1;
+    p->chain = c;
+    if ((c[p->hops] = dup_n(v, n)) == NULL)
+      return -1;
+    p->hops++;
+    return 0;
+  }
+  case 'O':
+    r->outcome = (fetch_outcome_t)num(v, n);
+    return 0;
+  case 'S':
+    r->status = (long)num(v, n);
+    return 0;
+  case 'E':
+    snprintf(r->error, sizeof(r->error), "%.*s", (int)n, v);
+    return 0;
+  case 'C':
+    r->curl_code = (int)num(v, n);
+    return 0;
+  case 'T':
+    s = &r->content_type;
+    break;
+  case 'X':
+    s = &r->x_robots_tag;
+    break;
+  case 'L':
+    r->len = (size_t)num(v, n);
+    return 0;
+  case 'F': {
+    unsigned f = (unsigned)num(v, n);
+    p->skipped = f & PF_SKIPPED;
+    p->noindex = f & PF_NOINDEX;
+    p->nofollow = f & PF_NOFOLLOW;
+    p->binary = f & PF_BINARY;
+    p->text = f & PF_TEXT;
+    p->nomem = f & PF_NOMEM;
+    p->sniffed = f & PF_SNIFFED;
+    p->scanned = f & PF_SCANNED;
+    p->meta_checked = f & PF_META;
+    return 0;
+  }
+  case 'R':
+    if ((p->robots_own = dup_n(v, n)) == NULL)
+      return -1;
+    p->robots = p->robots_own;
+    return 0;
+  case 'P': {
+    char *name = dup_n(v, n);
+    if (name == NULL)
+      return -1;
+    if (strchr(name, '/') != NULL || strncmp(name, ".tmp-", 5) != 0) {
+      free(name);
+      errno = EINVAL; /* only a temporary file of the directory */
+      return -1;
+    }
+    p->tmp = pagedir_tmp_join(dir, name);
+    free(name);
+    if (p->tmp == NULL)
+      return -1;
+    p->keep_tmp = true;
+    return 0;
+  }
+  case 'Q':
+    p->tmp_depth = (int)num(v, n);
+    return 0;
+  case 'W':
+    p->write_errno = (int)num(v, n);
+    return 0;
+  case 'Y':
+    p->spill_errno = (int)num(v, n);
+    return 0;
+  case 'Z':
+    p->read_errno = (int)num(v, n);
+    return 0;
+  case 'K': {
+    const char *nul = n > 1 ? memchr(v + 1, '\0', n - 1) : NULL;
+    if (nul == NULL) {
+      errno = EINVAL;
+      return -1;
+    }
+    size_t ul = (size_t)(nul - (v + 1)), kl = n - 2 - ul;
+    struct link l = { dup_n(v + 1, ul), kl ? dup_n(nul + 1, kl) : NULL,
+                      (unsigned char)v[0] };
+    if (l.url == NULL || (kl && l.key == NULL)) {
+      free(l.url);
+      free(l.key);
+      errno = ENOMEM;
+      return -1;
+    }
+    if (page_add_link(p, &l, budget, dir, key) != 0)
+      p->spill_errno = errno ? errno : EIO;
+    return 0;
+  }
+  default:
+    return 0; /* a field of a later version: skipped */
+  }
+  free(*s);
+  return (*s = dup_n(v, n)) != NULL ? 0 : -1;
+}
+
+fitem_t *page_unpack(const char *data, size_t len, budget_t *budget,
+                     const char *dir, unsigned long long key)
+{
+  const char *url = NULL;
+  size_t url_len = 0;
+  int depth = -1;
+  /* The URL and depth first, to make the item. */
+  for (size_t i = 0; i + 5 <= len;) {
+    const unsigned char *h = (const unsigned char *)data + i;
+    size_t n = (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16 |
+               (size_t)h[4] << 24;
+    if (n > len - i - 5)
+      break;
+    if (h[0] == 'U') {
+      url = data + i + 5;
+      url_len = n;
+    } else if (h[0] == 'D') {
+      depth = (int)num(data + i + 5, n);
+    }
+    i += 5 + n;
+  }
+  char *u = url ? dup_n(url, url_len) : NULL;
+  if (url == NULL || depth < 0) {
+    errno = EINVAL;
+    return NULL;
+  }
+  fitem_t *it = u ? fitem_new(u, depth) : NULL;
+  free(u);
+  struct page *p = it ? page_of(it) : NULL;
+  if (p == NULL) {
+    fitem_delete(it);
+    errno = ENOMEM;
+    return NULL;
+  }
+  for (size_t i = 0; i < len;) {
+    const unsigned char *h = (const unsigned char *)data + i;
+    size_t n = i + 5 <= len ? (size_t)h[1] | (size_t)h[2] << 8 |
+                                (size_t)h[3] << 16 | (size_t)h[4] << 24
+                            : SIZE_MAX;
+    if (n == SIZE_MAX || n > len - i - 5) {
+      errno = EINVAL;
+      goto fail;
+    }
+    if (h[0] != 'U' && h[0] != 'D' &&
+        unpack_field(p, (char)h[0], data + i + 5, n, budget, dir, key) != 0)
+      goto fail;
+    i += 5 + n;
+  }
+  if (page_links_park(p) != 0 && !p->spill_errno)
+    p->spill_errno = errno ? errno : EIO;
+  return it;
+fail:;
+  int err = errno ? errno : EINVAL;
+  page_free(p);
+  it->data = NULL;
+  fitem_delete(it);
+  errno = err;
+  return NULL;
 }

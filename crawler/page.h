@@ -65,6 +65,9 @@ struct page {
   int spill_errno;  /* parse: why a link could not be spilled */
   int read_errno;   /* fetch, parse: why its body could not be read back
                      (its saved or temporary file) */
+  char *robots_own; /* page_unpack: what robots points to */
+  bool keep_tmp;    /* tmp is another's to remove (a shared crawl:
+                       page_free leaves it) */
 };
 
 /* How page_scan reads a page's links (all borrowed). */
@@ -137,9 +140,26 @@ void page_robots(struct page *p, unsigned d);
  * A binary body is dropped at once: it is neither parsed nor saved. */
 void page_sniff(struct page *p, int format, const char *agent);
 
+/* page_pack: what a shared crawl's commit needs of item IT and its
+ * record P (after the parse hook), as bytes: its URL and depth, the
+ * redirects, the response's outcome and headers, what parse found, its
+ * links (read back from disk too), and the name of its temporary page
+ * file (not the path: each worker may see the page directory under
+ * another). Returns: owned by caller (free), *LEN bytes; NULL if out of
+ * memory, or if a spilled link could not be read back (errno). */
+char *page_pack(const fitem_t *it, const struct page *p, size_t *len);
+
+/* page_unpack: the item page_pack made DATA (LEN bytes) from, with its
+ * record in it->data: links through BUDGET (page_add_link, spilled
+ * under KEY in DIR), the temporary file in DIR (kept: keep_tmp). Returns:
+ * owned by caller (page_free the data, fitem_delete the item), or NULL
+ * with errno EINVAL (not page_pack's) or ENOMEM. */
+fitem_t *page_unpack(const char *data, size_t len, budget_t *budget,
+                     const char *dir, unsigned long long key);
+
 /* page_free: free P and everything it owns, its budget charge and spill
  * file included; a temporary file it still names was never published and
- * is removed. NULL is fine. */
+ * is removed (unless keep_tmp). NULL is fine. */
 void page_free(struct page *p);
 
 #endif /* CRAWLER_PAGE_H */

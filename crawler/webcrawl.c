@@ -37,29 +37,10 @@
 #include "store.h"
 #include "tally.h"
 #include "url.h"
+#include "wcluster.h"
+#include "webcrawl_int.h"
 
 enum { MAX_REDIRECTS = 10 };
-
-struct webcrawl {
-  const webcrawl_opts_t *o;
-  char agent[64]; /* our product token: what a robots meta names */
-  hosts_t *hosts; /* robots.txt and page counts per host; locks
-                     itself (hosts.h) */
-  atomic_long robots_fetched, robots_failed;
-  atomic_long requests; /* every HTTP request made */
-  atomic_bool warc_failed;
-  fetch_config_t fcfg;
-  engine_t *e;
-  webcrawl_stats_t *st; /* commit only, but see atomics below */
-  atomic_long redirects, retries;
-  atomic_bool limit_reached;
-  bool io_failed; /* commit only */
-  bool oom;       /* commit only: a page lost links to OOM */
-  double start, last_progress;
-  budget_t budget;    /* --max-memory (budget.h) */
-  page_scan_t scan;   /* how pages are scanned (page_scan) */
-  unsigned tmp_flags; /* PAGEDIR_GZIP, PAGEDIR_FSYNC for page files */
-};
 
 /* engine_run's status is returned as it is. */
 _Static_assert((int)WEBCRAWL_ESTOPPED == (int)ENGINE_ESTOPPED, "statuses");
@@ -134,6 +115,11 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
   if (!hosts_gate_begin(w->hosts, fr, it, &url))
     return;
   fetch_result_t r;
+  if (w->cluster != NULL && wcluster_robots(w, url, &r)) {
+    /* Another worker fetched it: robots.txt once per host per crawl. */
+    hosts_gate_end(w->hosts, fr, it, url, &r);
+    return;
+  }
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
   archive(w, e, url, &r);
   /* A failure (webcrawl.h) before hosts_gate_end frees R. */
@@ -141,6 +127,10 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
                                                 : &w->robots_fetched,
                    1);
   atomic_fetch_add(&w->requests, 1);
+  if (w->cluster != NULL) {
+    wcluster_robots_keep(w, url, &r);
+    cluster_count(w->cluster, it->url); /* a gate's url is its host key */
+  }
   hosts_gate_end(w->hosts, fr, it, url, &r);
 }
 
@@ -327,6 +317,12 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
   fetcher_get(f, it->url, &p->res);
   archive(w, e, it->url, &p->res);
   atomic_fetch_add(&w->requests, 1);
+  if (w->cluster != NULL) {
+    char *key = url_host_key(it->url);
+    if (key != NULL)
+      cluster_count(w->cluster, key);
+    free(key);
+  }
   p->attempts++;
   if (p->res.outcome == FETCH_REDIRECT)
     return follow(w, e, it, p);
@@ -489,10 +485,17 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
         pagedir_journal_add(w->o->pagedir, "xrobots", id, it->url, xr, sync) !=
           0)
       return io_fail(w, e, "journal", id, errno);
-    if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0)
-      return io_fail(w, e, "save", id, errno);
-    free(p->tmp);
-    p->tmp = NULL;
+    if (w->cluster != NULL) {
+      /* Its temporary file stays until the commit is recorded: a
+       * committer after this one may publish it again (wcluster.c). */
+      if (pagedir_publish_link(w->o->pagedir, p->tmp, id) != 0)
+        return io_fail(w, e, "save", id, errno);
+    } else {
+      if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0)
+        return io_fail(w, e, "save", id, errno);
+      free(p->tmp);
+      p->tmp = NULL;
+    }
   }
   st->saved++;
   st->bytes += (long long)p->res.len;
@@ -650,8 +653,11 @@ static bool record_outcome(struct webcrawl *w, engine_t *e, const fitem_t *it,
 static void seed_not_saved(struct webcrawl *w, const fitem_t *it,
                            const char *why)
 {
-  if (it->depth == 0)
-    snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
+  if (it->depth != 0)
+    return;
+  snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
+  if (w->cluster != NULL)
+    wcluster_seed(w, why);
 }
 
 /* wc_commit: the page's events in the log and its counters, its ID,
@@ -825,7 +831,7 @@ static void replay_host(void *arg, const char *key, const char *why)
 
 int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
 {
-  struct webcrawl w = { .o = o, .st = st };
+  struct webcrawl w = { .o = o, .st = st, .cluster = o->cluster };
   memset(st, 0, sizeof(*st));
   /* "tse-crawler/0.1 (+...)" is named "tse-crawler" in a robots meta, as
    * in robots.txt (robots.h). */
@@ -905,6 +911,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .budget = &w.budget,
     .spill_path = spill,
     .gate = robots,
+    .remote = o->cluster ? cluster_remote(o->cluster) : NULL,
     .hooks = &wc_hooks,
     .ctx = &w,
   };
@@ -914,10 +921,17 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
   }
-  char *key = url_host_key(o->seed);
-  int rc = key ? engine_add(w.e, o->seed, 0, key) : -2;
+  /* A shared crawl's seed is the first item of its shared frontier
+   * (cluster.h): the feeder brings it to whichever worker fetches its
+   * host. */
+  char *key = o->cluster ? NULL : url_host_key(o->seed);
+  int rc = o->cluster  ? (wcluster_start(&w) == 0 ? 1 : -2)
+         : key != NULL ? engine_add(w.e, o->seed, 0, key)
+                       : -2;
   free(key);
   if (rc != 1) {
+    if (o->cluster)
+      cluster_finish(o->cluster);
     engine_delete(w.e);
     hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
@@ -927,6 +941,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   running = w.e;
   pthread_mutex_unlock(&running_lock);
   int status = engine_run(w.e);
+  if (o->cluster != NULL)
+    status = wcluster_finish(&w, status);
   int lost = frontier_error(engine_frontier(w.e));
   if (lost && lost != ENOMEM) /* out of memory: the exit status says so */
     fprintf(stderr,

@@ -18,6 +18,8 @@
 #include "tally.h"
 #include "warc.h"
 
+typedef struct cluster cluster_t;
+
 typedef struct webcrawl_opts {
   const char *seed;    /* normalised, in scope */
   const char *pagedir; /* holds a marker: pagedir_init, or checked
@@ -46,6 +48,8 @@ typedef struct webcrawl_opts {
   const store_t *replay;        /* fetch everything from this saved crawl */
   const store_t *resume;        /* pages saved before, in PAGEDIR itself */
   warc_t *warc;                 /* record every exchange here, or NULL */
+  cluster_t *cluster;           /* one worker of a crawl shared through
+                                   Redis (wcluster.h), or NULL */
   bool log;                     /* CS50 event lines on LOGFP */
   bool progress;                /* a live status line on stderr */
   FILE *logfp;
@@ -84,7 +88,9 @@ typedef struct webcrawl_stats {
  * CRAWL_ETHREAD. */
 enum {
   WEBCRAWL_ESTOPPED = -4, /* webcrawl_interrupt was called */
-  WEBCRAWL_EIO = -5       /* an output file failed */
+  WEBCRAWL_EIO = -5,      /* an output file failed */
+  WEBCRAWL_ECLUSTER = -20 /* the shared crawl failed this worker
+                             (cluster_error says why; CLUSTER_EFAILED) */
 };
 
 /* webcrawl_run: crawl per O (borrowed) and fill *ST.

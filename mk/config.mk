@@ -26,7 +26,7 @@ else
 endif
 
 CC ?= cc
-PKGS := libcurl libxml-2.0 zlib libcrypto
+PKGS := libcurl libxml-2.0 zlib libcrypto hiredis
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 # fetch.c reads headers with curl_easy_header (7.83).
@@ -47,13 +47,13 @@ LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS := $(PKG_LIBS)
 
 # Static archives, in link order (dependencies point down: crawler ->
-# crawler/engine -> common -> libcs50).
+# crawler/cluster -> crawler/engine -> common -> libcs50).
 LIB_CS50 := $(B)/lib/libcs50.a
 LIB_COMMON := $(B)/lib/libcommon.a
 LIB_ENGINE := $(B)/lib/libengine.a
 LIB_WEBCRAWL := $(B)/lib/libwebcrawl.a
-# The cluster's Redis state (crawler/cluster), beside the engine: it uses
-# libcs50 and hiredis only.
+# A crawl shared through Redis (crawler/cluster): above the engine, below
+# the program; hiredis.
 LIB_CLUSTER := $(B)/lib/libcluster.a
 CLUSTER_LIBS := $(shell pkg-config --libs hiredis 2>/dev/null)
 

@@ -327,6 +327,16 @@ static const rscript_t alive_lua = {
           "return 'OK'\n"
 };
 
+/* ARGV: id. */
+static const rscript_t count_alive_lua = {
+  "alive_count",
+  PRELUDE "local n = 0\n"
+          "for _, w in ipairs(redis.call('HKEYS', p..'workers')) do\n"
+          "  n = n + redis.call('EXISTS', p..'alive:'..w)\n"
+          "end\n"
+          "return n\n"
+};
+
 /* ---- helpers ---- */
 
 static bool valid_name(const char *name)
@@ -574,6 +584,21 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
     return 0;
   *token = t;
   return 1;
+}
+
+int cstate_alive(cstate_t *cs)
+{
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  redisReply *rep = NULL;
+  int rc = cs_run(cs, &count_alive_lua, &a, false, &rep);
+  if (rc == CSTATE_OK && !rep_is(rep, REDIS_REPLY_INTEGER))
+    rc = cs_unexpected(cs, "counting workers");
+  if (rc == CSTATE_OK)
+    rc = (int)rep->integer;
+  if (rep)
+    freeReplyObject(rep);
+  return rc;
 }
 
 int cstate_release(cstate_t *cs, const char *what, uint64_t token)

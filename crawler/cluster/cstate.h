@@ -151,6 +151,10 @@ int cstate_heartbeat(cstate_t *cs, const char *id, long ttl_ms);
 int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
                  uint64_t *token);
 
+/* cstate_alive: how many registered workers are alive (their heartbeat
+ * not lapsed), or a negative status. */
+int cstate_alive(cstate_t *cs);
+
 /* cstate_release: give lease WHAT back if TOKEN still holds it. */
 int cstate_release(cstate_t *cs, const char *what, uint64_t token);
 

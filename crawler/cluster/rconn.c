@@ -22,6 +22,7 @@ struct rconn {
   int port, db;
   double timeout, retry;
   long reconnects;
+  _Atomic long long client_id; /* CLIENT ID of the connection now */
   struct {
     const rscript_t *s;
     char sha[41];
@@ -141,6 +142,10 @@ static bool dial(rconn_t *r)
     return false;
   }
   freeReplyObject(rep);
+  rep = redisCommand(c, "CLIENT ID");
+  r->client_id = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : 0;
+  if (rep)
+    freeReplyObject(rep);
   r->c = c;
   r->nscripts = 0; /* a new server may not have them */
   return true;
@@ -344,6 +349,11 @@ redisReply *rconn_eval_once(rconn_t *r, const rscript_t *s, int nkeys, int argc,
                             const char **argv, const size_t *len)
 {
   return eval(r, s, nkeys, argc, argv, len, true);
+}
+
+long long rconn_client_id(const rconn_t *r)
+{
+  return r->client_id;
 }
 
 double rconn_timeout(const rconn_t *r)

@@ -66,6 +66,11 @@ redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
 redisReply *rconn_cmd_once(rconn_t *r, int argc, const char **argv,
                            const size_t *len);
 
+/* rconn_client_id: the server's id of R's connection now (CLIENT ID),
+ * for another connection to CLIENT UNBLOCK it; 0 if unknown. Any
+ * thread. */
+long long rconn_client_id(const rconn_t *r);
+
 /* rconn_timeout: the seconds a command may take (rconn_open's); a
  * blocking command must block for less. */
 double rconn_timeout(const rconn_t *r);

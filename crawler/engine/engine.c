@@ -688,10 +688,22 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     }
     pthread_mutex_unlock(&e->lock);
     drop_list(e, gone);
+    const engine_remote_t *r = e->cfg.remote;
+    if (r != NULL && r->commit_begin(r->ctx, next) != 0) {
+      /* Not this process's to commit now: it waits (engine.h). */
+      pthread_mutex_lock(&e->lock);
+      e->next_commit--;
+      if (!heap_push(e->order, next)) {
+        pthread_mutex_unlock(&e->lock);
+        engine_fail(e, CRAWL_ENOMEM);
+        drop(e, next);
+        pthread_mutex_lock(&e->lock);
+      }
+      break;
+    }
     if (e->cfg.window)
       frontier_set_horizon(e->frontier, horizon);
     e->hooks.commit(e->cfg.ctx, e, next);
-    const engine_remote_t *r = e->cfg.remote;
     if (r != NULL && !atomic_load(&e->stopped)) {
       int err = r->committed(r->ctx, e, next);
       if (err != 0)
@@ -863,6 +875,32 @@ int engine_seen_load(engine_t *e, const uint64_t fp[2])
   int rc = fptable_insert(e->seen, fp, NULL);
   pthread_mutex_unlock(&e->seen_lock);
   return rc < 0 ? -2 : 0;
+}
+
+int engine_commit_reset(engine_t *e)
+{
+  pthread_mutex_lock(&e->lock);
+  fitem_t *list = NULL;
+  while (heap_count(e->order) > 0) {
+    fitem_t *it = heap_pop(e->order);
+    it->next = list;
+    list = it;
+  }
+  pthread_mutex_unlock(&e->lock);
+  while (list != NULL) {
+    fitem_t *next = list->next;
+    finish(e, list);
+    list = next;
+  }
+  fptable_t *empty = fptable_new(0, 1024);
+  if (empty == NULL)
+    return -2;
+  pthread_mutex_lock(&e->seen_lock);
+  fptable_t *old = e->seen;
+  e->seen = empty;
+  pthread_mutex_unlock(&e->seen_lock);
+  fptable_delete(old);
+  return 0;
 }
 
 void engine_hold(engine_t *e)

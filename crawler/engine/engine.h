@@ -103,8 +103,10 @@ typedef struct engine_hooks {
  *   there, engine_deliver hands an item parsed anywhere to the commit;
  *   the commit's engine_add keeps its seen set and seq here, and ADD
  *   sends each new URL to the shared frontier instead of this one
- *   (SEEN each URL engine_mark_seen claims), and after hooks.commit
- *   COMMITTED makes the item's commit durable;
+ *   (SEEN each URL engine_mark_seen claims); COMMIT_BEGIN is asked
+ *   before hooks.commit (non-zero: not now, the item waits; this
+ *   process no longer commits), and after it COMMITTED makes the
+ *   item's commit durable;
  * - ADMIT is asked before a popped item is fetched: false drops it,
  *   its token given back (its host's items are another process's now);
  * - fingerprints are 80 bits (fp[0]'s top 16 bits and fp[1]; the rest
@@ -118,6 +120,7 @@ typedef struct engine_remote {
   int (*add)(void *rctx, const char *url, const uint64_t fp[2], int depth,
              uint64_t seq, const char *hostkey);
   int (*seen)(void *rctx, const char *url, const uint64_t fp[2]);
+  int (*commit_begin)(void *rctx, fitem_t *it);
   int (*committed)(void *rctx, engine_t *e, fitem_t *it);
   bool (*admit)(void *rctx, fitem_t *it);
   void (*release)(void *rctx, fitem_t *it); /* free it->remote */
@@ -252,6 +255,12 @@ void engine_commit_at(engine_t *e, uint64_t next_seq, uint64_t next_commit,
 /* engine_seen_load: add fingerprint FP (80 bits, see engine_remote_t) to
  * the seen set. Returns 0, or -2 if out of memory. */
 int engine_seen_load(engine_t *e, const uint64_t fp[2]);
+
+/* engine_commit_reset: this process's turn at the commit is over (or a
+ * new one begins): drop every item delivered and not committed, and
+ * empty the seen set (a new turn loads the shared one). The thread that
+ * delivers, between deliveries. Returns 0, or -2 if out of memory. */
+int engine_commit_reset(engine_t *e);
 
 /* engine_hold/engine_unhold: keep the crawl from ending (as an item not
  * finished would) while the shared crawl is not complete; unhold lets

@@ -1,0 +1,1070 @@
+/* cluster.c: see cluster.h.
+ *
+ * Locks: `lock` guards the lease table (parts, commit_*), inflight,
+ * stopping, complete, failure and err, the taken set and the request
+ * counts, and the pool of connections. No Redis call is made with it
+ * held, and no engine call but engine_unhold's frontier close (which
+ * takes only the frontier's lock). Condition variable `cond` (on lock):
+ * the feeder waits on it for room (inflight below the bound) and for a
+ * partition to hold; the committer for a turn at the commit; the keeper
+ * for its next tick. Signalled by release (room), the keeper (leases
+ * changed), and cluster_finish and fail (stopping).
+ *
+ * Connections: the keeper, the feeder and the committer each have their
+ * own (hiredis contexts are one thread's); parse and download threads
+ * borrow one from the pool for a call.
+ *
+ * Items: an item taken from a partition carries a ticket (it->remote)
+ * with its entry id, partition and seq. Its local seq is the worker's
+ * number in the top bits and the shared seq below, so the frontier
+ * orders a worker's items by the shared seq and the front end's
+ * temporary files (named by seq) are the worker's own in a shared page
+ * directory. An item delivered to the commit carries the id of its
+ * result entry instead. */
+#include "cluster.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fptable.h"
+#include "frontier.h"
+#include "hashtable.h"
+
+/* Local seqs: the worker's number above this many bits. */
+enum { SEQ_BITS = 40 };
+
+struct ticket {
+  bool delivered; /* a result for the commit, not an item to fetch */
+  char id[CSTATE_ID_SIZE];
+  int part;
+  uint64_t seq; /* the shared seq */
+};
+
+struct part {
+  bool held;
+  bool fresh; /* just taken: the feeder's first take recovers */
+  uint64_t token;
+  double until; /* monotonic: act for it only before this */
+};
+
+struct cluster {
+  char url[256], name[80], worker[32];
+  uint64_t worker_no;
+  double lease;
+  size_t inflight_max;
+  cluster_front_t front;
+  engine_remote_t remote;
+  engine_t *e;
+  cstate_t *kconn; /* keeper (the join's connection) */
+
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  struct part parts[CSTATE_PARTS];
+  bool commit_held;
+  uint64_t commit_token;
+  double commit_until;
+  unsigned commit_turn; /* bumped at each new hold of the commit */
+  size_t inflight;
+  bool stopping, complete, unheld;
+  int failure;
+  char err[400];
+  fptable_t *taken;    /* entry ids of items in flight here */
+  hashtable_t *counts; /* host key -> long *: requests since the
+                          last flush */
+  bool counted;
+  cstate_t **pool;
+  size_t npool, cappool;
+
+  /* The committer thread's own. */
+  cstate_t *cconn;
+  unsigned turn;  /* the turn being served; 0: none */
+  uint64_t token; /* the commit lease's token in this turn */
+  uint64_t next_seq;
+  uint64_t next_commit; /* the first seq not committed */
+  long pages;
+  cstate_add_t *adds;
+  size_t nadds, capadds;
+
+  cstate_t *fconn; /* the feeder's, for unblock() */
+  pthread_t keeper, feeder, committer;
+  bool started;
+};
+
+static double now(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static struct timespec deadline(double seconds)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  double t = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9 + seconds;
+  ts.tv_sec = (time_t)t;
+  ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
+  return ts;
+}
+
+/* unblock: wake the feeder (and the COMMITTER) from a blocking read, as
+ * the worker stops or holds other partitions now (CLIENT UNBLOCK, from a
+ * connection of its own). No lock held. */
+static cstate_t *pool_get(cluster_t *c);
+static void pool_put(cluster_t *c, cstate_t *cs);
+
+static void unblock(cluster_t *c, bool committer)
+{
+  pthread_mutex_lock(&c->lock);
+  long long ids[2] = { c->fconn ? rconn_client_id(cstate_rconn(c->fconn)) : 0,
+                       c->cconn && committer
+                         ? rconn_client_id(cstate_rconn(c->cconn))
+                         : 0 };
+  pthread_mutex_unlock(&c->lock);
+  cstate_t *cs = NULL;
+  for (int i = 0; i < 2; i++) {
+    if (ids[i] == 0)
+      continue;
+    if (cs == NULL) {
+      char err[320];
+      if (cstate_open(c->url, c->name, &cs, err, sizeof(err)) != CSTATE_OK)
+        return;
+      rconn_set_retry(cstate_rconn(cs), 0);
+    }
+    char id[32];
+    snprintf(id, sizeof(id), "%lld", ids[i]);
+    redisReply *rep = rconn_cmdf(cstate_rconn(cs), "CLIENT", "UNBLOCK", id,
+                                 NULL);
+    if (rep)
+      freeReplyObject(rep);
+  }
+  cstate_close(cs);
+}
+
+/* fail: the crawl cannot go on in this worker: say why (first failure
+ * wins) and stop the engine. No lock held. */
+static void fail(cluster_t *c, int status, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+
+static void fail(cluster_t *c, int status, const char *fmt, ...)
+{
+  pthread_mutex_lock(&c->lock);
+  bool first = c->failure == 0;
+  if (first) {
+    c->failure = status < 0 ? status : CSTATE_EREDIS;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->err, sizeof(c->err), fmt, ap);
+    va_end(ap);
+  }
+  c->stopping = true;
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+  if (first && c->e != NULL)
+    engine_fail(c->e, CLUSTER_EFAILED);
+  if (first && status != CSTATE_EREDIS)
+    unblock(c, true);
+}
+
+/* ---- the pool of connections ---- */
+
+static cstate_t *pool_get(cluster_t *c)
+{
+  pthread_mutex_lock(&c->lock);
+  cstate_t *cs = c->npool > 0 ? c->pool[--c->npool] : NULL;
+  pthread_mutex_unlock(&c->lock);
+  if (cs == NULL) {
+    char err[320];
+    if (cstate_open(c->url, c->name, &cs, err, sizeof(err)) != CSTATE_OK) {
+      fail(c, CSTATE_EREDIS, "%s", err);
+      return NULL;
+    }
+  }
+  return cs;
+}
+
+static void pool_put(cluster_t *c, cstate_t *cs)
+{
+  pthread_mutex_lock(&c->lock);
+  if (c->npool == c->cappool) {
+    size_t cap = c->cappool ? 2 * c->cappool : 8;
+    cstate_t **p = realloc(c->pool, cap * sizeof(*p));
+    if (p == NULL) {
+      pthread_mutex_unlock(&c->lock);
+      cstate_close(cs);
+      return;
+    }
+    c->pool = p;
+    c->cappool = cap;
+  }
+  c->pool[c->npool++] = cs;
+  pthread_mutex_unlock(&c->lock);
+}
+
+/* ---- the engine's shared frontier (engine_remote_t) ---- */
+
+static void id_fp(const char *id, int part, uint64_t fp[2])
+{
+  char key[CSTATE_ID_SIZE + 16];
+  int n = snprintf(key, sizeof(key), "%d/%s", part, id);
+  fptable_hash128(key, (size_t)n, fp);
+}
+
+static int r_publish(void *rctx, engine_t *e, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  struct ticket *t = it->remote;
+  (void)e;
+  if (t == NULL || t->delivered)
+    return 0;
+  pthread_mutex_lock(&c->lock);
+  struct part *p = &c->parts[t->part];
+  uint64_t token = p->held ? p->token : 0;
+  pthread_mutex_unlock(&c->lock);
+  if (token == 0)
+    return 0; /* not ours now: whoever holds it takes the item over */
+  char *data = NULL;
+  size_t len = 0;
+  if (c->front.pack(c->front.ctx, it, &data, &len) != 0) {
+    fail(c, CSTATE_ENOMEM, "out of memory packing the result of '%s'", it->url);
+    return CLUSTER_EFAILED;
+  }
+  cstate_t *cs = pool_get(c);
+  if (cs == NULL) {
+    free(data);
+    return CLUSTER_EFAILED;
+  }
+  cstate_item_t item = { .part = t->part, .seq = t->seq };
+  memcpy(item.id, t->id, sizeof(item.id));
+  int rc = cstate_result(cs, &item, token, data, len);
+  free(data);
+  if (rc != CSTATE_OK && rc != CSTATE_FENCED) {
+    fail(c, rc, "publishing the result of '%s': %s", it->url, cstate_error(cs));
+    pool_put(c, cs);
+    return CLUSTER_EFAILED;
+  }
+  pool_put(c, cs);
+  if (rc == CSTATE_OK && c->front.handed != NULL)
+    c->front.handed(c->front.ctx, it);
+  return 0; /* FENCED: another holds the partition; it does the item */
+}
+
+static bool r_admit(void *rctx, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  struct ticket *t = it->remote;
+  if (t == NULL || t->delivered)
+    return true;
+  double t0 = now();
+  pthread_mutex_lock(&c->lock);
+  const struct part *p = &c->parts[t->part];
+  bool ok = p->held && t0 < p->until && !c->stopping;
+  pthread_mutex_unlock(&c->lock);
+  return ok;
+}
+
+/* add_add: keep an add of the commit under way, for r_committed. */
+static int add_add(cluster_t *c, const char *url, const uint64_t fp[2],
+                   int depth, uint64_t seq, const char *hostkey, bool seen)
+{
+  if (c->nadds == c->capadds) {
+    size_t cap = c->capadds ? 2 * c->capadds : 64;
+    cstate_add_t *v = realloc(c->adds, cap * sizeof(*v));
+    if (v == NULL)
+      return -1;
+    c->adds = v;
+    c->capadds = cap;
+  }
+  uint64_t *f = malloc(2 * sizeof(*f));
+  char *u = strdup(url), *h = hostkey ? strdup(hostkey) : NULL;
+  if (f == NULL || u == NULL || (hostkey && h == NULL)) {
+    free(f);
+    free(u);
+    free(h);
+    return -1;
+  }
+  f[0] = fp[0];
+  f[1] = fp[1];
+  c->adds[c->nadds++] = (cstate_add_t){ u, h, depth, seq, f, seen };
+  return 0;
+}
+
+static void adds_clear(cluster_t *c)
+{
+  for (size_t i = 0; i < c->nadds; i++) {
+    free((char *)c->adds[i].url);
+    free((char *)c->adds[i].hostkey);
+    free((uint64_t *)c->adds[i].fp);
+  }
+  c->nadds = 0;
+}
+
+static int r_add(void *rctx, const char *url, const uint64_t fp[2], int depth,
+                 uint64_t seq, const char *hostkey)
+{
+  cluster_t *c = rctx;
+  if (add_add(c, url, fp, depth, seq, hostkey, false) != 0) {
+    fail(c, CSTATE_ENOMEM, "out of memory adding '%s'", url);
+    return CLUSTER_EFAILED;
+  }
+  if (seq + 1 > c->next_seq)
+    c->next_seq = seq + 1;
+  return 0;
+}
+
+static int r_seen(void *rctx, const char *url, const uint64_t fp[2])
+{
+  cluster_t *c = rctx;
+  if (add_add(c, url, fp, 0, 0, NULL, true) != 0) {
+    fail(c, CSTATE_ENOMEM, "out of memory adding '%s'", url);
+    return CLUSTER_EFAILED;
+  }
+  return 0;
+}
+
+static int r_commit_begin(void *rctx, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  (void)it;
+  double t0 = now();
+  pthread_mutex_lock(&c->lock);
+  bool ok = c->commit_held && c->commit_turn == c->turn &&
+            t0 < c->commit_until && !c->stopping;
+  pthread_mutex_unlock(&c->lock);
+  if (!ok)
+    adds_clear(c);
+  return ok ? 0 : 1;
+}
+
+/* mark_complete: the crawl is complete: let the engine end once nothing
+ * is left here. */
+static void mark_complete(cluster_t *c)
+{
+  pthread_mutex_lock(&c->lock);
+  bool unhold = !c->unheld;
+  c->complete = true;
+  c->unheld = true;
+  c->stopping = true;
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+  if (unhold) {
+    engine_unhold(c->e);
+    unblock(c, true);
+  }
+}
+
+static int r_committed(void *rctx, engine_t *e, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  struct ticket *t = it->remote;
+  (void)e;
+  cstate_commit_t st = { .next_seq = c->next_seq,
+                         .next_commit = it->seq + 1,
+                         .depth = it->depth };
+  c->front.position(c->front.ctx, &st);
+  bool saved = st.pages > c->pages;
+  int rc = cstate_commit(c->cconn, c->token, it->seq, c->adds, c->nadds, &st,
+                         t != NULL && t->delivered ? t->id : NULL, saved);
+  adds_clear(c);
+  if (rc == CSTATE_FENCED) {
+    /* The lease lapsed and went to another: it redoes this commit. */
+    pthread_mutex_lock(&c->lock);
+    if (c->commit_turn == c->turn)
+      c->commit_held = false;
+    pthread_mutex_unlock(&c->lock);
+    fprintf(stderr,
+            "crawler: %s: the commit lease lapsed; another worker commits "
+            "now\n",
+            c->worker);
+    return 0;
+  }
+  if (rc != CSTATE_OK) {
+    fail(c, rc, "committing '%s': %s", it->url, cstate_error(c->cconn));
+    return CLUSTER_EFAILED;
+  }
+  c->pages = st.pages;
+  c->next_commit = st.next_commit;
+  if (c->front.durable != NULL)
+    c->front.durable(c->front.ctx, it);
+  if (st.next_commit == st.next_seq)
+    mark_complete(c);
+  return 0;
+}
+
+static void r_release(void *rctx, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  struct ticket *t = it->remote;
+  it->remote = NULL;
+  if (t == NULL)
+    return;
+  if (!t->delivered) {
+    uint64_t fp[2];
+    id_fp(t->id, t->part, fp);
+    pthread_mutex_lock(&c->lock);
+    fptable_remove(c->taken, fp, NULL);
+    c->inflight--;
+    pthread_cond_broadcast(&c->cond);
+    pthread_mutex_unlock(&c->lock);
+  }
+  free(t);
+}
+
+/* ---- the keeper ---- */
+
+/* keep_leases: renew what is held, give back partitions beyond this
+ * worker's share, take free ones up to it, and the commit if free. */
+static int keep_leases(cluster_t *c, double t0)
+{
+  long ms = (long)(c->lease * 1000);
+  /* Counted from before the calls: the lease may start later in Redis,
+   * never earlier. A margin for clocks that run at slightly different
+   * rates. */
+  double until = t0 + c->lease * 0.95;
+  int alive = cstate_alive(c->kconn);
+  if (alive < 0)
+    return alive;
+  size_t share = (CSTATE_PARTS + (size_t)(alive > 0 ? alive : 1) - 1) /
+                 (size_t)(alive > 0 ? alive : 1);
+  size_t held = 0;
+  bool taken = false;
+  for (int i = 0; i < CSTATE_PARTS; i++) {
+    pthread_mutex_lock(&c->lock);
+    struct part p = c->parts[i];
+    pthread_mutex_unlock(&c->lock);
+    if (!p.held)
+      continue;
+    char what[32];
+    snprintf(what, sizeof(what), "part:%d", i);
+    if (held >= share) {
+      /* Beyond the share: stop acting for it first, then give it back. */
+      pthread_mutex_lock(&c->lock);
+      c->parts[i].held = false;
+      pthread_mutex_unlock(&c->lock);
+      int rc = cstate_release(c->kconn, what, p.token);
+      if (rc < 0)
+        return rc;
+      continue;
+    }
+    uint64_t tok = p.token;
+    int rc = cstate_lease(c->kconn, what, c->worker, ms, &tok);
+    if (rc < 0)
+      return rc;
+    pthread_mutex_lock(&c->lock);
+    if (rc == 1 && tok == p.token) {
+      c->parts[i].until = until;
+      held++;
+    } else {
+      c->parts[i].held = false;
+    }
+    pthread_mutex_unlock(&c->lock);
+  }
+  /* Take free partitions, starting at a place of this worker's own so
+   * that workers joining at once spread out. */
+  for (int k = 0; k < CSTATE_PARTS && held < share; k++) {
+    int i = (int)((c->worker_no * 17 + (uint64_t)k) % CSTATE_PARTS);
+    pthread_mutex_lock(&c->lock);
+    bool had = c->parts[i].held;
+    pthread_mutex_unlock(&c->lock);
+    if (had)
+      continue;
+    char what[32];
+    snprintf(what, sizeof(what), "part:%d", i);
+    uint64_t tok = 0;
+    int rc = cstate_lease(c->kconn, what, c->worker, ms, &tok);
+    if (rc < 0)
+      return rc;
+    if (rc == 1) {
+      pthread_mutex_lock(&c->lock);
+      c->parts[i] = (struct part){ true, true, tok, until };
+      pthread_cond_broadcast(&c->cond);
+      pthread_mutex_unlock(&c->lock);
+      held++;
+      taken = true;
+    }
+  }
+  /* The feeder may wait on the partitions it had: it has more now. */
+  if (taken)
+    unblock(c, false);
+  /* The commit. */
+  pthread_mutex_lock(&c->lock);
+  bool had = c->commit_held;
+  uint64_t tok = had ? c->commit_token : 0;
+  pthread_mutex_unlock(&c->lock);
+  int rc = cstate_lease(c->kconn, "commit", c->worker, ms, &tok);
+  if (rc < 0)
+    return rc;
+  pthread_mutex_lock(&c->lock);
+  if (rc == 1) {
+    if (!had || tok != c->commit_token) {
+      c->commit_turn++;
+      c->commit_token = tok;
+    }
+    c->commit_held = true;
+    c->commit_until = until;
+    pthread_cond_broadcast(&c->cond);
+  } else {
+    c->commit_held = false;
+  }
+  pthread_mutex_unlock(&c->lock);
+  return 0;
+}
+
+struct flush {
+  const char **hosts;
+  long *n;
+  size_t k, cap;
+};
+
+static void flush_one(void *arg, const char *key, void *item)
+{
+  struct flush *f = arg;
+  long *n = item;
+  if (*n == 0 || f->k == f->cap)
+    return;
+  f->hosts[f->k] = key;
+  f->n[f->k++] = *n;
+  *n = 0;
+}
+
+/* flush_counts: send the requests counted since the last flush. */
+static void flush_counts(cluster_t *c)
+{
+  pthread_mutex_lock(&c->lock);
+  if (!c->counted) {
+    pthread_mutex_unlock(&c->lock);
+    return;
+  }
+  size_t cap = hashtable_count(c->counts);
+  struct flush f = { malloc(cap * sizeof(char *)), malloc(cap * sizeof(long)),
+                     0, cap };
+  if (f.hosts != NULL && f.n != NULL) {
+    hashtable_iterate(c->counts, &f, flush_one);
+    c->counted = false;
+  }
+  pthread_mutex_unlock(&c->lock);
+  /* The keys stay in the table (never removed), so they outlive this. */
+  if (f.k > 0 && cstate_count(c->kconn, f.hosts, f.n, f.k) != CSTATE_OK)
+    fprintf(stderr, "crawler: %s: request counts not sent: %s\n", c->worker,
+            cstate_error(c->kconn));
+  free(f.hosts);
+  free(f.n);
+}
+
+static void *keeper_main(void *arg)
+{
+  cluster_t *c = arg;
+  double tick = c->lease / 4 < 1 ? c->lease / 4 : 1;
+  for (;;) {
+    double t0 = now();
+    int rc = cstate_heartbeat(c->kconn, c->worker, (long)(c->lease * 1000));
+    if (rc == CSTATE_OK)
+      rc = keep_leases(c, t0);
+    if (rc == CSTATE_OK)
+      flush_counts(c);
+    if (rc == CSTATE_OK) {
+      rc = cstate_complete(c->kconn);
+      if (rc == 1) {
+        mark_complete(c);
+        rc = CSTATE_OK;
+      }
+    }
+    if (rc < 0) {
+      fail(c, rc, "%s", cstate_error(c->kconn));
+      break;
+    }
+    pthread_mutex_lock(&c->lock);
+    struct timespec ts = deadline(tick - (now() - t0));
+    while (!c->stopping &&
+           pthread_cond_timedwait(&c->cond, &c->lock, &ts) != ETIMEDOUT)
+      ;
+    bool stop = c->stopping;
+    pthread_mutex_unlock(&c->lock);
+    if (stop)
+      break;
+  }
+  /* Leave nothing held for others to wait out. */
+  flush_counts(c);
+  for (int i = 0; i < CSTATE_PARTS; i++) {
+    pthread_mutex_lock(&c->lock);
+    struct part p = c->parts[i];
+    c->parts[i].held = false;
+    pthread_mutex_unlock(&c->lock);
+    char what[32];
+    snprintf(what, sizeof(what), "part:%d", i);
+    if (p.held && c->failure != CSTATE_LOST)
+      cstate_release(c->kconn, what, p.token);
+  }
+  pthread_mutex_lock(&c->lock);
+  bool had = c->commit_held;
+  c->commit_held = false;
+  uint64_t tok = c->commit_token;
+  pthread_mutex_unlock(&c->lock);
+  if (had && c->failure != CSTATE_LOST)
+    cstate_release(c->kconn, "commit", tok);
+  return NULL;
+}
+
+/* ---- the feeder ---- */
+
+/* inject: hand the items taken to the engine, skipping those in flight
+ * here already (a take that recovered). Returns false once the engine
+ * stops. */
+static bool inject(cluster_t *c, cstate_item_t *v, int n)
+{
+  for (int i = 0; i < n; i++) {
+    uint64_t fp[2];
+    id_fp(v[i].id, v[i].part, fp);
+    struct ticket *t = malloc(sizeof(*t));
+    pthread_mutex_lock(&c->lock);
+    bool dup = fptable_find(c->taken, fp, NULL);
+    bool ok = !dup && t != NULL && fptable_insert(c->taken, fp, NULL) == 1;
+    if (ok)
+      c->inflight++;
+    pthread_mutex_unlock(&c->lock);
+    if (!ok) {
+      free(t);
+      if (dup)
+        continue;
+      fail(c, CSTATE_ENOMEM, "out of memory taking items");
+      return false;
+    }
+    *t = (struct ticket){ .part = v[i].part, .seq = v[i].seq };
+    memcpy(t->id, v[i].id, sizeof(t->id));
+    uint64_t lseq = (c->worker_no << SEQ_BITS) | v[i].seq;
+    int rc = engine_inject(c->e, v[i].url, v[i].depth, lseq, v[i].hostkey, t);
+    if (rc != 0) {
+      pthread_mutex_lock(&c->lock);
+      fptable_remove(c->taken, fp, NULL);
+      c->inflight--;
+      pthread_mutex_unlock(&c->lock);
+      free(t);
+      if (rc == -1)
+        return false;
+      fail(c, CSTATE_ENOMEM, "out of memory queueing '%s'", v[i].url);
+      return false;
+    }
+  }
+  return true;
+}
+
+static void *feeder_main(void *arg)
+{
+  cluster_t *c = arg;
+  cstate_t *cs = NULL;
+  char err[320];
+  if (cstate_open(c->url, c->name, &cs, err, sizeof(err)) != CSTATE_OK) {
+    fail(c, CSTATE_EREDIS, "%s", err);
+    return NULL;
+  }
+  pthread_mutex_lock(&c->lock);
+  c->fconn = cs;
+  pthread_mutex_unlock(&c->lock);
+  cstate_hold_t holds[CSTATE_PARTS];
+  bool recover = false;
+  for (;;) {
+    size_t nh = 0, room;
+    bool fresh = false;
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+      nh = 0;
+      for (int i = 0; i < CSTATE_PARTS; i++)
+        if (c->parts[i].held)
+          nh++;
+      if (c->stopping || (nh > 0 && c->inflight < c->inflight_max))
+        break;
+      struct timespec ts = deadline(1);
+      pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+    }
+    if (c->stopping) {
+      pthread_mutex_unlock(&c->lock);
+      break;
+    }
+    room = c->inflight_max - c->inflight;
+    /* Partitions just taken first, alone: their first take recovers
+     * what this worker read there before and dropped (engine.h, ADMIT:
+     * it stays pending under this worker's name). */
+    for (int i = 0; i < CSTATE_PARTS; i++)
+      fresh = fresh || (c->parts[i].held && c->parts[i].fresh);
+    nh = 0;
+    for (int i = 0; i < CSTATE_PARTS; i++) {
+      struct part *p = &c->parts[i];
+      if (p->held && (!fresh || p->fresh)) {
+        holds[nh] = (cstate_hold_t){ .part = i, .token = p->token };
+        nh++;
+      }
+    }
+    pthread_mutex_unlock(&c->lock);
+    cstate_item_t *v = NULL;
+    int n = cstate_take(cs, holds, nh, c->worker, recover || fresh, room, &v);
+    if (n < 0) {
+      if (n == CSTATE_LOST || n == CSTATE_ENOMEM) {
+        fail(c, n, "%s", cstate_error(cs));
+        break;
+      }
+      /* Its reply may be lost: the next take recovers. */
+      fprintf(stderr, "crawler: %s: taking items: %s; trying again\n",
+              c->worker, cstate_error(cs));
+      recover = true;
+      sleep(1);
+      continue;
+    }
+    recover = false;
+    pthread_mutex_lock(&c->lock);
+    for (size_t i = 0; i < nh; i++) {
+      struct part *p = &c->parts[holds[i].part];
+      if (p->token == holds[i].token) {
+        p->fresh = false;
+        if (holds[i].fenced)
+          p->held = false;
+      }
+    }
+    pthread_mutex_unlock(&c->lock);
+    bool go = inject(c, v, n);
+    cstate_items_free(v, n > 0 ? (size_t)n : 0);
+    if (!go)
+      break;
+    if (n == 0 && !fresh) {
+      int w = cstate_wait(cs, holds, nh, 1000);
+      if (w == CSTATE_LOST) {
+        fail(c, w, "%s", cstate_error(cs));
+        break;
+      }
+    }
+  }
+  pthread_mutex_lock(&c->lock);
+  c->fconn = NULL;
+  pthread_mutex_unlock(&c->lock);
+  cstate_close(cs);
+  return NULL;
+}
+
+/* ---- the committer ---- */
+
+static void load_one(void *arg, uint32_t b, int64_t m)
+{
+  cluster_t *c = arg;
+  uint64_t fp[2];
+  cstate_fp_join(b, m, fp);
+  if (engine_seen_load(c->e, fp) != 0)
+    fail(c, CSTATE_ENOMEM, "out of memory loading the seen set");
+}
+
+/* begin_turn: this worker commits from now on: bring the engine and the
+ * front end to the recorded position. Returns 0, or -1 (failed). */
+static int begin_turn(cluster_t *c)
+{
+  cstate_commit_t st;
+  int rc = cstate_commit_state(c->cconn, &st);
+  if (rc != CSTATE_OK) {
+    fail(c, rc, "%s", cstate_error(c->cconn));
+    return -1;
+  }
+  adds_clear(c);
+  if (engine_commit_reset(c->e) != 0) {
+    fail(c, CSTATE_ENOMEM, "out of memory taking the commit over");
+    return -1;
+  }
+  rc = c->front.take_commit(c->front.ctx, &st);
+  if (rc != 0) {
+    fail(c, rc, "cannot take the commit over in the page directory");
+    return -1;
+  }
+  engine_commit_at(c->e, st.next_seq, st.next_commit, st.depth);
+  c->next_seq = st.next_seq;
+  c->next_commit = st.next_commit;
+  c->pages = st.pages;
+  rc = cstate_seen_load(c->cconn, load_one, c);
+  if (rc != CSTATE_OK) {
+    fail(c, rc, "%s", cstate_error(c->cconn));
+    return -1;
+  }
+  if (st.next_commit == st.next_seq)
+    mark_complete(c);
+  return 0;
+}
+
+static void *committer_main(void *arg)
+{
+  cluster_t *c = arg;
+  char after[CSTATE_ID_SIZE] = "0-0";
+  for (;;) {
+    pthread_mutex_lock(&c->lock);
+    while (!c->stopping && !(c->commit_held && c->commit_turn != c->turn) &&
+           !(c->commit_held && c->commit_turn == c->turn && c->turn != 0)) {
+      struct timespec ts = deadline(1);
+      pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+    }
+    if (c->stopping) {
+      pthread_mutex_unlock(&c->lock);
+      break;
+    }
+    bool new_turn = c->commit_turn != c->turn;
+    if (new_turn) {
+      c->turn = c->commit_turn;
+      c->token = c->commit_token;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (new_turn) {
+      snprintf(after, sizeof(after), "0-0");
+      if (begin_turn(c) != 0)
+        break;
+      continue;
+    }
+    cstate_result_t *res = NULL;
+    int n = cstate_results(c->cconn, after, 256, 1000, &res, after);
+    if (n < 0) {
+      fail(c, n, "%s", cstate_error(c->cconn));
+      break;
+    }
+    for (int i = 0; i < n; i++) {
+      if (res[i].seq < c->next_commit)
+        continue; /* committed already: a result left over */
+      fitem_t *it = c->front.unpack(c->front.ctx, res[i].data, res[i].len,
+                                    res[i].seq);
+      struct ticket *t = calloc(1, sizeof(*t));
+      if (it == NULL || t == NULL) {
+        free(t);
+        if (it != NULL)
+          fitem_delete(it); /* no data made: nothing else to free */
+        fail(c, errno == EINVAL ? CSTATE_EREDIS : CSTATE_ENOMEM,
+             "cannot read the result of seq %" PRIu64 " (%s)", res[i].seq,
+             errno == EINVAL ? "malformed" : "out of memory");
+        break;
+      }
+      t->delivered = true;
+      t->seq = res[i].seq;
+      memcpy(t->id, res[i].id, sizeof(t->id));
+      it->seq = res[i].seq;
+      it->remote = t;
+      it->host = UINT32_MAX; /* no host of this process's frontier */
+      engine_deliver(c->e, it);
+    }
+    cstate_results_free(res, n > 0 ? (size_t)n : 0);
+  }
+  return NULL;
+}
+
+/* ---- the worker ---- */
+
+int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
+                 char *err, size_t n)
+{
+  *out = NULL;
+  cluster_t *c = calloc(1, sizeof(*c));
+  if (c == NULL) {
+    snprintf(err, n, "out of memory");
+    return CSTATE_ENOMEM;
+  }
+  snprintf(c->url, sizeof(c->url), "%s", cfg->url);
+  snprintf(c->name, sizeof(c->name), "%s", cfg->name);
+  c->lease = cfg->lease >= 1 ? cfg->lease : 1;
+  c->inflight_max = cfg->inflight ? cfg->inflight : 64;
+  pthread_mutex_init(&c->lock, NULL);
+  pthread_condattr_t ca;
+  pthread_condattr_init(&ca);
+  pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+  pthread_cond_init(&c->cond, &ca);
+  pthread_condattr_destroy(&ca);
+  c->taken = fptable_new(0, 256);
+  c->counts = hashtable_new(64);
+  if (c->taken == NULL || c->counts == NULL) {
+    snprintf(err, n, "out of memory");
+    cluster_delete(c);
+    return CSTATE_ENOMEM;
+  }
+  int rc = cstate_join(cfg->url, cfg->name, cfg->params, cfg->nparams,
+                       cfg->seed, cfg->seed_hostkey, &c->kconn, created, err,
+                       n);
+  if (rc != CSTATE_OK) {
+    cluster_delete(c);
+    return rc;
+  }
+  char host[128] = "?", info[192];
+  gethostname(host, sizeof(host));
+  host[sizeof(host) - 1] = '\0';
+  snprintf(info, sizeof(info), "%s pid %ld", host, (long)getpid());
+  rc = cstate_register(c->kconn, info, c->worker, sizeof(c->worker));
+  if (rc == CSTATE_OK &&
+      cstate_open(cfg->url, cfg->name, &c->cconn, err, n) != CSTATE_OK)
+    rc = CSTATE_EREDIS;
+  else if (rc != CSTATE_OK)
+    snprintf(err, n, "%s", cstate_error(c->kconn));
+  c->worker_no = strtoull(c->worker + 1, NULL, 10);
+  if (rc == CSTATE_OK && c->worker_no >= (UINT64_C(1) << 21)) {
+    snprintf(err, n, "too many workers have joined crawl '%s'", cfg->name);
+    rc = CSTATE_EREDIS;
+  }
+  if (rc != CSTATE_OK) {
+    cluster_delete(c);
+    return rc;
+  }
+  c->remote = (engine_remote_t){ .publish = r_publish,
+                                 .add = r_add,
+                                 .seen = r_seen,
+                                 .commit_begin = r_commit_begin,
+                                 .committed = r_committed,
+                                 .admit = r_admit,
+                                 .release = r_release,
+                                 .ctx = c };
+  *out = c;
+  return CSTATE_OK;
+}
+
+void cluster_set_front(cluster_t *c, const cluster_front_t *front)
+{
+  c->front = *front;
+}
+
+long cluster_pages(cluster_t *c)
+{
+  cstate_t *cs = pool_get(c);
+  if (cs == NULL)
+    return CSTATE_EREDIS;
+  cstate_commit_t st;
+  int rc = cstate_commit_state(cs, &st);
+  pool_put(c, cs);
+  return rc == CSTATE_OK ? st.pages : rc;
+}
+
+const engine_remote_t *cluster_remote(cluster_t *c)
+{
+  return &c->remote;
+}
+
+int cluster_start(cluster_t *c, engine_t *e)
+{
+  c->e = e;
+  engine_hold(e);
+  if (pthread_create(&c->keeper, NULL, keeper_main, c) != 0)
+    return -1;
+  if (pthread_create(&c->feeder, NULL, feeder_main, c) != 0) {
+    fail(c, CSTATE_ENOMEM, "cannot start a thread");
+    pthread_join(c->keeper, NULL);
+    return -1;
+  }
+  if (pthread_create(&c->committer, NULL, committer_main, c) != 0) {
+    fail(c, CSTATE_ENOMEM, "cannot start a thread");
+    pthread_join(c->keeper, NULL);
+    pthread_join(c->feeder, NULL);
+    return -1;
+  }
+  c->started = true;
+  return 0;
+}
+
+int cluster_finish(cluster_t *c)
+{
+  pthread_mutex_lock(&c->lock);
+  c->stopping = true;
+  pthread_cond_broadcast(&c->cond);
+  bool unhold = !c->unheld;
+  c->unheld = true;
+  pthread_mutex_unlock(&c->lock);
+  if (unhold && c->e != NULL)
+    engine_unhold(c->e);
+  if (c->started) {
+    unblock(c, true);
+    pthread_join(c->keeper, NULL);
+    pthread_join(c->feeder, NULL);
+    pthread_join(c->committer, NULL);
+    c->started = false;
+  }
+  if (c->failure != 0)
+    return c->failure;
+  return c->complete ? 0 : 1;
+}
+
+const char *cluster_error(const cluster_t *c)
+{
+  return c->err;
+}
+
+const char *cluster_worker(const cluster_t *c)
+{
+  return c->worker;
+}
+
+int cluster_robots_get(cluster_t *c, const char *url, char **data, size_t *len)
+{
+  cstate_t *cs = pool_get(c);
+  if (cs == NULL)
+    return CSTATE_EREDIS;
+  int rc = cstate_robots_get(cs, url, data, len);
+  pool_put(c, cs);
+  return rc;
+}
+
+int cluster_robots_put(cluster_t *c, const char *url, const char *data,
+                       size_t len)
+{
+  cstate_t *cs = pool_get(c);
+  if (cs == NULL)
+    return CSTATE_EREDIS;
+  int rc = cstate_robots_put(cs, url, data, len);
+  pool_put(c, cs);
+  return rc;
+}
+
+void cluster_count(cluster_t *c, const char *hostkey)
+{
+  pthread_mutex_lock(&c->lock);
+  long *n = hashtable_find(c->counts, hostkey);
+  if (n == NULL && (n = calloc(1, sizeof(*n))) != NULL &&
+      !hashtable_insert(c->counts, hostkey, n)) {
+    free(n);
+    n = NULL;
+  }
+  if (n != NULL) {
+    (*n)++;
+    c->counted = true;
+  }
+  pthread_mutex_unlock(&c->lock);
+}
+
+int cluster_note_set(cluster_t *c, const char *field, const char *value)
+{
+  cstate_t *cs = pool_get(c);
+  if (cs == NULL)
+    return CSTATE_EREDIS;
+  int rc = cstate_note_set(cs, field, value);
+  pool_put(c, cs);
+  return rc;
+}
+
+int cluster_note_get(cluster_t *c, const char *field, char *out, size_t n)
+{
+  cstate_t *cs = pool_get(c);
+  if (cs == NULL)
+    return CSTATE_EREDIS;
+  int rc = cstate_note_get(cs, field, out, n);
+  pool_put(c, cs);
+  return rc;
+}
+
+void cluster_delete(cluster_t *c)
+{
+  if (c == NULL)
+    return;
+  adds_clear(c);
+  free(c->adds);
+  for (size_t i = 0; i < c->npool; i++)
+    cstate_close(c->pool[i]);
+  free(c->pool);
+  cstate_close(c->kconn);
+  cstate_close(c->cconn);
+  fptable_delete(c->taken);
+  if (c->counts != NULL)
+    hashtable_delete(c->counts, free);
+  pthread_cond_destroy(&c->cond);
+  pthread_mutex_destroy(&c->lock);
+  free(c);
+}

@@ -1,0 +1,142 @@
+/* cluster.h: this process as one worker of a crawl shared through Redis
+ * (internal; the crawler's --cluster).
+ *
+ * The engine's shared frontier (engine_remote_t, engine.h) over the
+ * crawl's state in Redis (cstate.h); why it is built so is in DESIGN.md,
+ * "One crawl, many processes". A worker runs the usual engine, with
+ * three threads of its own beside the pools:
+ *   keeper     says the worker is alive, keeps its leases (a share of
+ *              the partitions: hosts hash to them; and the commit, when
+ *              no one else has it), counts requests for --status, and
+ *              notices when the crawl is complete;
+ *   feeder     takes the items of the partitions held, as many as the
+ *              worker may have in flight, into the engine's frontier;
+ *   committer  while this worker holds the commit, reads the results
+ *              every worker publishes and hands them to the engine's
+ *              commit, in seq order; each commit is made durable in
+ *              Redis before the next.
+ * The front end (the crawler's webcrawl.c) packs a parsed item's
+ * result for the others, unpacks one for its commit, and keeps the page
+ * directory in step with the commit's recorded position
+ * (cluster_front_t).
+ *
+ * Leases end LEASE seconds after their last renewal; the keeper renews
+ * them a few times a lease, and the worker acts for a lease only until
+ * its end counted from before the renewal was sent (cstate_lease): so a
+ * worker cut off or paused stops fetching a partition's hosts, and
+ * committing, before another may start.
+ *
+ * Thread-safety: cluster_join, cluster_start, cluster_finish and
+ * cluster_delete from one thread; the rest from any thread. */
+#ifndef CRAWLER_CLUSTER_CLUSTER_H
+#define CRAWLER_CLUSTER_CLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cstate.h"
+#include "engine.h"
+
+typedef struct cluster cluster_t;
+
+/* engine_run's status (engine_fail) when the cluster failed the crawl:
+ * cluster_error says why. */
+enum { CLUSTER_EFAILED = -20 };
+
+/* What the front end does for the cluster. Every call from the thread
+ * named; no cluster lock held. */
+typedef struct cluster_front {
+  /* pack: parse thread: the result of IT (its data as the parse hook
+   * left it) as bytes, *DATA owned by caller (free). Returns 0, or -2
+   * if out of memory. */
+  int (*pack)(void *ctx, const fitem_t *it, char **data, size_t *len);
+  /* unpack: committer: an item for the commit from DATA (LEN bytes),
+   * url, depth and data set, for the item of shared seq SEQ (the caller
+   * sets it->seq). Returns: owned by caller (it goes to engine_deliver),
+   * or NULL if out of memory or not a result (errno EINVAL). */
+  fitem_t *(*unpack)(void *ctx, const char *data, size_t len, uint64_t seq);
+  /* take_commit: committer: this worker commits from position ST on:
+   * bring the page directory and the front end's counts to it (undo
+   * what a committer before did after its last recorded commit).
+   * Returns 0, or a negative status that fails the crawl. */
+  int (*take_commit)(void *ctx, const cstate_commit_t *st);
+  /* position: committer, after each commit: the pages, noindex pages
+   * and journal bytes now, into ST. */
+  void (*position)(void *ctx, cstate_commit_t *st);
+  /* durable: committer: the commit of IT is recorded in Redis (what it
+   * kept for a committer after it to redo, it may drop now). May be
+   * NULL. */
+  void (*durable)(void *ctx, fitem_t *it);
+  /* handed: parse thread: IT's result is published: its temporary
+   * files are the commit's now, not to be removed with IT. May be
+   * NULL. */
+  void (*handed)(void *ctx, fitem_t *it);
+  void *ctx;
+} cluster_front_t;
+
+typedef struct cluster_config {
+  const char *url;              /* redis://HOST[:PORT][/DB] */
+  const char *name;             /* the crawl's name */
+  const cstate_param_t *params; /* the options that must agree */
+  size_t nparams;
+  const char *seed, *seed_hostkey; /* the first item, if it creates it */
+  double lease;                    /* seconds (>= 1) */
+  size_t inflight;                 /* items taken and not finished, at
+                                      most (the feeder's bound) */
+} cluster_config_t;
+
+/* cluster_join: join crawl CFG->name (creating it if new; *CREATED
+ * says), copying CFG. Returns a CSTATE_* status: CSTATE_OK with *OUT
+ * (owned: cluster_delete); else ERR (size N) says why. */
+int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
+                 char *err, size_t n);
+
+/* cluster_set_front: the front end's calls (FRONT copied; its ctx
+ * borrowed), before cluster_start. */
+void cluster_set_front(cluster_t *c, const cluster_front_t *front);
+
+/* cluster_pages: the pages the crawl has saved, all workers together
+ * (a negative status if Redis cannot say). */
+long cluster_pages(cluster_t *c);
+
+/* cluster_remote: the engine_remote_t to put in the engine's config.
+ * Borrowed; lives as long as C. */
+const engine_remote_t *cluster_remote(cluster_t *c);
+
+/* cluster_start: start the worker's threads for engine E (made with
+ * cluster_remote), holding E open (engine_hold) until the crawl is
+ * complete or fails. Returns 0, or -1 if a thread could not start. */
+int cluster_start(cluster_t *c, engine_t *e);
+
+/* cluster_finish: after engine_run returned: stop and join the threads.
+ * Returns 0 if the crawl is complete, or a negative status: the first
+ * failure (CSTATE_LOST, CSTATE_EREDIS, ...), with cluster_error saying
+ * why; or 1 if the engine stopped before completion (an interrupt). */
+int cluster_finish(cluster_t *c);
+
+/* cluster_error: why the worker failed (borrowed). */
+const char *cluster_error(const cluster_t *c);
+
+/* cluster_worker: this worker's id ("w3"). Borrowed. */
+const char *cluster_worker(const cluster_t *c);
+
+/* cluster_robots_get/put: the answer to a robots.txt URL another worker
+ * stored, or store one (cstate_robots_get/put). Any thread. */
+int cluster_robots_get(cluster_t *c, const char *url, char **data, size_t *len);
+int cluster_robots_put(cluster_t *c, const char *url, const char *data,
+                       size_t len);
+
+/* cluster_count: one request to HOSTKEY, for --status (sent with the
+ * next heartbeat). Any thread. */
+void cluster_count(cluster_t *c, const char *hostkey);
+
+/* cluster_note_set, cluster_note_get: cstate_note_set/get. */
+int cluster_note_set(cluster_t *c, const char *field, const char *value);
+int cluster_note_get(cluster_t *c, const char *field, char *out, size_t n);
+
+/* cluster_delete: free C (after cluster_finish, or when never started).
+ * NULL is fine. */
+void cluster_delete(cluster_t *c);
+
+#endif /* CRAWLER_CLUSTER_CLUSTER_H */

@@ -1,0 +1,68 @@
+/* summary.c: see summary.h. */
+#include "summary.h"
+
+#include <stdio.h>
+#include <sys/resource.h>
+
+/* print_tally: T's causes on stderr, one a line, "LABEL: N x CAUSE". */
+static void print_tally(const char *prog, const char *label, const tally_t *t)
+{
+  for (size_t i = 0; i < t->n; i++)
+    fprintf(stderr, "%s: %s: %ld x %s\n", prog, label, t->v[i].n, t->v[i].what);
+  if (t->other > 0)
+    fprintf(stderr, "%s: %s: %ld x other causes (--log names each)\n", prog,
+            label, t->other);
+}
+
+void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
+                   const char *warc_path, const webcrawl_stats_t *st)
+{
+  fprintf(stderr,
+          "%s: saved %ld pages (%lld bytes) in '%s' in %.2f s, "
+          "%.1f pages/s\n"
+          "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
+          "%ld, binary %ld, too large %ld), redirects %ld, retries %ld\n",
+          prog, st->saved, st->bytes, dir, st->elapsed,
+          st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog, st->fetched,
+          st->failed, st->http_errors, st->net_errors, st->wrong_type,
+          st->binary, st->too_large, st->redirects, st->retries);
+  /* Why, next to how many: the log has the message of each. */
+  print_tally(prog, "failed", &st->failures);
+  print_tally(prog, "not fetched", &st->unreachable);
+  fprintf(stderr,
+          "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
+          "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "
+          "limit %ld\n"
+          "%s: robots: %ld robots.txt fetched, %ld failed; %ld URLs "
+          "disallowed, %ld not fetched as robots.txt was unreachable; %ld "
+          "pages noindex, %ld nofollow\n",
+          prog, st->ign_dupl + st->dup_redirects, st->ign_extern,
+          st->ign_nonpage, st->ign_invalid, st->ign_rel_nofollow, st->ign_trap,
+          st->ign_host_limit, prog, st->robots_fetched, st->robots_failed,
+          st->ign_robots, st->ign_unreachable, st->noindex, st->nofollow);
+  if (o->warc != NULL)
+    fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog, st->warc_records,
+            warc_path);
+  struct rusage ru;
+  long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+  fprintf(stderr,
+          "%s: memory: budget %zu bytes, peak %zu held; spilled %lld bytes "
+          "to disk (peak %lld at once); peak RSS %ld KiB\n",
+          prog, o->max_memory, st->mem_peak, st->spilled, st->spill_peak, rss);
+  double rps = st->elapsed > 0 ? st->requests / st->elapsed : 0;
+  /* The most a polite crawl could do: B + R*t requests per host, each
+   * host counted from when it was found. */
+  double bound = st->elapsed > 0 ? st->bound / st->elapsed : 0;
+  if (o->rate > 0 && bound > 0)
+    fprintf(stderr,
+            "%s: politeness: %ld requests to %ld hosts, %.1f/s; "
+            "the bound (%g + %g/s x t per host, from when it was found) "
+            "allows %.1f/s: %.0f%% of it\n",
+            prog, st->requests, st->hosts, rps, o->burst, o->rate, bound,
+            100 * rps / bound);
+  else
+    fprintf(stderr,
+            "%s: %ld requests to %ld hosts, %.1f/s (no rate "
+            "limit)\n",
+            prog, st->requests, st->hosts, rps);
+}

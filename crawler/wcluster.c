@@ -1,0 +1,304 @@
+/* wcluster.c: see wcluster.h.
+ *
+ * The commit's side: a committer publishes a page by a hard link to its
+ * temporary file, which stays until the commit is recorded in Redis
+ * (durable), so that a committer after it, which cuts the journal back
+ * to the recorded length and removes the pages published after the
+ * recorded count (take_commit), can publish them again. */
+#include "wcluster.h"
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "crawl.h"
+#include "page.h"
+#include "strbuf.h"
+#include "url.h"
+#include "webcrawl_int.h"
+
+/* ---- joining ---- */
+
+int wcluster_join(const char *url, const char *name, double lease,
+                  const pagedir_params_t *params, const webcrawl_opts_t *o,
+                  cluster_t **out, bool *created, char *err, size_t n)
+{
+  *out = NULL;
+  /* The marker's lines, a key repeated (scope, domain) joined by
+   * spaces; then what a marker does not record but every worker must
+   * share: politeness and what decides a failure. */
+  char *text = pagedir_params_text(params);
+  char *key = url_host_key(o->seed);
+  strbuf_t vals[16];
+  const char *names[16];
+  size_t np = 0;
+  int rc = CSTATE_ENOMEM;
+  if (text == NULL || key == NULL) {
+    snprintf(err, n, "out of memory");
+    goto out;
+  }
+  for (char *line = text, *next; *line != '\0'; line = next) {
+    next = line + strcspn(line, "\n");
+    if (*next == '\n')
+      *next++ = '\0';
+    char *colon = strstr(line, ": ");
+    if (colon == NULL)
+      continue;
+    *colon = '\0';
+    size_t i = 0;
+    while (i < np && strcmp(names[i], line) != 0)
+      i++;
+    if (i == np) {
+      if (np == 12)
+        continue; /* the marker has fewer kinds of lines */
+      names[np] = line;
+      vals[np] = (strbuf_t)STRBUF_INIT;
+      np++;
+    } else {
+      strbuf_adds(&vals[i], " ");
+    }
+    strbuf_adds(&vals[i], colon + 2);
+  }
+  strbuf_t more[4] = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, STRBUF_INIT };
+  strbuf_addf(&more[0], "%g", o->rate);
+  strbuf_addf(&more[1], "%g", o->burst);
+  strbuf_addf(&more[2], "%d", o->retries);
+  strbuf_addf(&more[3], "%ld", o->timeout);
+  const char *more_names[4] = { "rate", "burst", "retries", "timeout" };
+  for (int i = 0; i < 4; i++) {
+    names[np] = more_names[i];
+    vals[np++] = more[i];
+  }
+  cstate_param_t p[16];
+  bool oom = false;
+  for (size_t i = 0; i < np; i++) {
+    oom = oom || vals[i].oom;
+    p[i] = (cstate_param_t){ names[i], vals[i].p ? vals[i].p : "" };
+  }
+  if (oom) {
+    snprintf(err, n, "out of memory");
+  } else {
+    cluster_config_t cfg = { .url = url,
+                             .name = name,
+                             .params = p,
+                             .nparams = np,
+                             .seed = o->seed,
+                             .seed_hostkey = key,
+                             .lease = lease,
+                             .inflight = (size_t)(4 * o->download_workers +
+                                                  4 * o->parse_workers + 16) };
+    rc = cluster_join(&cfg, out, created, err, n);
+  }
+  for (size_t i = 0; i < np; i++)
+    strbuf_release(&vals[i]);
+out:
+  free(text);
+  free(key);
+  return rc;
+}
+
+int wcluster_status(const char *url, const char *name, FILE *fp, char *err,
+                    size_t n)
+{
+  cstate_t *cs = NULL;
+  int rc = cstate_open(url, name, &cs, err, n);
+  if (rc != CSTATE_OK)
+    return rc;
+  rc = cstate_status(cs, fp);
+  if (rc < 0)
+    snprintf(err, n, "%s", cstate_error(cs));
+  cstate_close(cs);
+  return rc;
+}
+
+/* ---- the front end (cluster_front_t) ---- */
+
+static int f_pack(void *ctx, const fitem_t *it, char **data, size_t *len)
+{
+  (void)ctx;
+  const struct page *p = it->data;
+  struct page none = { 0 };
+  *data = page_pack(it, p ? p : &none, len);
+  return *data != NULL ? 0 : -2;
+}
+
+static void f_handed(void *ctx, fitem_t *it)
+{
+  (void)ctx;
+  struct page *p = it->data;
+  if (p != NULL)
+    p->keep_tmp = true;
+}
+
+static fitem_t *f_unpack(void *ctx, const char *data, size_t len, uint64_t seq)
+{
+  struct webcrawl *w = ctx;
+  /* A links file of the commit's own, named by the shared seq: no
+   * worker's (theirs carry the worker's number above it). */
+  return page_unpack(data, len, &w->budget, w->o->pagedir,
+                     (unsigned long long)seq);
+}
+
+static int f_take_commit(void *ctx, const cstate_commit_t *st)
+{
+  struct webcrawl *w = ctx;
+  const char *dir = w->o->pagedir;
+  if (pagedir_journal_truncate(dir, st->journal) != 0 ||
+      pagedir_unpublish_after(dir, (int)st->pages) != 0) {
+    fprintf(stderr,
+            "crawler: cannot bring '%s' to the commit's recorded position "
+            "(%ld pages, %lld journal bytes): %s\n",
+            dir, st->pages, st->journal, strerror(errno));
+    return CSTATE_EREDIS;
+  }
+  w->st->saved = st->pages;
+  w->st->noindex = st->noindex;
+  atomic_store(&w->limit_reached,
+               w->o->max_pages > 0 && st->pages >= w->o->max_pages);
+  return 0;
+}
+
+static void f_position(void *ctx, cstate_commit_t *st)
+{
+  struct webcrawl *w = ctx;
+  st->pages = w->st->saved;
+  st->noindex = w->st->noindex;
+  long long j = pagedir_journal_size(w->o->pagedir);
+  st->journal = j < 0 ? 0 : j;
+}
+
+static void f_durable(void *ctx, fitem_t *it)
+{
+  (void)ctx;
+  struct page *p = it->data;
+  if (p != NULL && p->tmp != NULL) {
+    unlink(p->tmp); /* published by a link, or not needed */
+    free(p->tmp);
+    p->tmp = NULL;
+  }
+}
+
+int wcluster_start(struct webcrawl *w)
+{
+  cluster_front_t front = { .pack = f_pack,
+                            .unpack = f_unpack,
+                            .take_commit = f_take_commit,
+                            .position = f_position,
+                            .durable = f_durable,
+                            .handed = f_handed,
+                            .ctx = w };
+  cluster_set_front(w->cluster, &front);
+  return cluster_start(w->cluster, w->e);
+}
+
+int wcluster_finish(struct webcrawl *w, int status)
+{
+  int rc = cluster_finish(w->cluster);
+  if (rc < 0 || status == WEBCRAWL_ECLUSTER) {
+    fprintf(stderr, "crawler: %s: %s\n", cluster_worker(w->cluster),
+            cluster_error(w->cluster)[0] ? cluster_error(w->cluster)
+                                         : "the shared crawl failed");
+    return WEBCRAWL_ECLUSTER;
+  }
+  if (rc != 0)
+    return status; /* stopped before the end (an interrupt) */
+  /* Complete: what the crawl as a whole did. */
+  long pages = cluster_pages(w->cluster);
+  if (pages >= 0)
+    w->st->saved = pages;
+  char why[sizeof(w->st->seed_why)];
+  if (cluster_note_get(w->cluster, "seed", why, sizeof(why)) == CSTATE_OK) {
+    w->st->seed_saved = why[0] == '\0';
+    snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
+  }
+  /* Every item is committed: no temporary file is anyone's now. */
+  pagedir_remove_tmp(w->o->pagedir);
+  return status == ENGINE_ESTOPPED ? CRAWL_OK : status;
+}
+
+/* ---- robots.txt, once per host for every worker ---- */
+
+/* The answer as bytes: a tag byte, 4 bytes of length, the bytes. */
+static void put(strbuf_t *b, char tag, const void *v, size_t n)
+{
+  unsigned char h[5] = { (unsigned char)tag, (unsigned char)n,
+                         (unsigned char)(n >> 8), (unsigned char)(n >> 16),
+                         (unsigned char)(n >> 24) };
+  strbuf_add(b, h, sizeof(h));
+  strbuf_add(b, v, n);
+}
+
+void wcluster_robots_keep(struct webcrawl *w, const char *url,
+                          const fetch_result_t *r)
+{
+  if (r->retryable)
+    return; /* the next owner asks again, as this one would */
+  strbuf_t b = STRBUF_INIT;
+  char num[64];
+  snprintf(num, sizeof(num), "%d %ld %d %zu", (int)r->outcome, r->status,
+           r->curl_code, r->len);
+  put(&b, 'N', num, strlen(num));
+  put(&b, 'E', r->error, strlen(r->error));
+  if (r->location)
+    put(&b, 'L', r->location, strlen(r->location));
+  if (r->body)
+    put(&b, 'B', r->body, r->len);
+  if (!b.oom && cluster_robots_put(w->cluster, url, b.p, b.len) != CSTATE_OK)
+    fprintf(stderr, "crawler: robots.txt of '%s' not shared\n", url);
+  strbuf_release(&b);
+}
+
+bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r)
+{
+  memset(r, 0, sizeof(*r));
+  r->retry_after = -1;
+  char *d = NULL;
+  size_t len = 0;
+  if (cluster_robots_get(w->cluster, url, &d, &len) != CSTATE_OK || !d)
+    return false;
+  bool ok = false;
+  for (size_t i = 0; i + 5 <= len;) {
+    const unsigned char *h = (const unsigned char *)d + i;
+    size_t n = (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16 |
+               (size_t)h[4] << 24;
+    if (n > len - i - 5)
+      break;
+    const char *v = d + i + 5;
+    char **s = NULL;
+    if (h[0] == 'N') {
+      char num[64];
+      int outcome = 0, code = 0;
+      snprintf(num, sizeof(num), "%.*s", (int)n, v);
+      ok = sscanf(num, "%d %ld %d %zu", &outcome, &r->status, &code, &r->len) ==
+           4;
+      r->outcome = (fetch_outcome_t)outcome;
+      r->curl_code = code;
+    } else if (h[0] == 'E') {
+      snprintf(r->error, sizeof(r->error), "%.*s", (int)n, v);
+    } else if (h[0] == 'L') {
+      s = &r->location;
+    } else if (h[0] == 'B') {
+      s = &r->body;
+    }
+    if (s != NULL && (*s = malloc(n + 1)) != NULL) {
+      memcpy(*s, v, n);
+      (*s)[n] = '\0';
+    }
+    i += 5 + n;
+  }
+  free(d);
+  if (!ok || (r->outcome == FETCH_OK && r->body == NULL && r->len > 0)) {
+    fetch_result_free(r);
+    return false;
+  }
+  return true;
+}
+
+void wcluster_seed(struct webcrawl *w, const char *why)
+{
+  if (cluster_note_set(w->cluster, "seed", why[0] ? why : "not saved") !=
+      CSTATE_OK)
+    fprintf(stderr, "crawler: why the seed was not saved is not shared\n");
+}

@@ -1,0 +1,65 @@
+/* wcluster.h: the crawler's side of a crawl shared by many processes
+ * through Redis (--cluster; internal).
+ *
+ * crawler/cluster/ knows the shared crawl and the engine; this module
+ * knows the crawler: which options must agree across workers, how a
+ * page's record travels to the commit (page_pack, page_unpack), how the
+ * page directory follows the commit from one committer to the next, and
+ * robots.txt fetched once per host for every worker. */
+#ifndef CRAWLER_WCLUSTER_H
+#define CRAWLER_WCLUSTER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cluster.h"
+#include "fetch.h"
+#include "pagedir.h"
+#include "webcrawl.h"
+
+struct webcrawl;
+
+/* wcluster_join: join crawl NAME at Redis URL as one worker, with leases
+ * of LEASE seconds, creating it if new (*CREATED): the options that must
+ * agree are PARAMS (what the marker records) and O's rate, burst,
+ * retries and timeout; the seed is O->seed.
+ * Returns a CSTATE_* status: CSTATE_OK with *OUT (cluster_delete), else
+ * ERR (size N) says why. Main thread. */
+int wcluster_join(const char *url, const char *name, double lease,
+                  const pagedir_params_t *params, const webcrawl_opts_t *o,
+                  cluster_t **out, bool *created, char *err, size_t n);
+
+/* wcluster_status: print crawl NAME's state at Redis URL to FP.
+ * Returns 1 complete, 0 running, or a negative CSTATE_* status (ERR,
+ * size N, says why). */
+int wcluster_status(const char *url, const char *name, FILE *fp, char *err,
+                    size_t n);
+
+/* wcluster_start: W's front end for W->cluster, its threads started on
+ * W's engine. Returns 0 or -1. webcrawl_run, before engine_run. */
+int wcluster_start(struct webcrawl *w);
+
+/* wcluster_finish: after engine_run returned STATUS: stop W's cluster
+ * threads; fill W->st with what the crawl as a whole did (pages saved,
+ * why the seed was not saved); on completion, clear the temporary files
+ * left. Returns the status for webcrawl_run: STATUS, CRAWL_OK once the
+ * crawl is complete, or WEBCRAWL_ECLUSTER (said on stderr). */
+int wcluster_finish(struct webcrawl *w, int status);
+
+/* wcluster_robots: the answer to robots.txt URL that a worker got
+ * before, into *R (zeroed first): true if there was one (then no
+ * request is made). Download thread. */
+bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r);
+
+/* wcluster_robots_keep: store R, the answer to robots.txt URL, for every
+ * worker, unless it is worth asking again (retryable). Download
+ * thread. */
+void wcluster_robots_keep(struct webcrawl *w, const char *url,
+                          const fetch_result_t *r);
+
+/* wcluster_seed: the seed was not saved, for WHY: say so to every
+ * worker. Commit. */
+void wcluster_seed(struct webcrawl *w, const char *why);
+
+#endif /* CRAWLER_WCLUSTER_H */

@@ -1,0 +1,43 @@
+/* webcrawl_int.h: the crawl's state, shared by webcrawl.c and
+ * wcluster.c (private to crawler/). */
+#ifndef CRAWLER_WEBCRAWL_INT_H
+#define CRAWLER_WEBCRAWL_INT_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "budget.h"
+#include "cluster.h"
+#include "engine.h"
+#include "fetch.h"
+#include "hosts.h"
+#include "page.h"
+#include "webcrawl.h"
+
+/* One crawl (webcrawl_run's). Fields: see webcrawl.c, which writes them;
+ * wcluster.c reads and writes the commit's counts from the committer
+ * thread, which is the commit's (webcrawl.c's top comment). */
+struct webcrawl {
+  const webcrawl_opts_t *o;
+  char agent[64]; /* our product token: what a robots meta names */
+  hosts_t *hosts; /* robots.txt and page counts per host; locks
+                     itself (hosts.h) */
+  atomic_long robots_fetched, robots_failed;
+  atomic_long requests; /* every HTTP request made */
+  atomic_bool warc_failed;
+  fetch_config_t fcfg;
+  engine_t *e;
+  webcrawl_stats_t *st; /* commit only, but see atomics below */
+  atomic_long redirects, retries;
+  atomic_bool limit_reached;
+  bool io_failed; /* commit only */
+  bool oom;       /* commit only: a page lost links to OOM */
+  double start, last_progress;
+  budget_t budget;    /* --max-memory (budget.h) */
+  page_scan_t scan;   /* how pages are scanned (page_scan) */
+  unsigned tmp_flags; /* PAGEDIR_GZIP, PAGEDIR_FSYNC for page files */
+  cluster_t *cluster; /* o->cluster: a crawl shared with other processes,
+                         or NULL */
+};
+
+#endif /* CRAWLER_WEBCRAWL_INT_H */
