@@ -41,6 +41,10 @@
 /* Local seqs: the worker's number above this many bits. */
 enum { SEQ_BITS = 40 };
 
+/* How often the feeder takes back what is pending under this worker's
+ * name (feeder_main). */
+enum { RECOVER_SECONDS = 5 };
+
 struct ticket {
   bool delivered; /* a result for the commit, not an item to fetch */
   char id[CSTATE_ID_SIZE];
@@ -244,7 +248,21 @@ static int r_publish(void *rctx, engine_t *e, fitem_t *it)
   }
   cstate_item_t item = { .part = t->part, .seq = t->seq };
   memcpy(item.id, t->id, sizeof(item.id));
-  int rc = cstate_result(cs, &item, token, data, len);
+  int rc;
+  for (;;) {
+    rc = cstate_result(cs, &item, token, data, len);
+    if (rc != CSTATE_FENCED)
+      break;
+    /* Fenced: if this worker holds the partition again (the lease
+     * lapsed meanwhile, say while Redis restarted), the item is still
+     * its own (pending under its name): publish under the new token. */
+    pthread_mutex_lock(&c->lock);
+    uint64_t now_token = p->held ? p->token : 0;
+    pthread_mutex_unlock(&c->lock);
+    if (now_token == 0 || now_token == token)
+      break;
+    token = now_token;
+  }
   free(data);
   if (rc != CSTATE_OK && rc != CSTATE_FENCED) {
     fail(c, rc, "publishing the result of '%s': %s", it->url, cstate_error(cs));
@@ -670,7 +688,15 @@ static void *feeder_main(void *arg)
   pthread_mutex_unlock(&c->lock);
   cstate_hold_t holds[CSTATE_PARTS];
   bool recover = false;
+  double recovered = now();
   for (;;) {
+    /* Now and then, take back whatever is pending under this worker's
+     * name and not in flight here: an item dropped while its lease had
+     * lapsed, whose partition came back to this worker since. */
+    if (now() - recovered > RECOVER_SECONDS) {
+      recover = true;
+      recovered = now();
+    }
     size_t nh = 0, room;
     bool fresh = false;
     pthread_mutex_lock(&c->lock);

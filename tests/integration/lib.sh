@@ -45,6 +45,24 @@
 #                       Runs from the exit trap too, so nothing outlives the
 #                       script, even after a failure or a signal.
 #
+# A Redis server of the script's own (Debian's redis-server, never the
+# system's service), for --cluster:
+#   redis_start     on a free loopback port, in a temporary directory, AOF
+#                   on (appendfsync everysec); sets REDIS_PORT, REDIS_PID,
+#                   REDIS_URL (redis://127.0.0.1:PORT). skip_all if
+#                   redis-server is not installed.
+#   redis_stop      SIGTERM (it writes its AOF), wait; idempotent; also run
+#                   on exit
+#   redis_kill      SIGKILL
+#   redis_restart   start it again on the same port and directory: it
+#                   comes back with what its AOF holds
+#   redis_wipe      (stopped) remove what it persisted: it comes back empty
+#
+# Politeness from the log:
+#   window_ok LOG ADDR RATE BURST   in every window [t_i, t_j] of ADDR's
+#                   requests in LOG, at most BURST + RATE * (t_j - t_i +
+#                   SLACK) of them (SLACK: 0.1 s, 0.25 s under a sanitizer)
+#
 # The request log: one line per request, tab-separated:
 #   MONOTONIC_SECONDS  ADDRESS:PORT  METHOD  TARGET  STATUS|-  USER_AGENT|-
 #   CONNECTION_NUMBER
@@ -76,6 +94,7 @@ TAP_SKIPPED=0
 LIB_TMPDIRS=()
 SERVER_PID=
 SERVER_STATUS=
+REDIS_PID=
 
 # ------------------------------------------------------------------ TAP
 
@@ -166,6 +185,7 @@ lib_cleanup() {
   local rc=$? d
   trap - EXIT INT TERM
   server_stop
+  redis_stop
   for d in "${LIB_TMPDIRS[@]+"${LIB_TMPDIRS[@]}"}"; do
     if [ "$TAP_FAILED" != 0 ] || [ "${KEEP_TMP:-0}" = 1 ]; then
       echo "# kept $d for inspection" >&2
@@ -271,4 +291,92 @@ log_wait_lines() {  # log_wait_lines N [SECONDS]
     sleep 0.1
   done
   return 1
+}
+
+# --------------------------------------------------------------- redis
+
+redis_up() {  # redis_up: our server answers on REDIS_PORT (5 s at most)
+  local i pid
+  for i in $(seq 50); do
+    kill -0 "$REDIS_PID" 2>/dev/null || return 1
+    pid=$(redis-cli -p "$REDIS_PORT" INFO server 2>/dev/null |
+      awk -F: '/^process_id:/ { print $2 + 0 }')
+    [ "$pid" = "$REDIS_PID" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+redis_spawn() {
+  redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --dir "$REDIS_DIR" \
+    --appendonly yes --appendfsync everysec --save '' --daemonize no \
+    --logfile redis.log >/dev/null 2>&1 &
+  REDIS_PID=$!
+  redis_up
+}
+
+redis_start() {
+  require_cmd redis-server redis-cli
+  mktemp_dir REDIS_DIR
+  local try
+  # A port picked at random; one in use makes redis-server exit at once,
+  # and redis_up checks that the server answering is ours.
+  for try in $(seq 20); do
+    REDIS_PORT=$((20000 + RANDOM % 40000))
+    if redis_spawn; then
+      REDIS_URL=redis://127.0.0.1:$REDIS_PORT
+      return 0
+    fi
+    redis_stop
+  done
+  echo "redis_start: no redis-server came up" >&2
+  return 1
+}
+
+redis_signal() {  # redis_signal SIG
+  local pid=$REDIS_PID
+  [ -n "$pid" ] || return 0
+  REDIS_PID=
+  kill "-$1" "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  return 0
+}
+
+redis_stop() {
+  redis_signal TERM
+}
+
+redis_kill() {
+  redis_signal KILL
+}
+
+redis_restart() {
+  redis_spawn
+}
+
+redis_wipe() {
+  rm -rf "$REDIS_DIR/appendonlydir" "$REDIS_DIR/dump.rdb"
+}
+
+# ----------------------------------------------------------- politeness
+
+SLACK=0.1
+if [ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ]; then
+  SLACK=0.25
+fi
+
+window_ok() {  # window_ok LOG ADDR RATE BURST (see the top of this file)
+  awk -F'\t' -v a="$2:" -v r="$3" -v b="$4" -v slack="$SLACK" '
+    index($2, a) == 1 { t[n++] = $1 }
+    END {
+      bad = 0
+      for (i = 0; i < n; i++)
+        for (j = i + 1; j < n; j++)
+          if (j - i + 1 > b + r * (t[j] - t[i] + slack) + 1e-9) {
+            printf "# %s: %d requests in %.3f s\n", a, j - i + 1,
+                   t[j] - t[i] > "/dev/stderr"
+            bad = 1
+          }
+      exit bad
+    }' "$1"
 }

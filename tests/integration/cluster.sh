@@ -1,0 +1,235 @@
+# cluster: crawler processes sharing one crawl through Redis (--cluster),
+# against a redis-server of the test's own (lib.sh): 1 to 4 workers give
+# the single-process golden directories byte for byte; options that differ
+# are refused, naming the option; Redis unreachable or a wrong URL writes
+# nothing; a worker after the end, --status; kill -9 of a worker, of all
+# of them, Redis restarted (AOF) and Redis emptied, each mid-crawl; and
+# politeness and robots.txt across workers, from the server's log.
+. "$(dirname "$0")/lib.sh"
+require_file "$BIN/crawler" "$TESTSERVER"
+require_cmd redis-server redis-cli
+mktemp_dir
+SAMPLES=$TOP/pageDirectory-samples
+redis_start || { not_ok "redis-server starts"; finish; }
+
+# worker NAME OUT DEPTH SEED [OPTIONS...]: one worker, in the background
+# (its pid in LAST_PID), bounded by a timeout; stderr to $TEST_DIR/NAME.err.
+worker() {
+  local name=$1 out=$2 depth=$3 seed=$4
+  shift 4
+  timeout -k 5 180 "$BIN/crawler" --quiet --cluster "$REDIS_URL" \
+    --crawl-name "$name" "$@" "$seed" "$out" "$depth" \
+    2>>"$TEST_DIR/$name.err" &
+  LAST_PID=$!
+}
+
+# workers COUNT NAME OUT DEPTH SEED [OPTIONS...]: COUNT workers at once;
+# prints their exit codes once all are done.
+workers() {
+  local count=$1 i pids=() codes=() p
+  shift
+  mkdir -p "$2"
+  for i in $(seq "$count"); do
+    worker "$@"
+    pids+=("$LAST_PID")
+  done
+  for p in "${pids[@]}"; do
+    wait "$p"
+    codes+=("$?")
+  done
+  echo "${codes[*]}"
+}
+
+golden() {  # golden NAME DIR
+  rm -rf "$TEST_DIR/portless-$1"
+  portless "$2" "$TEST_DIR/portless-$1"
+  check "$3: equals the golden $1 byte for byte" \
+    diff -r "$SAMPLES/$1" "$TEST_DIR/portless-$1"
+}
+
+# ------------------------------------------------------ bundled sites
+
+server_start "$SITES/course" || { not_ok "server starts"; finish; }
+for n in 1 2 4; do
+  codes=$(workers $n course$n "$TEST_DIR/course$n" 5 "$BASE_URL/index.html" \
+    --rate 0)
+  check_eq "course, $n workers: every worker exits 0" "$codes" \
+    "$(printf '0 %.0s' $(seq $n) | sed 's/ $//')"
+  golden course-d5 "$TEST_DIR/course$n" "course, $n workers"
+done
+check_eq "course: nothing is requested twice in a crawl (3 crawls)" \
+  "$(log_targets | sort | uniq -c | awk '$1 > 3' | wc -l)" 0
+
+# The crawl is complete: a worker started now says so and exits 0.
+"$BIN/crawler" --cluster "$REDIS_URL" --crawl-name course2 --rate 0 \
+  "$BASE_URL/index.html" "$TEST_DIR/course2" 5 2>"$TEST_DIR/late.err"
+check_eq "a worker after the end exits 0" "$?" 0
+check "and says the crawl is complete" grep -q "complete already" \
+  "$TEST_DIR/late.err"
+
+# An option that differs is refused (exit 3), naming it; nothing written.
+mkdir "$TEST_DIR/other"
+"$BIN/crawler" --cluster "$REDIS_URL" --crawl-name course2 --rate 0 \
+  "$BASE_URL/index.html" "$TEST_DIR/other" 4 2>"$TEST_DIR/mismatch.err"
+check_eq "a worker with another maxDepth is refused with exit 3" "$?" 3
+check "naming maxDepth" grep -q "maxDepth 5, not 4" "$TEST_DIR/mismatch.err"
+"$BIN/crawler" --cluster "$REDIS_URL" --crawl-name course2 --rate 0 \
+  --domain 127.0.0.1 "$BASE_URL/index.html" "$TEST_DIR/other" 5 \
+  2>"$TEST_DIR/mismatch2.err"
+check_eq "a worker with another scope is refused with exit 3" "$?" 3
+check "naming it" grep -q "domain" "$TEST_DIR/mismatch2.err"
+check_eq "and writes nothing" "$(ls -A "$TEST_DIR/other" | wc -l)" 0
+
+# --status: complete (exit 0), with pages per depth.
+"$BIN/crawler" --cluster "$REDIS_URL" --crawl-name course4 --status \
+  >"$TEST_DIR/status" 2>&1
+check_eq "--status of a complete crawl exits 0" "$?" 0
+check "and says complete" grep -q "course4}: complete" "$TEST_DIR/status"
+check "with its pages per depth" grep -q "^depth 5: 1 pages" "$TEST_DIR/status"
+"$BIN/crawler" --cluster "$REDIS_URL" --crawl-name nosuch --status \
+  >/dev/null 2>"$TEST_DIR/nosuch.err"
+check_eq "--status of no such crawl exits 9" "$?" 9
+
+# Redis unreachable, a wrong URL, --cluster alone: refused, nothing
+# written. Port 1 is privileged: nothing listens there.
+mkdir "$TEST_DIR/none"
+"$BIN/crawler" --cluster redis://127.0.0.1:1 --crawl-name x \
+  "$BASE_URL/index.html" "$TEST_DIR/none" 1 2>"$TEST_DIR/unreach.err"
+check_eq "Redis unreachable: exit 9" "$?" 9
+check "saying so" grep -q "cannot connect to redis://127.0.0.1:1" \
+  "$TEST_DIR/unreach.err"
+"$BIN/crawler" --cluster http://127.0.0.1:1 --crawl-name x \
+  "$BASE_URL/index.html" "$TEST_DIR/none" 1 2>"$TEST_DIR/badurl.err"
+check_eq "a URL that is not redis://: exit 1" "$?" 1
+"$BIN/crawler" --cluster "$REDIS_URL" "$BASE_URL/index.html" \
+  "$TEST_DIR/none" 1 2>/dev/null
+check_eq "--cluster without --crawl-name: exit 1" "$?" 1
+check_eq "none of them writes anything" "$(ls -A "$TEST_DIR/none" | wc -l)" 0
+server_stop
+
+server_start "$SITES/catalogue" || { not_ok "server starts"; finish; }
+codes=$(workers 3 cat3 "$TEST_DIR/cat3" 3 "$BASE_URL/index.html" --rate 0)
+check_eq "catalogue, 3 workers: every worker exits 0" "$codes" "0 0 0"
+golden catalogue-d3 "$TEST_DIR/cat3" "catalogue, 3 workers"
+server_stop
+
+# ------------------------------------------- a polite site of 6 hosts
+
+# start.html (on the seed host) links each host's index; each index
+# links 20 pages of its own host. At 5 requests a second a host the
+# crawl takes about 4.5 s: time to kill, restart and join mid-crawl.
+S=$TEST_DIR/site
+mkdir -p "$S"
+HOSTS=$(seq 2 7 | sed 's/^/127.0.0./')
+R=5
+for h in $HOSTS; do
+  echo "<a href=\"http://$h:{{port}}/index.html\">$h</a>"
+done >"$S/start.html"
+for i in $(seq 1 20); do
+  echo "<a href=\"p$i.html\">page $i</a>"
+done >"$S/index.html"
+for i in $(seq 1 20); do echo "page $i" >"$S/p$i.html"; done
+host_args=()
+for h in $HOSTS; do host_args+=(--host "$h"); done
+server_start "$S" "${host_args[@]}" || { not_ok "server starts"; finish; }
+SEED=http://127.0.0.2:$PORT/start.html
+CRAWL=(--rate $R --burst 1)
+for h in $HOSTS; do CRAWL+=(--domain "$h"); done
+POLITE=("${CRAWL[@]}" --lease-timeout 2)
+mkdir "$TEST_DIR/ref"
+"$BIN/crawler" --quiet "${CRAWL[@]}" "$SEED" "$TEST_DIR/ref" 2
+check_eq "the polite site, one process: 1 + 6 + 120 pages" \
+  "$(ls "$TEST_DIR/ref" | wc -l)" 127
+
+same_as_ref() {  # same_as_ref DIR WHAT
+  check "$2: the directory equals one process's byte for byte" \
+    diff -r "$TEST_DIR/ref" "$1"
+}
+
+# Three workers, joining at different times, one of them killed (-9)
+# mid-crawl: the others finish the crawl, and the dead one's hosts are
+# taken over after its lease (2 s).
+: >"$SERVER_LOG"
+mkdir "$TEST_DIR/kill"
+worker kill1 "$TEST_DIR/kill" 2 "$SEED" "${POLITE[@]}"
+p1=$LAST_PID
+sleep 0.5
+worker kill1 "$TEST_DIR/kill" 2 "$SEED" "${POLITE[@]}"
+p2=$LAST_PID
+worker kill1 "$TEST_DIR/kill" 2 "$SEED" "${POLITE[@]}"
+p3=$LAST_PID
+sleep 1.5
+kill -9 "$p2"
+wait "$p1"
+c1=$?
+wait "$p3"
+c3=$?
+wait "$p2" 2>/dev/null
+check_eq "kill -9 of one of 3 workers: the others exit 0" "$c1 $c3" "0 0"
+same_as_ref "$TEST_DIR/kill" "kill -9 of one worker"
+for h in $HOSTS; do
+  check "kill -9: $h got at most 1 + $R/s across the workers" \
+    window_ok "$SERVER_LOG" "$h" $R 1
+done
+check_eq "kill -9: robots.txt asked once per host" \
+  "$(log_targets | grep -c '^/robots.txt$')" 6
+check_eq "kill -9: no temporary file left" \
+  "$(ls -A "$TEST_DIR/kill" | grep -c '^\.tmp-')" 0
+
+# Every worker killed, then one started again: it goes on from there.
+mkdir "$TEST_DIR/all"
+worker all1 "$TEST_DIR/all" 2 "$SEED" "${POLITE[@]}"
+a1=$LAST_PID
+worker all1 "$TEST_DIR/all" 2 "$SEED" "${POLITE[@]}"
+a2=$LAST_PID
+sleep 1.5
+kill -9 "$a1" "$a2"
+wait "$a1" "$a2" 2>/dev/null
+saved=$(ls "$TEST_DIR/all" | wc -l)
+check "every worker killed mid-crawl: some pages saved, not all ($saved)" \
+  test "$saved" -gt 0 -a "$saved" -lt 127
+codes=$(workers 1 all1 "$TEST_DIR/all" 2 "$SEED" "${POLITE[@]}")
+check_eq "one worker started again completes the crawl" "$codes" 0
+same_as_ref "$TEST_DIR/all" "every worker killed, one started again"
+
+# Redis restarted mid-crawl (SIGTERM: it writes its AOF): the workers
+# wait, say so, and the crawl completes the same.
+mkdir "$TEST_DIR/restart"
+worker rs1 "$TEST_DIR/restart" 2 "$SEED" "${POLITE[@]}"
+r1=$LAST_PID
+worker rs1 "$TEST_DIR/restart" 2 "$SEED" "${POLITE[@]}"
+r2=$LAST_PID
+sleep 1.5
+redis_stop
+sleep 1
+redis_restart || not_ok "redis-server restarts"
+wait "$r1"
+c1=$?
+wait "$r2"
+c2=$?
+check_eq "Redis restarted mid-crawl: both workers exit 0" "$c1 $c2" "0 0"
+same_as_ref "$TEST_DIR/restart" "Redis restarted"
+check "the workers said they lost Redis" grep -q "lost Redis" \
+  "$TEST_DIR/rs1.err"
+check "and that it was back" grep -q "is back" "$TEST_DIR/rs1.err"
+
+# Redis back empty (killed, its files gone): detected, the worker stops
+# with exit 9 and a reason, and every page it saved is right.
+mkdir "$TEST_DIR/wiped"
+worker wipe1 "$TEST_DIR/wiped" 2 "$SEED" "${POLITE[@]}"
+w1=$LAST_PID
+sleep 1.5
+redis_kill
+redis_wipe
+redis_restart || not_ok "redis-server restarts"
+wait "$w1"
+check_eq "Redis back empty: the worker exits 9" "$?" 9
+check "saying why" grep -q "come back empty" "$TEST_DIR/wipe1.err"
+bad=0
+for f in "$TEST_DIR/wiped"/[0-9]*; do
+  [ -e "$f" ] || continue
+  cmp -s "$f" "$TEST_DIR/ref/$(basename "$f")" || bad=$((bad + 1))
+done
+check_eq "Redis back empty: every page saved is the right one" "$bad" 0
+server_stop
+finish
