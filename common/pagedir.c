@@ -149,6 +149,12 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
   char *path = path_join(dir, name);
   if (path == NULL)
     return NULL;
+  /* A new file, never one truncated in place: the name may be a hard
+   * link to a published page (pagedir_publish_link). */
+  if (unlink(path) != 0 && errno != ENOENT) {
+    free(path);
+    return NULL;
+  }
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) {
     free(path);

@@ -1,10 +1,12 @@
 /* wcluster.c: see wcluster.h.
  *
  * The commit's side: a committer publishes a page by a hard link to its
- * temporary file, which stays until the commit is recorded in Redis
- * (durable), so that a committer after it, which cuts the journal back
- * to the recorded length and removes the pages published after the
- * recorded count (take_commit), can publish them again. */
+ * temporary file (no more disk: one file, two names), which stays until
+ * the crawl is complete, so that a committer after it, which cuts the
+ * journal back to the recorded length and removes the pages published
+ * after the recorded count (take_commit), can publish them again: also
+ * when Redis comes back from a crash without its last second, which a
+ * commit recorded (its reply received) may be part of. */
 #include "wcluster.h"
 
 #include <errno.h>
@@ -169,24 +171,12 @@ static void f_position(void *ctx, cstate_commit_t *st)
   st->journal = j < 0 ? 0 : j;
 }
 
-static void f_durable(void *ctx, fitem_t *it)
-{
-  (void)ctx;
-  struct page *p = it->data;
-  if (p != NULL && p->tmp != NULL) {
-    unlink(p->tmp); /* published by a link, or not needed */
-    free(p->tmp);
-    p->tmp = NULL;
-  }
-}
-
 int wcluster_start(struct webcrawl *w)
 {
   cluster_front_t front = { .pack = f_pack,
                             .unpack = f_unpack,
                             .take_commit = f_take_commit,
                             .position = f_position,
-                            .durable = f_durable,
                             .handed = f_handed,
                             .ctx = w };
   cluster_set_front(w->cluster, &front);

@@ -180,19 +180,38 @@ static void fail(cluster_t *c, int status, const char *fmt, ...)
 
 /* ---- the pool of connections ---- */
 
+/* open_conn: a new connection to the crawl, acting for this worker;
+ * while Redis cannot be reached (it restarts), tried again as rconn
+ * does a command, for RCONN_RETRY_SECONDS. NULL (failed) after that,
+ * or if the crawl is gone. */
+static cstate_t *open_conn(cluster_t *c)
+{
+  double wait = 0.1, start = now();
+  char err[320];
+  for (;;) {
+    cstate_t *cs = NULL;
+    int rc = cstate_open(c->url, c->name, &cs, err, sizeof(err));
+    if (rc == CSTATE_OK) {
+      cstate_set_worker(cs, c->worker);
+      return cs;
+    }
+    if (rc != CSTATE_EREDIS || now() - start >= RCONN_RETRY_SECONDS) {
+      fail(c, rc == CSTATE_ENOENT ? CSTATE_LOST : rc, "%s", err);
+      return NULL;
+    }
+    struct timespec ts = { (time_t)wait,
+                           (long)((wait - (double)(time_t)wait) * 1e9) };
+    nanosleep(&ts, NULL);
+    wait = wait * 2 > 5 ? 5 : wait * 2;
+  }
+}
+
 static cstate_t *pool_get(cluster_t *c)
 {
   pthread_mutex_lock(&c->lock);
   cstate_t *cs = c->npool > 0 ? c->pool[--c->npool] : NULL;
   pthread_mutex_unlock(&c->lock);
-  if (cs == NULL) {
-    char err[320];
-    if (cstate_open(c->url, c->name, &cs, err, sizeof(err)) != CSTATE_OK) {
-      fail(c, CSTATE_EREDIS, "%s", err);
-      return NULL;
-    }
-  }
-  return cs;
+  return cs != NULL ? cs : open_conn(c);
 }
 
 static void pool_put(cluster_t *c, cstate_t *cs)
@@ -348,6 +367,20 @@ static int r_seen(void *rctx, const char *url, const uint64_t fp[2])
   return 0;
 }
 
+/* end_turn: this worker's turn at the commit is over (its lease lapsed
+ * or was lost, or Redis's position is not the one it committed from):
+ * the keeper takes the commit again if it is free, and a new turn
+ * starts from Redis's position (begin_turn), the items waiting in the
+ * engine delivered again. */
+static void end_turn(cluster_t *c)
+{
+  pthread_mutex_lock(&c->lock);
+  if (c->commit_turn == c->turn)
+    c->commit_held = false;
+  pthread_mutex_unlock(&c->lock);
+  adds_clear(c);
+}
+
 static int r_commit_begin(void *rctx, fitem_t *it)
 {
   cluster_t *c = rctx;
@@ -356,9 +389,10 @@ static int r_commit_begin(void *rctx, fitem_t *it)
   pthread_mutex_lock(&c->lock);
   bool ok = c->commit_held && c->commit_turn == c->turn &&
             t0 < c->commit_until && !c->stopping;
+  bool stopping = c->stopping;
   pthread_mutex_unlock(&c->lock);
-  if (!ok)
-    adds_clear(c);
+  if (!ok && !stopping)
+    end_turn(c);
   return ok ? 0 : 1;
 }
 
@@ -392,16 +426,17 @@ static int r_committed(void *rctx, engine_t *e, fitem_t *it)
   int rc = cstate_commit(c->cconn, c->token, it->seq, c->adds, c->nadds, &st,
                          t != NULL && t->delivered ? t->id : NULL, saved);
   adds_clear(c);
-  if (rc == CSTATE_FENCED) {
-    /* The lease lapsed and went to another: it redoes this commit. */
-    pthread_mutex_lock(&c->lock);
-    if (c->commit_turn == c->turn)
-      c->commit_held = false;
-    pthread_mutex_unlock(&c->lock);
+  if (rc == CSTATE_FENCED || rc == CSTATE_EORDER) {
+    /* The lease lapsed (and maybe went to another), or Redis lost its
+     * last commits (a restart that kept a prefix of its history): the
+     * commit goes on from the position Redis has, this item again. */
+    end_turn(c);
     fprintf(stderr,
-            "crawler: %s: the commit lease lapsed; another worker commits "
-            "now\n",
-            c->worker);
+            "crawler: %s: %s; the commit goes on from Redis's "
+            "position\n",
+            c->worker,
+            rc == CSTATE_FENCED ? "the commit lease lapsed"
+                                : "Redis's commit is behind this one");
     return 0;
   }
   if (rc != CSTATE_OK) {
@@ -410,8 +445,6 @@ static int r_committed(void *rctx, engine_t *e, fitem_t *it)
   }
   c->pages = st.pages;
   c->next_commit = st.next_commit;
-  if (c->front.durable != NULL)
-    c->front.durable(c->front.ctx, it);
   if (st.next_commit == st.next_seq)
     mark_complete(c);
   return 0;
@@ -437,6 +470,12 @@ static void r_release(void *rctx, fitem_t *it)
 }
 
 /* ---- the keeper ---- */
+
+/* in_part: whether host KEY is in partition *ARG (frontier_drain). */
+static bool in_part(void *arg, const char *key)
+{
+  return cstate_part(key) == *(const int *)arg;
+}
 
 /* keep_leases: renew what is held, give back partitions beyond this
  * worker's share, take free ones up to it, and the commit if free. */
@@ -501,6 +540,9 @@ static int keep_leases(cluster_t *c, double t0)
     if (rc < 0)
       return rc;
     if (rc == 1) {
+      /* Another worker may have fetched its hosts since this one did:
+       * their buckets start again from empty, as a new host's. */
+      frontier_drain(engine_frontier(c->e), in_part, &i);
       pthread_mutex_lock(&c->lock);
       c->parts[i] = (struct part){ true, true, tok, until };
       pthread_cond_broadcast(&c->cond);
@@ -611,6 +653,9 @@ static void *keeper_main(void *arg)
   }
   /* Leave nothing held for others to wait out. */
   flush_counts(c);
+  pthread_mutex_lock(&c->lock);
+  bool lost = c->failure == CSTATE_LOST;
+  pthread_mutex_unlock(&c->lock);
   for (int i = 0; i < CSTATE_PARTS; i++) {
     pthread_mutex_lock(&c->lock);
     struct part p = c->parts[i];
@@ -618,7 +663,7 @@ static void *keeper_main(void *arg)
     pthread_mutex_unlock(&c->lock);
     char what[32];
     snprintf(what, sizeof(what), "part:%d", i);
-    if (p.held && c->failure != CSTATE_LOST)
+    if (p.held && !lost)
       cstate_release(c->kconn, what, p.token);
   }
   pthread_mutex_lock(&c->lock);
@@ -626,7 +671,7 @@ static void *keeper_main(void *arg)
   c->commit_held = false;
   uint64_t tok = c->commit_token;
   pthread_mutex_unlock(&c->lock);
-  if (had && c->failure != CSTATE_LOST)
+  if (had && !lost)
     cstate_release(c->kconn, "commit", tok);
   return NULL;
 }
@@ -677,12 +722,9 @@ static bool inject(cluster_t *c, cstate_item_t *v, int n)
 static void *feeder_main(void *arg)
 {
   cluster_t *c = arg;
-  cstate_t *cs = NULL;
-  char err[320];
-  if (cstate_open(c->url, c->name, &cs, err, sizeof(err)) != CSTATE_OK) {
-    fail(c, CSTATE_EREDIS, "%s", err);
+  cstate_t *cs = open_conn(c);
+  if (cs == NULL)
     return NULL;
-  }
   pthread_mutex_lock(&c->lock);
   c->fconn = cs;
   pthread_mutex_unlock(&c->lock);
@@ -852,8 +894,17 @@ static void *committer_main(void *arg)
       break;
     }
     for (int i = 0; i < n; i++) {
-      if (res[i].seq < c->next_commit)
-        continue; /* committed already: a result left over */
+      if (res[i].seq < c->next_commit) {
+        /* Committed already: a result published twice (a worker's
+         * Redis lost it and it was published again). */
+        char key[160];
+        snprintf(key, sizeof(key), "tse:{%s}:results", c->name);
+        redisReply *rep = rconn_cmdf(cstate_rconn(c->cconn), "XDEL", key,
+                                     res[i].id, NULL);
+        if (rep)
+          freeReplyObject(rep);
+        continue;
+      }
       fitem_t *it = c->front.unpack(c->front.ctx, res[i].data, res[i].len,
                                     res[i].seq);
       struct ticket *t = calloc(1, sizeof(*t));
@@ -924,6 +975,10 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
     rc = CSTATE_EREDIS;
   else if (rc != CSTATE_OK)
     snprintf(err, n, "%s", cstate_error(c->kconn));
+  if (rc == CSTATE_OK) {
+    cstate_set_worker(c->kconn, c->worker);
+    cstate_set_worker(c->cconn, c->worker);
+  }
   c->worker_no = strtoull(c->worker + 1, NULL, 10);
   if (rc == CSTATE_OK && c->worker_no >= (UINT64_C(1) << 21)) {
     snprintf(err, n, "too many workers have joined crawl '%s'", cfg->name);

@@ -64,10 +64,6 @@ typedef struct cluster_front {
   /* position: committer, after each commit: the pages, noindex pages
    * and journal bytes now, into ST. */
   void (*position)(void *ctx, cstate_commit_t *st);
-  /* durable: committer: the commit of IT is recorded in Redis (what it
-   * kept for a committer after it to redo, it may drop now). May be
-   * NULL. */
-  void (*durable)(void *ctx, fitem_t *it);
   /* handed: parse thread: IT's result is published: its temporary
    * files are the commit's now, not to be removed with IT. May be
    * NULL. */

@@ -267,12 +267,15 @@ static const rscript_t release_lua = {
 };
 
 /* ARGV: id, token, seq, next_seq, next_commit, pages, journal, depth,
- * result id or '', saved (1/0), noindex, then for each add: seq ('' for
- * a URL that only joins the seen set), depth, url, host, part, bucket,
- * member. Sent again after it ran: last_seq and last_token say so. */
+ * result id or '', saved (1/0), noindex, worker ('' : any), then for
+ * each add: seq ('' for a URL that only joins the seen set), depth, url,
+ * host, part, bucket, member. Sent again after it ran: last_seq and
+ * last_token say so. */
 static const rscript_t commit_lua = {
   "commit", PRELUDE
-  "if redis.call('HGET', p..'lease:commit', 'token') ~= ARGV[2] then\n"
+  "local lk = p..'lease:commit'\n"
+  "if redis.call('HGET', lk, 'token') ~= ARGV[2] or\n"
+  "   (ARGV[12] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[12]) then\n"
   "  return redis.error_reply('FENCED the commit lease is not held')\n"
   "end\n"
   "local c = p..'commit'\n"
@@ -288,7 +291,7 @@ static const rscript_t commit_lua = {
   "if tonumber(ARGV[4]) < tonumber(redis.call('HGET', c, 'next_seq')) then\n"
   "  return redis.error_reply('ORDER next_seq would go back')\n"
   "end\n"
-  "for i = 12, #ARGV, 7 do\n"
+  "for i = 13, #ARGV, 7 do\n"
   "  redis.call('SADD', p..'seen:'..ARGV[i + 5], ARGV[i + 6])\n"
   "  if ARGV[i] ~= '' then\n"
   "    redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
@@ -520,6 +523,11 @@ void cstate_close(cstate_t *cs)
   free(cs);
 }
 
+void cstate_set_worker(cstate_t *cs, const char *id)
+{
+  snprintf(cs->worker, sizeof(cs->worker), "%s", id);
+}
+
 const char *cstate_error(const cstate_t *cs)
 {
   return cs->err;
@@ -720,6 +728,7 @@ int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
   args_add(&a, result_id ? result_id : "");
   args_add(&a, saved ? "1" : "0");
   args_addf(&a, "%ld", after->noindex);
+  args_add(&a, cs->worker);
   for (size_t i = 0; i < na; i++) {
     uint32_t b;
     int64_t m;

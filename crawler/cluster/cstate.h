@@ -139,6 +139,12 @@ int cstate_register(cstate_t *cs, const char *info, char *id, size_t n);
 /* cstate_heartbeat: say worker ID is alive for the next TTL_MS. */
 int cstate_heartbeat(cstate_t *cs, const char *id, long ttl_ms);
 
+/* cstate_set_worker: the worker CS acts for (ID copied): the commit and
+ * result scripts then check that the lease is this worker's as well as
+ * its token (a token is a counter in Redis: one that lost its last
+ * second may give a number again). */
+void cstate_set_worker(cstate_t *cs, const char *id);
+
 /* cstate_lease: take or renew lease WHAT ("commit", "part:7") for worker
  * ID for TTL_MS. *TOKEN: 0 to take it (set to the new fencing token on
  * success; ID taking a lease it holds gets its token), or the token

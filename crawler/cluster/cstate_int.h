@@ -13,6 +13,7 @@ struct cstate {
   char prefix[96]; /* "tse:{NAME}:" */
   char meta[112];  /* prefix "meta": every script's KEYS[1] */
   char id[40];     /* the crawl's id, from meta */
+  char worker[32]; /* cstate_set_worker's, or "" */
   char err[320];
 };
 

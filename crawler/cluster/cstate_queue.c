@@ -86,7 +86,7 @@ static const rscript_t take_lua = {
   "return {out, fenced, last}\n"
 };
 
-/* ARGV: id, part, token, entry id, seq, data. */
+/* ARGV: id, part, token, entry id, seq, data, worker ('': any). */
 static const rscript_t result_lua = {
   "result",
   "local meta = KEYS[1]\n"
@@ -94,7 +94,9 @@ static const rscript_t result_lua = {
   "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"
   "  return redis.error_reply('LOST crawl not found')\n"
   "end\n"
-  "if redis.call('HGET', p..'lease:part:'..ARGV[2], 'token') ~= ARGV[3] then\n"
+  "local lk = p..'lease:part:'..ARGV[2]\n"
+  "if redis.call('HGET', lk, 'token') ~= ARGV[3] or\n"
+  "   (ARGV[7] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[7]) then\n"
   "  return redis.error_reply('FENCED the partition lease is not held')\n"
   "end\n"
   "local k = p..'part:'..ARGV[2]\n"
@@ -253,6 +255,7 @@ int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
   args_add(&a, it->id);
   args_addf(&a, "%" PRIu64, it->seq);
   args_add_raw(&a, data, len, NULL);
+  args_add(&a, cs->worker);
   return cs_run(cs, &result_lua, &a, false, NULL);
 }
 

@@ -839,6 +839,22 @@ void frontier_refund(frontier_t *f, uint32_t host)
   pthread_mutex_unlock(&f->lock);
 }
 
+void frontier_drain(frontier_t *f, bool (*pick)(void *arg, const char *key),
+                    void *arg)
+{
+  pthread_mutex_lock(&f->lock);
+  double now = frontier_now();
+  for (size_t i = 0; i < f->nhosts; i++) {
+    struct host *h = f->host[i];
+    if (!pick(arg, h->key))
+      continue;
+    h->tokens = 0;
+    h->last = now;
+    host_schedule(f, h, now);
+  }
+  pthread_mutex_unlock(&f->lock);
+}
+
 bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
 {
   pthread_mutex_lock(&f->lock);

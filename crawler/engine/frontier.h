@@ -191,6 +191,14 @@ void frontier_host_interval(frontier_t *f, uint32_t host, double seconds);
  * was dropped without a request). */
 void frontier_refund(frontier_t *f, uint32_t host);
 
+/* frontier_drain: empty the bucket of every host PICK(ARG, key) picks
+ * (its token budget starts again from now, as a new host's does with
+ * start_empty): hosts whose requests another process made meanwhile. PICK
+ * is called with the frontier's lock held, so it must be pure (never
+ * call the frontier). */
+void frontier_drain(frontier_t *f, bool (*pick)(void *arg, const char *key),
+                    void *arg);
+
 /* frontier_host_take: take a token of HOSTKEY's host (borrowed; the host
  * is added if new) for a request to it that no pop of it hands out, as a
  * pop would: only if the host may be fetched now (a token, not paused);
