@@ -21,6 +21,8 @@ nodejs:cmd=node
 npm:cmd=npm
 clang-format:cmd=clang-format
 time:cmd=/usr/bin/time
+groff-base:cmd=groff
+man-db:cmd=man
 "
 missing=
 for entry in $NEED; do
