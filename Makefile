@@ -13,6 +13,9 @@
 #                   files; PREFIX (/usr/local), DESTDIR, BINDIR, LIBDIR,
 #                   INCLUDEDIR, MANDIR, PKGCONFIGDIR as packagers expect
 #   make uninstall  remove what make install put there (same variables)
+#   make deb        the Debian packages, built from a copy in a temporary
+#                   directory, into build/deb/ (with lintian's report)
+#   make deb-test   install them system-wide (root), use, remove them
 #   make bench      benchmarks (bench/), about 8 minutes (bench/RESULTS.md)
 #   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (30) each
 #   make format     clang-format (.clang-format) every tracked .c/.h of
@@ -142,8 +145,16 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(INST_MAN3)))
 	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(INST_PC:.in=)))
 
+deb:
+	@DEPS_MORE="$$(cat mk/deb-deps.txt)" sh mk/deps.sh
+	@sh mk/deb.sh $(CURDIR)/$(B)/deb
+
+deb-test: deb
+	@$(MAKE) --no-print-directory all
+	@B=$(CURDIR)/$(B) bash tests/package/install_deb.sh
+
 clean:
 	rm -rf $(B)
 
 .PHONY: all deps test asan tsan demo bench fuzz format check-format check-deps \
-	programs install uninstall clean
+	programs install uninstall deb deb-test clean

@@ -5,7 +5,8 @@
 # fails. --check only reports.
 #
 # Each entry is "package:probe", the probe being a pkg-config module or a
-# command that shows the package is there.
+# command that shows the package is there. DEPS_MORE adds entries (make
+# deb: mk/deb-deps.txt).
 set -u
 NEED="
 pkg-config:cmd=pkg-config
@@ -24,6 +25,7 @@ time:cmd=/usr/bin/time
 groff-base:cmd=groff
 man-db:cmd=man
 "
+NEED="$NEED ${DEPS_MORE:-}"
 missing=
 for entry in $NEED; do
   pkg=${entry%%:*}
