@@ -3,9 +3,9 @@
 # every option of crawler --help is in crawler(1) and the other way
 # round, and in README's table; the synopses of urlnorm(1) and
 # robotscheck(1) are their usage lines; crawl(3) and pagedir(3) name every
-# function (and status) of crawl.h and pagedir.h; each page's version is
-# CRAWL_VERSION, crawler --version's; and the example programs of the
-# section 3 pages build and run.
+# function (and status) of crawl.h and pagedir.h; each page's version,
+# crawler --version's and debian/changelog's is CRAWL_VERSION; and the
+# example programs of the section 3 pages build and run.
 . "$(dirname "$0")/lib.sh"
 require_file "$BIN/crawler" "$BIN/urlnorm" "$BIN/robotscheck"
 require_cmd groff
@@ -31,6 +31,9 @@ for p in $PAGES; do
     "$(sed -n 's/^\.TH [^ ]* [^ ]* [^ ]* "tse-crawler \([^"]*\)".*/\1/p' \
        "$M/$p")" "$VERSION"
 done
+check_eq "debian/changelog's version is CRAWL_VERSION" \
+  "$(sed -n '1s/^tse-crawler (\([^)]*\)).*/\1/p' "$TOP/debian/changelog")" \
+  "$VERSION"
 check_eq "crawler --version is CRAWL_VERSION" \
   "$("$BIN/crawler" --version | head -n 1 | cut -d' ' -f1-2)" \
   "crawler $VERSION"
