@@ -106,6 +106,11 @@ INST_LIBS := libcrawler libtsepagedir
 INST_HEADERS := crawler/engine/crawl.h common/pagedir.h
 INST_MAN1 := man/crawler.1 man/robotscheck.1 man/urlnorm.1
 INST_MAN3 := man/crawl.3 man/pagedir.3
+# man pagedir_load, man crawl_strerror: a link per function to its page.
+# (Braces: the sed script's parentheses do not pair up.)
+INST_MAN3_LINKS := crawl_strerror:crawl \
+  ${patsubst %,%:pagedir,${shell sed -n \
+    's/^PAGEDIR_EXTERN [^(]*\b\(pagedir_[a-z_]*\)(.*/\1/p' common/pagedir.h}}
 INST_PC := crawler/engine/libcrawler.pc.in common/libtsepagedir.pc.in
 
 # The programs and libraries alone: what make install and the packages
@@ -126,6 +131,9 @@ install: programs
 	install -m 644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/tse/
 	install -m 644 $(INST_MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(INST_MAN3) $(DESTDIR)$(MANDIR)/man3/
+	for l in $(INST_MAN3_LINKS); do \
+	  ln -sf $${l#*:}.3 $(DESTDIR)$(MANDIR)/man3/$${l%%:*}.3 || exit 1; \
+	done
 	for p in $(INST_PC); do \
 	  sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
 	      -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
@@ -143,6 +151,7 @@ uninstall:
 	rmdir $(DESTDIR)$(INCLUDEDIR)/tse 2>/dev/null || true
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INST_MAN1)))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(INST_MAN3)))
+	rm -f $(foreach l,$(INST_MAN3_LINKS),$(DESTDIR)$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).3)
 	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(INST_PC:.in=)))
 
 deb:

@@ -23,6 +23,16 @@ INSTALLED="bin/crawler bin/robotscheck bin/urlnorm
 for f in $INSTALLED; do
   check "installed $f" test -e "$D/opt/tse/$f"
 done
+# man FUNCTION: a link per function of the libraries to its page.
+funcs=$(grep -oE '^PAGEDIR_EXTERN [a-z ]*\*?pagedir_[a-z_]*' \
+          "$TOP/common/pagedir.h" | grep -oE 'pagedir_[a-z_]*$')
+links=
+for f in crawl_strerror:crawl $(printf '%s:pagedir\n' $funcs); do
+  l=share/man/man3/${f%%:*}.3
+  check_eq "$l links to ${f#*:}.3" "$(readlink "$D/opt/tse/$l")" "${f#*:}.3"
+  links="$links $l"
+done
+INSTALLED="$INSTALLED $links"
 check_eq "nothing outside PREFIX" "$(ls "$D")" opt
 check_eq "nothing else in PREFIX" \
   "$(cd "$D/opt/tse" && find . ! -type d | sed 's|^\./||' | sort)" \

@@ -86,8 +86,12 @@ check "tse-crawler holds crawler(1)" sh -c \
 if command -v man >/dev/null 2>&1 && [ -e /usr/share/man/man1/crawler.1.gz ]; then
   check_eq "man crawler renders without a warning" \
     "$(MANWIDTH=80 man --warnings=w crawler 2>&1 >/dev/null)" ""
+  check_eq "man 3 pagedir_load opens pagedir(3)" \
+    "$(man -w 3 pagedir_load)" /usr/share/man/man3/pagedir.3.gz
 else
   skip "man crawler renders without a warning" \
+    "no man, or dpkg excludes man pages here"
+  skip "man 3 pagedir_load opens pagedir(3)" \
     "no man, or dpkg excludes man pages here"
 fi
 
