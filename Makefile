@@ -9,6 +9,7 @@
 #                   <- crawler), that libcrawler.so needs no libcurl,
 #                   libxml2 or libcrypto, and that every header compiles
 #                   on its own
+#   make programs   the programs and libraries only (no tests)
 #   make install    programs, libraries, headers, man pages, pkg-config
 #                   files; PREFIX (/usr/local), DESTDIR, BINDIR, LIBDIR,
 #                   INCLUDEDIR, MANDIR, PKGCONFIGDIR as packagers expect

@@ -43,6 +43,10 @@ check_eq "crawler --version is CRAWL_VERSION" \
 plain() {
   sed 's/\\-/-/g; s/\\f[BIRP]//g; s/\\e/\\/g' "$M/$1"
 }
+example() {  # example PAGE: the first .EX block of PAGE, as text
+  awk '/^\.EX/ { f = 1; next } /^\.EE/ { exit } f' "$M/$1" |
+    sed "s/\\\\-/-/g; s/\\\\e/\\\\/g; s/\\\\(aq/'/g; s/\\\\(dq/\"/g"
+}
 options() {  # options: the --long options in stdin, sorted, one a line
   grep -oE -- '--[a-z][a-z-]*[a-z]' | sort -u
 }
@@ -71,6 +75,21 @@ check_eq "urlnorm(1)'s synopsis is its usage line" \
 check_eq "robotscheck(1)'s synopsis is its usage line" \
   "usage: $(synopsis robotscheck.1)" "$("$BIN/robotscheck" --help | head -n 1)"
 
+# The EXAMPLES sessions of urlnorm(1) and robotscheck(1): each "$ CMD"
+# line run in a fresh directory with the built programs first in PATH,
+# what they print must be the lines that follow.
+session() {  # session PAGE
+  local dir=$TEST_DIR/session-$1
+  mkdir "$dir"
+  example "$1" | grep -v '^\$ ' >"$dir/want"
+  example "$1" | sed -n 's/^\$ //p' >"$dir/cmds"
+  (cd "$dir" && PATH=$BIN:$PATH sh -e cmds >got)
+  check_same "$1: its example session prints what it shows" "$dir/got" \
+    "$dir/want"
+}
+session urlnorm.1
+session robotscheck.1
+
 # Every function, and every CRAWL_ status, the headers declare.
 names() {  # names HEADER PATTERN
   grep -oE "$2" "$TOP/$1" | sort -u
@@ -88,10 +107,6 @@ done
 
 # The EXAMPLES program of a section 3 page builds against the tree and
 # runs (the plain build: a sanitizer build's libraries need its runtime).
-example() {  # example PAGE: the first .EX block of PAGE, as C
-  awk '/^\.EX/ { f = 1; next } /^\.EE/ { exit } f' "$M/$1" |
-    sed "s/\\\\-/-/g; s/\\\\e/\\\\/g; s/\\\\(aq/'/g; s/\\\\(dq/\"/g"
-}
 case "$B" in
   */asan|*/tsan)
     skip "crawl(3)'s example builds and runs" "plain build only"
