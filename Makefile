@@ -9,7 +9,14 @@
 #                   <- crawler/cluster <- crawler), that libcrawler.so needs no libcurl,
 #                   libxml2, libcrypto or hiredis, and that every header compiles
 #                   on its own
-#   make install    PREFIX=/usr/local DESTDIR= : programs, library, header
+#   make programs   the programs and libraries only (no tests)
+#   make install    programs, libraries, headers, man pages, pkg-config
+#                   files; PREFIX (/usr/local), DESTDIR, BINDIR, LIBDIR,
+#                   INCLUDEDIR, MANDIR, PKGCONFIGDIR as packagers expect
+#   make uninstall  remove what make install put there (same variables)
+#   make deb        the Debian packages, built from a copy in a temporary
+#                   directory, into build/deb/ (with lintian's report)
+#   make deb-test   install them system-wide (root), use, remove them
 #   make bench      benchmarks (bench/), about 8 minutes (bench/RESULTS.md)
 #   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (30) each
 #   make format     clang-format (.clang-format) every tracked .c/.h of
@@ -19,9 +26,15 @@
 #   make deps       install the Debian packages the build and tests need
 #   make clean
 
-SUBDIRS := libcs50 common crawler/engine crawler/cluster crawler tests
+PROG_SUBDIRS := libcs50 common crawler/engine crawler/cluster crawler
+SUBDIRS := $(PROG_SUBDIRS) tests
 PREFIX ?= /usr/local
 DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 B := build
 
@@ -84,16 +97,75 @@ check-deps: all
 	    -fsyntax-only $(B)/hdr.c || { echo "header $$h does not compile alone"; exit 1; }; \
 	done; echo "check-deps: layering and headers ok"
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(B)/bin/crawler $(B)/bin/robotscheck $(B)/bin/urlnorm $(DESTDIR)$(PREFIX)/bin/
-	install -m 755 $(B)/lib/libcrawler.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libcrawler.so.1.0.0 $(DESTDIR)$(PREFIX)/lib/libcrawler.so.1
-	ln -sf libcrawler.so.1 $(DESTDIR)$(PREFIX)/lib/libcrawler.so
-	install -m 644 crawler/engine/crawl.h $(DESTDIR)$(PREFIX)/include/
+# What make install puts where, and make uninstall removes (DESIGN.md,
+# "Installed"). Headers go to INCLUDEDIR/tse/, not to INCLUDEDIR itself,
+# as crawl.h and pagedir.h are names any project could use; the
+# pkg-config files say -I.../tse. The version is crawl.h's CRAWL_VERSION.
+VERSION := $(shell sed -n 's/^\#define CRAWL_VERSION "\(.*\)"$$/\1/p' \
+             crawler/engine/crawl.h)
+INST_PROGS := crawler robotscheck urlnorm
+INST_LIBS := libcrawler libtsepagedir
+INST_HEADERS := crawler/engine/crawl.h common/pagedir.h
+INST_MAN1 := man/crawler.1 man/robotscheck.1 man/urlnorm.1
+INST_MAN3 := man/crawl.3 man/pagedir.3
+# man pagedir_load, man crawl_strerror: a link per function to its page.
+# (Braces: the sed script's parentheses do not pair up.)
+INST_MAN3_LINKS := crawl_strerror:crawl \
+  ${patsubst %,%:pagedir,${shell sed -n \
+    's/^PAGEDIR_EXTERN [^(]*\b\(pagedir_[a-z_]*\)(.*/\1/p' common/pagedir.h}}
+INST_PC := crawler/engine/libcrawler.pc.in common/libtsepagedir.pc.in
+
+# The programs and libraries alone: what make install and the packages
+# need, without the tests and their server.
+programs:
+	@for d in $(PROG_SUBDIRS); do $(MAKE) --no-print-directory -j$(JOBS) -C $$d all || exit 1; done
+
+install: programs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) \
+	  $(DESTDIR)$(INCLUDEDIR)/tse $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 755 $(INST_PROGS:%=$(B)/bin/%) $(DESTDIR)$(BINDIR)/
+	for l in $(INST_LIBS); do \
+	  install -m 644 $(B)/lib/$$l.so.1.0.0 $(DESTDIR)$(LIBDIR)/ && \
+	  ln -sf $$l.so.1.0.0 $(DESTDIR)$(LIBDIR)/$$l.so.1 && \
+	  ln -sf $$l.so.1 $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; \
+	done
+	install -m 644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/tse/
+	install -m 644 $(INST_MAN1) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(INST_MAN3) $(DESTDIR)$(MANDIR)/man3/
+	for l in $(INST_MAN3_LINKS); do \
+	  ln -sf $${l#*:}.3 $(DESTDIR)$(MANDIR)/man3/$${l%%:*}.3 || exit 1; \
+	done
+	for p in $(INST_PC); do \
+	  sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|' \
+	      -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|; s|@VERSION@|$(VERSION)|' \
+	      $$p >$(DESTDIR)$(PKGCONFIGDIR)/$$(basename $$p .in) || exit 1; \
+	done
+
+# Files only; directories are left, but for INCLUDEDIR/tse, ours alone.
+uninstall:
+	rm -f $(INST_PROGS:%=$(DESTDIR)$(BINDIR)/%)
+	for l in $(INST_LIBS); do \
+	  rm -f $(DESTDIR)$(LIBDIR)/$$l.so.1.0.0 $(DESTDIR)$(LIBDIR)/$$l.so.1 \
+	    $(DESTDIR)$(LIBDIR)/$$l.so; \
+	done
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/tse/,$(notdir $(INST_HEADERS)))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/tse 2>/dev/null || true
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INST_MAN1)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(INST_MAN3)))
+	rm -f $(foreach l,$(INST_MAN3_LINKS),$(DESTDIR)$(MANDIR)/man3/$(firstword $(subst :, ,$(l))).3)
+	rm -f $(addprefix $(DESTDIR)$(PKGCONFIGDIR)/,$(notdir $(INST_PC:.in=)))
+
+deb:
+	@DEPS_MORE="$$(cat mk/deb-deps.txt)" sh mk/deps.sh
+	@sh mk/deb.sh $(CURDIR)/$(B)/deb
+
+deb-test: deb
+	@$(MAKE) --no-print-directory all
+	@B=$(CURDIR)/$(B) bash tests/package/install_deb.sh
 
 clean:
 	rm -rf $(B)
 
 .PHONY: all deps test asan tsan demo bench fuzz format check-format check-deps \
-	install clean
+	programs install uninstall deb deb-test clean

@@ -1,5 +1,6 @@
 /* pagedir.h: the page directory, the crawler's output and an indexer's
- * input; the API an indexer links against (with libcs50, zlib).
+ * input; the API an indexer links against (libtsepagedir.so, which holds
+ * this module and what it uses of libcs50; it needs zlib).
  *
  * Layout (a public contract):
  *   DIR/.crawler    marker: "tse-crawler pagedir 1" on line 1, then the
@@ -68,6 +69,9 @@
  * under its ID only complete: it is written to a temporary name and
  * renamed.
  *
+ * Installed (make install, the libcrawler-dev package) as <pagedir.h>;
+ * build with pkg-config libtsepagedir; manual: pagedir(3).
+ *
  * Thread-safety: every function may be called from any thread; calls that
  * write different files may run at once. */
 #ifndef COMMON_PAGEDIR_H
@@ -75,6 +79,15 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* PAGEDIR_EXTERN marks what libtsepagedir.so exports: every function
+ * below, and nothing else (the build hides the rest,
+ * -fvisibility=hidden). The programs link the same code statically. */
+#define PAGEDIR_EXTERN __attribute__((visibility("default")))
 
 #define PAGEDIR_MARKER ".crawler"
 #define PAGEDIR_JOURNAL ".journal"
@@ -105,7 +118,7 @@ typedef struct pagedir_params {
 /* pagedir_params_text: PARAMS as the marker records them, "key: value"
  * lines (a key may repeat). Returns: owned by caller (free()), or NULL
  * if out of memory. */
-char *pagedir_params_text(const pagedir_params_t *params);
+PAGEDIR_EXTERN char *pagedir_params_text(const pagedir_params_t *params);
 
 /* pagedir_init: make DIR (borrowed; must exist and be writable) a page
  * directory: refuse one that already holds a crawl (a marker or a file
@@ -114,8 +127,8 @@ char *pagedir_params_text(const pagedir_params_t *params);
  * Returns: 0, or -1 with a one-line reason in ERR (size N), e.g.
  * "'out' is not a directory" or "'out' already holds a crawl".
  * Thread-safety: any thread; O_EXCL lets one of two racing calls win. */
-int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
-                 size_t n);
+PAGEDIR_EXTERN int pagedir_init(const char *dir, const pagedir_params_t *params,
+                                char *err, size_t n);
 
 /* pagedir_marker_read: the parameter lines of DIR's marker (everything
  * after the magic line), read whole, whatever its size.
@@ -124,7 +137,7 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
  * magic line, or the marker is no regular file: a FIFO, a device),
  * ENOMEM, or the error that stopped the read.
  * Thread-safety: any thread. */
-char *pagedir_marker_read(const char *dir);
+PAGEDIR_EXTERN char *pagedir_marker_read(const char *dir);
 
 /* pagedir_marker_compare: does DIR's marker record exactly PARAMS
  * (borrowed), line for line, as pagedir_init would write it?
@@ -133,8 +146,9 @@ char *pagedir_marker_read(const char *dir);
  * both owned by caller (free()); -1 with errno set if the marker cannot
  * be read (see pagedir_marker_read). *HAD and *WANT are NULL unless 1.
  * Thread-safety: any thread. */
-int pagedir_marker_compare(const char *dir, const pagedir_params_t *params,
-                           char **had, char **want);
+PAGEDIR_EXTERN int pagedir_marker_compare(const char *dir,
+                                          const pagedir_params_t *params,
+                                          char **had, char **want);
 
 /* Flags of pagedir_write_tmp and pagedir_journal_add. */
 enum {
@@ -148,71 +162,75 @@ enum {
  * e.g. the crawl's sequence number). FLAGS: PAGEDIR_GZIP, PAGEDIR_FSYNC.
  * Returns: the temporary file's path, owned by caller (free()); NULL with
  * errno set if it could not be written (nothing is left behind). */
-char *pagedir_write_tmp(const char *dir, unsigned long long key,
-                        const char *url, int depth, const char *body,
-                        size_t len, unsigned flags);
+PAGEDIR_EXTERN char *pagedir_write_tmp(const char *dir, unsigned long long key,
+                                       const char *url, int depth,
+                                       const char *body, size_t len,
+                                       unsigned flags);
 
 /* pagedir_tmp_path: DIR's path for a temporary file of the crawl's own
  * (say, what waits on disk for lack of memory), named after WHAT (a word)
  * and KEY, which pagedir_remove_tmp removes with the temporary pages.
  * Returns: owned by caller (free()), or NULL if out of memory. */
-char *pagedir_tmp_path(const char *dir, const char *what,
-                       unsigned long long key);
+PAGEDIR_EXTERN char *pagedir_tmp_path(const char *dir, const char *what,
+                                      unsigned long long key);
 
 /* pagedir_remove_tmp: remove every temporary page (DIR/.tmp-*) an
  * interrupted crawl left. Call with the lock held. Returns 0 or -1. */
-int pagedir_remove_tmp(const char *dir);
+PAGEDIR_EXTERN int pagedir_remove_tmp(const char *dir);
 
 /* pagedir_publish: give the temporary file TMP (borrowed) its final name
  * DIR/ID. Returns: 0, or -1 with errno set (TMP is then left in place). */
-int pagedir_publish(const char *dir, const char *tmp, int id);
+PAGEDIR_EXTERN int pagedir_publish(const char *dir, const char *tmp, int id);
 
 /* pagedir_publish_name: the same under the final name DIR/NAME (borrowed;
  * a hidden file such as ".noindex-3"). Returns as pagedir_publish. */
-int pagedir_publish_name(const char *dir, const char *tmp, const char *name);
+PAGEDIR_EXTERN int pagedir_publish_name(const char *dir, const char *tmp,
+                                        const char *name);
 
 /* pagedir_tmp_join: DIR's path for the temporary file NAME (borrowed;
  * a name pagedir_tmp_path or pagedir_write_tmp gave, as another process
  * sharing DIR names it). Returns: owned by caller, or NULL. */
-char *pagedir_tmp_join(const char *dir, const char *name);
+PAGEDIR_EXTERN char *pagedir_tmp_join(const char *dir, const char *name);
 
 /* pagedir_publish_link: as pagedir_publish, but TMP stays (a hard link,
  * not a rename), and an ID that already names TMP's file counts as
  * published: for a crawl shared by processes, where the one that
  * publishes may die before it records so, and the next publishes again.
  * Returns: 0, or -1 with errno (EEXIST: ID names another file). */
-int pagedir_publish_link(const char *dir, const char *tmp, int id);
+PAGEDIR_EXTERN int pagedir_publish_link(const char *dir, const char *tmp, int id);
 
 /* pagedir_unpublish_after: remove DIR/ID for every ID above LAST, in
  * order, until one is missing (what a shared crawl's commit published
  * but did not record). Returns 0 or -1 (errno). */
-int pagedir_unpublish_after(const char *dir, int last);
+PAGEDIR_EXTERN int pagedir_unpublish_after(const char *dir, int last);
 
 /* pagedir_journal_size: the bytes of DIR/.journal (0 if there is none),
  * or -1 (errno). */
-long long pagedir_journal_size(const char *dir);
+PAGEDIR_EXTERN long long pagedir_journal_size(const char *dir);
 
 /* pagedir_journal_truncate: cut DIR/.journal to SIZE bytes (0 and no
  * journal: nothing to do). Returns 0, or -1 (errno; EINVAL if it is
  * shorter than SIZE). */
-int pagedir_journal_truncate(const char *dir, long long size);
+PAGEDIR_EXTERN int pagedir_journal_truncate(const char *dir, long long size);
 
 /* pagedir_journal_add: append the line "KIND ID A" or "KIND ID A B" for
  * page ID, 0 or more (B may be NULL; all borrowed; KIND and A without
  * whitespace, B without a newline) to DIR/.journal in one write. FLAGS:
  * PAGEDIR_FSYNC. Returns 0 or -1 (errno). */
-int pagedir_journal_add(const char *dir, const char *kind, int id,
-                        const char *a, const char *b, unsigned flags);
+PAGEDIR_EXTERN int pagedir_journal_add(const char *dir, const char *kind,
+                                       int id, const char *a, const char *b,
+                                       unsigned flags);
 
 /* pagedir_journal: call FN(ARG, kind, id, a, b) for each complete line of
  * DIR/.journal, in order (strings borrowed for the call; b is the rest of
  * the line after A, spaces included, "" when there is none). A missing
  * journal is an empty one.
  * Returns: 0, or -1 if it could not be read. */
-int pagedir_journal(const char *dir,
-                    void (*fn)(void *arg, const char *kind, int id,
-                               const char *a, const char *b),
-                    void *arg);
+PAGEDIR_EXTERN int pagedir_journal(const char *dir,
+                                   void (*fn)(void *arg, const char *kind,
+                                              int id, const char *a,
+                                              const char *b),
+                                   void *arg);
 
 /* pagedir_lock: take a write lock on DIR/.lock (fcntl), held until
  * the process closes the returned descriptor or exits (kill -9 included),
@@ -221,23 +239,23 @@ int pagedir_journal(const char *dir,
  * may unlink the file this call opened (then it tries the new one).
  * Returns: a descriptor (the caller closes it), or -1 with errno EAGAIN if
  * another process holds the lock, or another errno. */
-int pagedir_lock(const char *dir);
+PAGEDIR_EXTERN int pagedir_lock(const char *dir);
 
 /* pagedir_unlock: release the lock FD from pagedir_lock and remove the
  * lock file (a crash leaves it behind, harmless: the kernel dropped the
  * lock). */
-void pagedir_unlock(const char *dir, int fd);
+PAGEDIR_EXTERN void pagedir_unlock(const char *dir, int fd);
 
 /* pagedir_journal_repair: rewrite DIR's journal keeping only the complete
  * lines of IDs 0..MAX_ID (MAX_ID pages published; see the layout for what
  * a line's ID is), so that a resumed crawl
  * appends after exactly what an uninterrupted one would have written.
  * Call with the lock held, before appending. Returns 0 or -1 (errno). */
-int pagedir_journal_repair(const char *dir, int max_id);
+PAGEDIR_EXTERN int pagedir_journal_repair(const char *dir, int max_id);
 
 /* pagedir_sync: make DIR's renames durable (fsync of the directory).
  * Returns 0 or -1 (errno). */
-int pagedir_sync(const char *dir);
+PAGEDIR_EXTERN int pagedir_sync(const char *dir);
 
 /* pagedir_page_t: one loaded page. */
 typedef struct pagedir_page {
@@ -252,38 +270,43 @@ typedef struct pagedir_page {
  * unreadable, or not a well-formed page (errno EINVAL: line 1 empty or
  * holding a control byte, line 2 not a decimal depth). Free with
  * pagedir_page_free. */
-int pagedir_load(const char *dir, int id, pagedir_page_t *page);
+PAGEDIR_EXTERN int pagedir_load(const char *dir, int id, pagedir_page_t *page);
 
 /* pagedir_load_file: as pagedir_load, for the page file at PATH (for
  * example, one from pagedir_write_tmp). */
-int pagedir_load_file(const char *path, pagedir_page_t *page);
+PAGEDIR_EXTERN int pagedir_load_file(const char *path, pagedir_page_t *page);
 
 /* pagedir_load_name: pagedir_load of the file DIR/NAME (NAME borrowed),
  * any file in the page format (a page, a ".noindex-K"). */
-int pagedir_load_name(const char *dir, const char *name, pagedir_page_t *page);
+PAGEDIR_EXTERN int pagedir_load_name(const char *dir, const char *name,
+                                     pagedir_page_t *page);
 
 /* pagedir_load_url: only line 1 (the URL) of page ID, plain or gzip.
  * Returns: owned by caller (free()), or NULL as pagedir_load fails. */
-char *pagedir_load_url(const char *dir, int id);
+PAGEDIR_EXTERN char *pagedir_load_url(const char *dir, int id);
 
 /* pagedir_page_free: free what *PAGE holds; PAGE may be NULL. */
-void pagedir_page_free(pagedir_page_t *page);
+PAGEDIR_EXTERN void pagedir_page_free(pagedir_page_t *page);
 
 /* pagedir_count: the number of pages: the largest N such that DIR/1 ..
  * DIR/N all exist. Returns -1 if DIR is not a page directory (no marker or
  * a marker without the magic line). */
-int pagedir_count(const char *dir);
+PAGEDIR_EXTERN int pagedir_count(const char *dir);
 
 /* pagedir_validate: check DIR: the marker, IDs contiguous from 1 (no page
  * file beyond the first gap), every page well-formed (pagedir_load).
  * Returns: the number of pages, or -1 with a one-line reason in ERR (size
  * N), e.g. "'d/7' is not a well-formed page". */
-int pagedir_validate(const char *dir, char *err, size_t n);
+PAGEDIR_EXTERN int pagedir_validate(const char *dir, char *err, size_t n);
 
 /* pagedir_param: the value of the first "KEY: value" line of DIR's
  * marker, e.g. KEY "maxDepth" (the keys: see the layout above).
  * Returns: owned by caller (free()), NULL if absent or unreadable.
  * Thread-safety: any thread. */
-char *pagedir_param(const char *dir, const char *key);
+PAGEDIR_EXTERN char *pagedir_param(const char *dir, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* COMMON_PAGEDIR_H */

@@ -5,7 +5,8 @@
 # fails. --check only reports.
 #
 # Each entry is "package:probe", the probe being a pkg-config module or a
-# command that shows the package is there.
+# command that shows the package is there. DEPS_MORE adds entries (make
+# deb: mk/deb-deps.txt).
 set -u
 NEED="
 pkg-config:cmd=pkg-config
@@ -23,7 +24,10 @@ clang-format:cmd=clang-format
 time:cmd=/usr/bin/time
 libhiredis-dev:pc=hiredis
 redis-server:cmd=redis-server
+groff-base:cmd=groff
+man-db:cmd=man
 "
+NEED="$NEED ${DEPS_MORE:-}"
 missing=
 for entry in $NEED; do
   pkg=${entry%%:*}
