@@ -102,7 +102,7 @@ funcs=$(names common/pagedir.h '\bpagedir_[a-z_]+\(' | tr -d '(')
 check "pagedir.h declares functions" test -n "$funcs"
 for n in $funcs; do
   check "pagedir(3) names $n" sh -c "sed 's/\\\\f[BIRP]//g' '$M/pagedir.3' |
-    grep -qE '^\.BI? \"?(int|char|void) \*?$n\('"
+    grep -qE '^\.BI? \"?(int|char|void|long long) \*?$n\('"
 done
 
 # The EXAMPLES program of a section 3 page builds against the tree and
