@@ -14,10 +14,10 @@
  *                that calls only it links nothing of the HTML scanner.
  *
  * Both scanners report what they find to a caller's sink (a struct of
- * callbacks) and keep nothing: hrefs come out exactly as written in the
- * page (after character references are decoded and surrounding ASCII
- * whitespace trimmed), never resolved against a base or normalised; that
- * is the url module's job.
+ * callbacks) and keep nothing: hrefs come out as written in the page
+ * (after character references are decoded and surrounding ASCII
+ * whitespace trimmed; HTML queries see links_scan_html()), never resolved
+ * against a base or normalised; that is the url module's job.
  *
  * Setup: none. (libxml2 is no longer used here; calling xmlInitParser()
  * first, as the crawler still does, is harmless.)
@@ -126,10 +126,15 @@ typedef struct links_sink {
  *   tag. Never touches the network or the file system, never prints.
  *   Time is linear in the page; memory is the page's links, plus a UTF-8
  *   copy of the page unless it is valid UTF-8 or ASCII.
+ * URL values (href, src) of a page whose encoding is not UTF-8 (nor
+ *   UTF-16) have the non-ASCII characters of their query percent-encoded
+ *   in that encoding, as a browser sends them ("?q=\xc3\xa9" comes out
+ *   "?q=%E9" from a windows-1252 page; a character it cannot encode as
+ *   "%26%23N%3B", "&#N;"); everything else stays UTF-8.
  * Known differences from a browser (DESIGN.md, "Link extraction"): an
  *   <a> the standard's "reconstruct the active formatting elements"
  *   clones after misnested markup is reported once, not twice (the same
- *   URL); query strings are not yet encoded in the page's encoding.
+ *   URL).
  * Returns: LINKS_OK, LINKS_STOPPED (a callback returned nonzero) or
  *   LINKS_ENOMEM. Malformed input is never an error.
  * Thread-safety: any thread; concurrent calls share nothing. */

@@ -15,11 +15,11 @@
 
 #include <errno.h>
 #include <iconv.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ascii.h"
-#include "strbuf.h"
 
 static bool is_ws(unsigned char c)
 {
@@ -56,13 +56,26 @@ const char *links_encoding_name(const char *label, size_t len)
 }
 
 /* See links_int.h. */
+size_t links_ascii_prefix(const unsigned char *b, size_t n)
+{
+  size_t i = 0;
+  uint64_t w;
+  while (n - i >= 8 &&
+         (memcpy(&w, b + i, 8), (w & UINT64_C(0x8080808080808080)) == 0))
+    i += 8;
+  while (i < n && b[i] < 0x80)
+    i++;
+  return i;
+}
+
+/* See links_int.h. */
 bool links_utf8_valid(const unsigned char *b, size_t n)
 {
   size_t i = 0;
   while (i < n) {
     unsigned char c = b[i];
     if (c < 0x80) {
-      i++;
+      i += links_ascii_prefix(b + i, n - i);
       continue;
     }
     size_t k;
@@ -290,10 +303,11 @@ static const char *prescan(const unsigned char *b, size_t n)
 
 /* See links_int.h. */
 const char *links_sniff(const char *body, size_t len, const char *charset,
-                        size_t *bom)
+                        size_t *bom, int *valid)
 {
   const unsigned char *b = (const unsigned char *)body;
   *bom = 0;
+  *valid = -1;
   if (len >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF) {
     *bom = 3;
     return "UTF-8";
@@ -316,10 +330,13 @@ const char *links_sniff(const char *body, size_t len, const char *charset,
   /* No declaration: the standard lets a browser guess from the bytes,
    * and browsers take valid UTF-8 for UTF-8. Pure ASCII decodes alike
    * in both. */
-  for (size_t i = 0; i < len; i++)
-    if (b[i] >= 0x80)
-      return links_utf8_valid(b + i, len - i) ? "UTF-8" : "windows-1252";
-  return "windows-1252";
+  size_t i = links_ascii_prefix(b, len);
+  if (i == len) {
+    *valid = 1;
+    return "windows-1252";
+  }
+  *valid = links_utf8_valid(b + i, len - i);
+  return *valid ? "UTF-8" : "windows-1252";
 }
 
 /* ---- decoding ---- */
@@ -483,5 +500,86 @@ bool links_decode(const char *body, size_t len, const char *enc, char **out,
   }
   *outlen = o.len;
   *out = strbuf_detach(&o);
+  return true;
+}
+
+/* ---- query encoding ---- */
+
+/* See links_int.h. */
+bool links_query_encoding(const char *enc)
+{
+  return strcmp(enc, "UTF-8") != 0 && strncmp(enc, "UTF-16", 6) != 0 &&
+         strcmp(enc, "replacement") != 0;
+}
+
+/* The length of the UTF-8 sequence starting with c (1 for a stray
+ * byte, which the decoders never leave). */
+static size_t utf8_len(unsigned char c)
+{
+  return c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+}
+
+static uint32_t utf8_cp(const unsigned char *p, size_t k)
+{
+  static const unsigned char lead_mask[] = { 0, 0x7F, 0x1F, 0x0F, 0x07 };
+  uint32_t cp = p[0] & lead_mask[k];
+  for (size_t j = 1; j < k; j++)
+    cp = cp << 6 | (p[j] & 0x3F);
+  return cp;
+}
+
+/* See links_int.h. */
+bool links_query_encode(const char *enc, strbuf_t *v)
+{
+  if (v->p == NULL)
+    return true;
+  size_t q = strcspn(v->p, "?#");
+  if (v->p[q] != '?')
+    return true;
+  size_t end = q + strcspn(v->p + q, "#");
+  size_t i = q;
+  while (i < end && (unsigned char)v->p[i] < 0x80)
+    i++;
+  if (i == end)
+    return true; /* nothing to encode: the common case */
+  iconv_t cd = iconv_open(iconv_name(enc), "UTF-8");
+  strbuf_t o = STRBUF_INIT;
+  strbuf_add(&o, v->p, i);
+  while (i < end) {
+    const unsigned char *p = (const unsigned char *)v->p + i;
+    if (*p < 0x80) {
+      strbuf_addc(&o, (char)*p);
+      i++;
+      continue;
+    }
+    size_t k = utf8_len(*p);
+    if (i + k > end)
+      k = end - i;
+    char out[16];
+    char *in = (char *)p, *op = out;
+    size_t inleft = k, outleft = sizeof out;
+    bool ok = cd != (iconv_t)-1 &&
+              iconv(cd, &in, &inleft, &op, &outleft) != (size_t)-1 &&
+              iconv(cd, NULL, NULL, &op, &outleft) != (size_t)-1;
+    if (cd != (iconv_t)-1)
+      iconv(cd, NULL, NULL, NULL, NULL);
+    if (ok) {
+      for (char *b = out; b < op; b++)
+        strbuf_addf(&o, "%%%02X", (unsigned char)*b);
+    } else {
+      /* Not in the encoding: the URL standard writes "&#N;", encoded. */
+      strbuf_addf(&o, "%%26%%23%lu%%3B", (unsigned long)utf8_cp(p, k));
+    }
+    i += k;
+  }
+  strbuf_add(&o, v->p + end, v->len - end);
+  if (cd != (iconv_t)-1)
+    iconv_close(cd);
+  if (o.oom) {
+    strbuf_release(&o);
+    return false;
+  }
+  strbuf_release(v);
+  *v = o;
   return true;
 }

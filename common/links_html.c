@@ -87,6 +87,8 @@ typedef struct scan {
   bool has[A_N];
   bool font_attr; /* a color, face or size attribute (foreign breakout) */
   strbuf_t val[A_N];
+  const char *enc; /* the page's encoding (links_sniff()) */
+  bool qenc;       /* queries are sent in enc, not UTF-8 */
   /* delivery */
   bool base_seen;
   strbuf_t pend; /* held-back links: flags byte, href, NUL; ... */
@@ -198,6 +200,18 @@ static void report_link(scan_t *s, const char *href, int flags)
   s->npend++;
   if (deliver_ready(s))
     deliver_pending(s);
+}
+
+/* The URL value v, trimmed, its query encoded as the page's encoding
+ * says (a browser sends "?q=\xc3\xa9" as %E9 from a windows-1252 page);
+ * NULL on ENOMEM. */
+static const char *url_value(scan_t *s, strbuf_t *v)
+{
+  if (s->qenc && !links_query_encode(s->enc, v)) {
+    scan_nomem(s);
+    return NULL;
+  }
+  return trimmed(v);
 }
 
 /* ---- character references in attribute values ---- */
@@ -343,7 +357,9 @@ static void on_anchor(scan_t *s)
   int flags = 0;
   if (s->has[A_REL] && rel_has_nofollow(trimmed(&s->val[A_REL])))
     flags |= LINK_NOFOLLOW;
-  report_link(s, trimmed(&s->val[A_HREF]), flags);
+  const char *href = url_value(s, &s->val[A_HREF]);
+  if (href != NULL)
+    report_link(s, href, flags);
 }
 
 /* frame and iframe: an empty src means about:blank, not this page. */
@@ -351,7 +367,9 @@ static void on_frame(scan_t *s)
 {
   if (!s->has[A_SRC] || s->val[A_SRC].len == 0)
     return;
-  report_link(s, trimmed(&s->val[A_SRC]), 0);
+  const char *src = url_value(s, &s->val[A_SRC]);
+  if (src != NULL)
+    report_link(s, src, 0);
 }
 
 static void on_base(scan_t *s)
@@ -359,8 +377,10 @@ static void on_base(scan_t *s)
   if (s->base_seen || !s->has[A_HREF])
     return; /* a <base target> alone does not count as "the" base */
   s->base_seen = true;
-  if (s->sink->base != NULL &&
-      s->sink->base(s->sink->arg, trimmed(&s->val[A_HREF])) != 0) {
+  const char *href = url_value(s, &s->val[A_HREF]);
+  if (href == NULL)
+    return;
+  if (s->sink->base != NULL && s->sink->base(s->sink->arg, href) != 0) {
     s->stopped = true;
     return;
   }
@@ -1114,7 +1134,8 @@ int links_scan_html(const char *body, size_t len, const char *charset,
     body = "";
 
   size_t bom;
-  const char *enc = links_sniff(body, len, charset, &bom);
+  int valid;
+  const char *enc = links_sniff(body, len, charset, &bom, &valid);
   const char *p = body + bom;
   size_t n = len - bom;
   char *decoded = NULL;
@@ -1122,14 +1143,14 @@ int links_scan_html(const char *body, size_t len, const char *charset,
    * or ASCII in an encoding that keeps ASCII as it is; else as UTF-8. */
   bool as_is = false;
   bool utf16 = strncmp(enc, "UTF-16", 6) == 0;
-  if (strcmp(enc, "UTF-8") == 0)
-    as_is = links_utf8_valid((const unsigned char *)p, n);
+  const unsigned char *u = (const unsigned char *)p;
+  if (valid >= 0) /* sniffed from the bytes: ASCII, or valid UTF-8 */
+    as_is = valid == 1;
+  else if (strcmp(enc, "UTF-8") == 0)
+    as_is = links_utf8_valid(u, n);
   else if (!utf16 && strcmp(enc, "replacement") != 0 &&
-           strcmp(enc, "ISO-2022-JP") != 0) {
-    as_is = true;
-    for (size_t k = 0; k < n && as_is; k++)
-      as_is = (unsigned char)p[k] < 0x80;
-  }
+           strcmp(enc, "ISO-2022-JP") != 0)
+    as_is = links_ascii_prefix(u, n) == n;
   if (!as_is) {
     if (!links_decode(p, n, enc, &decoded, &n))
       return LINKS_ENOMEM;
@@ -1139,6 +1160,8 @@ int links_scan_html(const char *body, size_t len, const char *charset,
   scan_t s = { .sink = sink, .mode = M_HEAD, .frameset_ok = true };
   s.b = (const unsigned char *)p;
   s.n = n;
+  s.enc = enc;
+  s.qenc = links_query_encoding(enc);
   tokenize(&s);
   if (!s.stopped) {
     s.base_seen = true; /* nothing can change the links now */

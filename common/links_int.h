@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "strbuf.h"
+
 /* One named character reference of the HTML standard: name as written
  * after '&' (with its ';' when it has one: "amp;" and the legacy "amp"
  * are two rows), value in UTF-8. Sorted by name in byte order. */
@@ -47,9 +49,11 @@ const char *links_encoding_name(const char *label, size_t len);
  * prescan of the first 1024 bytes, else UTF-8 if the page is valid
  * UTF-8 with at least one non-ASCII byte, else windows-1252 (the
  * standard's default for an unknown locale). Returns a static encoding
- * name as links_encoding_name() does. Thread-safety: any thread. */
+ * name as links_encoding_name() does; *valid is 1 if body was found to
+ * be valid UTF-8 (pure ASCII included), 0 if not, -1 if not checked.
+ * Thread-safety: any thread. */
 const char *links_sniff(const char *body, size_t len, const char *charset,
-                        size_t *bom);
+                        size_t *bom, int *valid);
 
 /* links_decode: body[0..len) in the encoding enc (a name from
  * links_sniff()) as UTF-8, invalid or unmapped input as U+FFFD, in a
@@ -58,7 +62,22 @@ const char *links_sniff(const char *body, size_t len, const char *charset,
 bool links_decode(const char *body, size_t len, const char *enc, char **out,
                   size_t *outlen);
 
+/* links_query_encoding: does a page in encoding enc send the non-ASCII
+ * characters of its URLs' queries in that encoding (the URL standard's
+ * "encoding-parse": every encoding but UTF-8, UTF-16 and replacement)? */
+bool links_query_encoding(const char *enc);
+
+/* links_query_encode: in the href v (UTF-8), percent-encode the non-ASCII
+ * characters of the query (from the first '?' before any '#' to the
+ * '#') as their bytes in enc, a character enc cannot encode as "&#N;"
+ * percent-encoded, as a browser does for a page in enc. v is replaced;
+ * false on ENOMEM (v unchanged). Thread-safety: any thread. */
+bool links_query_encode(const char *enc, strbuf_t *v);
+
 /* links_utf8_valid: is b[0..n) valid UTF-8? */
 bool links_utf8_valid(const unsigned char *b, size_t n);
+
+/* links_ascii_prefix: the length of the ASCII prefix of b[0..n). */
+size_t links_ascii_prefix(const unsigned char *b, size_t n);
 
 #endif /* COMMON_LINKS_INT_H */

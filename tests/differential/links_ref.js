@@ -20,6 +20,7 @@ const parse5 = require("parse5");
 const whatwgURL = require("whatwg-url");
 const sniff = require("html-encoding-sniffer");
 const whatwgEncoding = require("whatwg-encoding"); // html-encoding-sniffer's
+const iconv = require("iconv-lite"); // whatwg-encoding's
 
 const HTML_NS = "http://www.w3.org/1999/xhtml";
 
@@ -32,6 +33,35 @@ function validUTF8(bytes) {
   }
 }
 
+// The URL standard's "encoding-parse": a page not in UTF-8 (nor UTF-16)
+// sends the non-ASCII characters of a query in its own encoding, those
+// it cannot encode as "&#N;". whatwg-url has no encoding override, so
+// the query is encoded here, before it parses.
+function encodeQuery(href, enc) {
+  if (enc === "UTF-8" || enc.startsWith("UTF-16") || enc === "replacement")
+    return href;
+  const q = href.indexOf("?");
+  const hash = href.indexOf("#");
+  if (q < 0 || (hash >= 0 && hash < q)) return href;
+  const end = hash >= 0 ? hash : href.length;
+  let out = href.slice(0, q);
+  for (const ch of href.slice(q, end)) {
+    const cp = ch.codePointAt(0);
+    if (cp < 0x80) {
+      out += ch;
+      continue;
+    }
+    const bytes = iconv.encode(ch, enc);
+    if (iconv.decode(bytes, enc) !== ch) {
+      out += "%26%23" + cp + "%3B";
+      continue;
+    }
+    for (const b of bytes)
+      out += "%" + b.toString(16).toUpperCase().padStart(2, "0");
+  }
+  return out + href.slice(end);
+}
+
 function decode(bytes, charset) {
   const nonAscii = bytes.some((b) => b >= 0x80);
   const dflt = nonAscii && validUTF8(bytes) ? "UTF-8" : "windows-1252";
@@ -40,7 +70,15 @@ function decode(bytes, charset) {
     defaultEncoding: dflt,
   });
   // Not Node's TextDecoder: Node 20's reads windows-1252 as ISO-8859-1.
-  return whatwgEncoding.decode(bytes, enc); // a BOM wins, and is dropped
+  // A BOM wins, and is dropped.
+  return { text: whatwgEncoding.decode(bytes, enc), enc: bomEncoding(bytes) || enc };
+}
+
+function bomEncoding(b) {
+  if (b[0] === 0xef && b[1] === 0xbb && b[2] === 0xbf) return "UTF-8";
+  if (b[0] === 0xfe && b[1] === 0xff) return "UTF-16BE";
+  if (b[0] === 0xff && b[1] === 0xfe) return "UTF-16LE";
+  return null;
 }
 
 function attr(el, name) {
@@ -56,9 +94,8 @@ function walk(node, visit) {
 }
 
 function pageLinks(url, file, charset) {
-  const doc = parse5.parse(decode(fs.readFileSync(file), charset), {
-    scriptingEnabled: false,
-  });
+  const { text, enc } = decode(fs.readFileSync(file), charset);
+  const doc = parse5.parse(text, { scriptingEnabled: false });
   const docURL = whatwgURL.parseURL(url);
   let base = null;
   const hrefs = [];
@@ -67,7 +104,8 @@ function pageLinks(url, file, charset) {
     const t = el.tagName;
     if (t === "base" && base === null) {
       const h = attr(el, "href");
-      if (h !== null) base = whatwgURL.parseURL(h, { baseURL: docURL }) || docURL;
+      if (h !== null)
+        base = whatwgURL.parseURL(encodeQuery(h, enc), { baseURL: docURL }) || docURL;
     } else if (t === "a" || t === "area") {
       const h = attr(el, "href");
       if (h !== null) hrefs.push(h);
@@ -78,7 +116,7 @@ function pageLinks(url, file, charset) {
   });
   const out = [];
   for (const h of hrefs) {
-    const u = whatwgURL.parseURL(h, { baseURL: base || docURL });
+    const u = whatwgURL.parseURL(encodeQuery(h, enc), { baseURL: base || docURL });
     if (u === null || (u.scheme !== "http" && u.scheme !== "https")) continue;
     u.fragment = null;
     out.push(whatwgURL.serializeURL(u));

@@ -358,6 +358,129 @@ static void test_charsets(void)
             "L0 /j1|L0 /j2");
 }
 
+/* ---- issue 18: as the HTML standard reads a page ---- */
+
+static void test_frames(void)
+{
+  /* a frameset page: its frames, nothing in noframes */
+  CHECK_STR(html("<head><title>t</title></head><frameset cols=\"1,2\">"
+                 "<frame src=menu.html><frameset><frame src=main.html>"
+                 "<frame src=\"\"><frame></frameset><noframes>"
+                 "<a href=nf.html></noframes></frameset><a href=after.html>"),
+            "L0 menu.html|L0 main.html");
+  /* iframe src; its body is text; an empty src is about:blank */
+  CHECK_STR(html("<p>x<iframe src=if.html><a href=in.html></iframe>"
+                 "<iframe src=\"\"></iframe><a href=ok.html>"),
+            "L0 if.html|L0 ok.html");
+  /* a frame outside a frameset is ignored */
+  CHECK_STR(html("<p>text</p><frame src=no.html><a href=ok.html>"),
+            "L0 ok.html");
+  /* a frameset after body text is ignored; one that replaces a body
+   * without content drops the links found in it */
+  CHECK_STR(html("<p>hi</p><frameset><frame src=f.html></frameset>"
+                 "<a href=x.html>"),
+            "L0 x.html");
+  CHECK_STR(html("<a href=gone.html></a><div><frameset><frame src=f.html>"),
+            "L0 f.html");
+  CHECK_STR(html("<body><frameset><frame src=f.html></frameset><a href=b>"),
+            "L0 b");
+}
+
+static void test_text_not_markup(void)
+{
+  CHECK_STR(html("<textarea><a href=1></textarea><title><a href=2></title>"
+                 "<xmp><a href=3></xmp><noembed><a href=4></noembed>"
+                 "<noframes><a href=5></noframes><style><a href=6></style>"
+                 "<a href=ok>"),
+            "L0 ok");
+  CHECK_STR(html("<a href=b><plaintext><a href=pt></plaintext><a href=x>"),
+            "L0 b");
+  /* script escapes: "<!--<script>" hides "</script>" */
+  CHECK_STR(html("<script><!--<script></script><a href=se></script>-->"
+                 "</script><a href=ok>"),
+            "L0 ok");
+  CHECK_STR(html("<script><!--></script><a href=ok1><script><!--</script>"
+                 "<a href=ok2>"),
+            "L0 ok1|L0 ok2");
+  /* CDATA: a bogus comment in HTML, text in SVG */
+  CHECK_STR(html("<![CDATA[<a href=cd>]]><svg><![CDATA[<a href=cd2>]]>"
+                 "</svg><a href=ok>"),
+            "L0 ok");
+  /* template content is inert, nested too */
+  CHECK_STR(html("<template><a href=t1><template><a href=t2></template>"
+                 "</template><a href=ok>"),
+            "L0 ok");
+  /* select drops what it cannot hold; textarea ends it */
+  CHECK_STR(html("<select><a href=s1></select><select><textarea>"
+                 "<a href=s2></textarea><a href=ok>"),
+            "L0 ok");
+  /* noscript is an ordinary element with scripting off */
+  CHECK_STR(html("<noscript><a href=ns></noscript>"), "L0 ns");
+  /* SVG: its a is no HTML link, foreignObject holds HTML, title in SVG
+   * is no RCDATA, p breaks out */
+  CHECK_STR(html("<svg><a href=s></a><foreignObject><a href=fo></a>"
+                 "</foreignObject><title><a href=st></a></title>"
+                 "<p><a href=out>"),
+            "L0 fo|L0 st|L0 out");
+  CHECK_STR(html("<math><mi><a href=mi></a></mi><a href=ma></a></math>"),
+            "L0 mi");
+}
+
+static void test_charrefs_html5(void)
+{
+  CHECK_STR(html("<a href=\"a&sol;b&period;html\"><a href=\"&lpar;&rpar;\">"
+                 "<a href=\"x&AMP;y\"><a href=\"&fjlig;\">"),
+            "L0 a/b.html|L0 ()|L0 x&y|L0 fj");
+  CHECK_STR(html("<a href=\"a&Tab;b&NewLine;c\">"), "L0 a\tb\nc");
+  CHECK_STR(html("<a href=\"javascript&colon;x\">"), "L0 javascript:x");
+  /* numeric: windows-1252 remap, U+FFFD for 0, surrogates, too big */
+  CHECK_STR(html("<a href=\"&#x80;&#128&#x81;\">"), "L0 \xe2\x82\xac\xe2\x82\xac\xc2\x81");
+  CHECK_STR(html("<a href=\"a&#0;b&#xD800;c&#x110000;d&#99999999999;\">"),
+            "L0 a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd" "d\xef\xbf\xbd");
+  /* legacy names without ';', but not before '=' or alphanumerics in an
+   * attribute */
+  CHECK_STR(html("<a href=\"&copy x\"><a href=\"?a&copy=1\"><a href=\"&copyz\">"
+                 "<a href=\"&notit;\"><a href=\"&notin;\">"),
+            "L0 \xc2\xa9 x|L0 ?a&copy=1|L0 &copyz|L0 &notit;|L0 \xe2\x88\x89");
+  CHECK_STR(html("<a href=\"&#;&#x;&unknown;&\">"), "L0 &#;&#x;&unknown;&");
+}
+
+static void test_lost_links(void)
+{
+  CHECK_STR(html("<!--><a href=1><!---><a href=2><!-- --!><a href=3>"),
+            "L0 1|L0 2|L0 3");
+  CHECK_STR(html("<a/href=sl><a\fhref=ff><a href=q/>"), "L0 sl|L0 ff|L0 q/");
+}
+
+static void test_sniffing(void)
+{
+  /* valid UTF-8 with nothing declared is UTF-8 */
+  CHECK_STR(HTML_LIT("<a href=\"/caf\xc3\xa9\">", NULL), "L0 /caf\xc3\xa9");
+  /* invalid UTF-8 with nothing declared is windows-1252 */
+  CHECK_STR(HTML_LIT("<a href=\"/caf\xe9\x80\">", NULL),
+            "L0 /caf\xc3\xa9\xe2\x82\xac");
+  /* a <meta> past the first 1024 bytes changes nothing */
+  static char late[2048];
+  memset(late, ' ', sizeof late);
+  memcpy(late, "<!-- ", 5);
+  static const char tail[] =
+    "--><meta charset=windows-1252><a href=\"\xc3\xa9\">";
+  memcpy(late + 1100, tail, sizeof tail - 1);
+  CHECK_STR(html_n(late, 1100 + sizeof tail - 1, NULL, NULL), "L0 \xc3\xa9");
+}
+
+static void test_query_encoding(void)
+{
+  /* a browser sends a query in the page's encoding */
+  CHECK_STR(HTML_LIT("<meta charset=windows-1252><a href=\"/p\xe9?q=\xe9#\xe9\">"
+                     "<a href=\"?&#26085;\">",
+                     NULL),
+            "L0 /p\xc3\xa9?q=%E9#\xc3\xa9|L0 ?%26%2326085%3B");
+  CHECK_STR(HTML_LIT("<a href=\"?q=\x93\xfa\">", "shift_jis"),
+            "L0 ?q=%93%FA");
+  CHECK_STR(HTML_LIT("<a href=\"?q=\xc3\xa9\">", "utf-8"), "L0 ?q=\xc3\xa9");
+}
+
 /* Run fn with stderr sent to a temporary file; return the bytes written. */
 static long stderr_bytes_during(void (*fn)(void))
 {
@@ -586,6 +709,12 @@ int main(void)
   RUN(test_invalid_utf8);
   RUN(test_charsets);
   RUN(test_undecodable_charset);
+  RUN(test_frames);
+  RUN(test_text_not_markup);
+  RUN(test_charrefs_html5);
+  RUN(test_lost_links);
+  RUN(test_sniffing);
+  RUN(test_query_encoding);
   RUN(test_deep_nesting);
   RUN(test_empty);
   RUN(test_threads);
