@@ -399,8 +399,8 @@ static void decode_utf8(const unsigned char *b, size_t n, strbuf_t *o)
       continue;
     }
     size_t j = 1;
-    while (j <= k && i + j < n &&
-           b[i + j] >= (j == 1 ? lo : 0x80) && b[i + j] <= (j == 1 ? hi : 0xBF))
+    while (j <= k && i + j < n && b[i + j] >= (j == 1 ? lo : 0x80) &&
+           b[i + j] <= (j == 1 ? hi : 0xBF))
       j++;
     if (j == k + 1)
       strbuf_add(o, b + i, k + 1);
@@ -430,11 +430,16 @@ static void decode_1252(const unsigned char *b, size_t n, strbuf_t *o)
 static const char *iconv_name(const char *enc)
 {
   static const char *const map[][2] = {
-    { "ISO-8859-8-I", "ISO-8859-8" }, { "KOI8-U", "KOI8-RU" },
-    { "macintosh", "MACINTOSH" },     { "windows-874", "CP874" },
-    { "x-mac-cyrillic", "MAC-UK" },   { "GBK", "GB18030" },
-    { "Big5", "BIG5-HKSCS" },         { "Shift_JIS", "CP932" },
-    { "EUC-KR", "CP949" },            { NULL, NULL },
+    { "ISO-8859-8-I", "ISO-8859-8" },
+    { "KOI8-U", "KOI8-RU" },
+    { "macintosh", "MACINTOSH" },
+    { "windows-874", "CP874" },
+    { "x-mac-cyrillic", "MAC-UK" },
+    { "GBK", "GB18030" },
+    { "Big5", "BIG5-HKSCS" },
+    { "Shift_JIS", "CP932" },
+    { "EUC-KR", "CP949" },
+    { NULL, NULL },
   };
   for (size_t i = 0; map[i][0] != NULL; i++)
     if (strcmp(enc, map[i][0]) == 0)

@@ -41,10 +41,10 @@
 
 /* Where the document is, as tree construction would know it. */
 enum {
-  M_HEAD,    /* no body yet: initial .. "after head" */
-  M_BODY,    /* in body (also in table, after body ...) */
+  M_HEAD, /* no body yet: initial .. "after head" */
+  M_BODY, /* in body (also in table, after body ...) */
   M_FRAMESET,
-  M_AFTER    /* after frameset, after after frameset */
+  M_AFTER /* after frameset, after after frameset */
 };
 
 /* How the tokenizer reads what follows the current tag. */
@@ -52,8 +52,8 @@ enum { T_DATA, T_RCDATA, T_RAWTEXT, T_SCRIPT, T_PLAINTEXT };
 
 /* The attributes we read, per element. */
 enum { A_HREF, A_SRC, A_REL, A_NAME, A_CONTENT, A_TYPE, A_ENC, A_N };
-static const char *const attr_names[A_N] = { "href", "src",  "rel",
-                                             "name", "content", "type",
+static const char *const attr_names[A_N] = { "href",    "src",     "rel",
+                                             "name",    "content", "type",
                                              "encoding" };
 
 #define NAME_MAX_LEN 24 /* longer tag names match nothing we know */
@@ -293,7 +293,8 @@ static size_t charref(const unsigned char *p, size_t n, strbuf_t *o)
     return 0;
   /* In an attribute, a reference without ';' followed by '=' or an
    * alphanumeric stays text ("?a=1&copy=2"). */
-  if (name[m - 1] != ';' && 1 + m < n && (p[1 + m] == '=' || is_alnum(p[1 + m])))
+  if (name[m - 1] != ';' && 1 + m < n &&
+      (p[1 + m] == '=' || is_alnum(p[1 + m])))
     return 0;
   strbuf_adds(o, e->utf8);
   return 1 + m;
@@ -467,8 +468,8 @@ static void foreign_push(scan_t *s, bool svg)
     f->integ = strcmp(n, "foreignobject") == 0 || strcmp(n, "desc") == 0 ||
                strcmp(n, "title") == 0;
   } else {
-    static const char *const text_points[] = { "mi", "mo", "mn", "ms",
-                                               "mtext", NULL };
+    static const char *const text_points[] = { "mi", "mo",    "mn",
+                                               "ms", "mtext", NULL };
     f->integ = name_in(n, text_points);
     if (strcmp(n, "annotation-xml") == 0 && s->has[A_ENC]) {
       const char *e = trimmed(&s->val[A_ENC]);
@@ -483,13 +484,13 @@ static void foreign_push(scan_t *s, bool svg)
 static bool breaks_out(const scan_t *s)
 {
   static const char *const out[] = {
-    "b",   "big",  "blockquote", "body",   "br",     "center", "code",
-    "dd",  "div",  "dl",         "dt",     "em",     "embed",  "h1",
-    "h2",  "h3",   "h4",         "h5",     "h6",     "head",   "hr",
-    "i",   "img",  "li",         "listing", "menu",  "meta",   "nobr",
-    "ol",  "p",    "pre",        "ruby",   "s",      "small",  "span",
-    "strong", "strike", "sub",   "sup",    "table",  "tt",     "u",
-    "ul",  "var",  NULL
+    "b",      "big",    "blockquote", "body",    "br",    "center", "code",
+    "dd",     "div",    "dl",         "dt",      "em",    "embed",  "h1",
+    "h2",     "h3",     "h4",         "h5",      "h6",    "head",   "hr",
+    "i",      "img",    "li",         "listing", "menu",  "meta",   "nobr",
+    "ol",     "p",      "pre",        "ruby",    "s",     "small",  "span",
+    "strong", "strike", "sub",        "sup",     "table", "tt",     "u",
+    "ul",     "var",    NULL
   };
   if (strcmp(s->name, "font") == 0)
     return s->font_attr;
@@ -712,9 +713,9 @@ static void start_tag(scan_t *s)
   /* Any other start tag begins the body; these also say the page is no
    * frameset. */
   static const char *const not_ok[] = {
-    "pre",   "listing", "li",  "dd",  "dt",     "button", "applet",
-    "marquee", "object", "table", "br", "embed", "img",  "image",
-    "keygen", "wbr",    "hr",  NULL
+    "pre",    "listing", "li",     "dd",    "dt", "button",
+    "applet", "marquee", "object", "table", "br", "embed",
+    "img",    "image",   "keygen", "wbr",   "hr", NULL
   };
   body_begins(s);
   if (s->frameset_ok && name_in(n, not_ok))
@@ -1089,8 +1090,8 @@ static void tokenize(scan_t *s)
       s->i = p;
       if (n - p >= 4 && b[p + 2] == '-' && b[p + 3] == '-') {
         s->i = comment_end(s);
-      } else if (n - p >= 9 && ascii_strnieq((const char *)b + p + 2,
-                                             "doctype", 7)) {
+      } else if (n - p >= 9 &&
+                 ascii_strnieq((const char *)b + p + 2, "doctype", 7)) {
         s->i = to_gt(s, p + 9);
       } else if (n - p >= 9 && memcmp(b + p + 2, "[CDATA[", 7) == 0 &&
                  s->fdepth > 0) {

@@ -434,9 +434,13 @@ static void test_charrefs_html5(void)
   CHECK_STR(html("<a href=\"a&Tab;b&NewLine;c\">"), "L0 a\tb\nc");
   CHECK_STR(html("<a href=\"javascript&colon;x\">"), "L0 javascript:x");
   /* numeric: windows-1252 remap, U+FFFD for 0, surrogates, too big */
-  CHECK_STR(html("<a href=\"&#x80;&#128&#x81;\">"), "L0 \xe2\x82\xac\xe2\x82\xac\xc2\x81");
+  CHECK_STR(html("<a href=\"&#x80;&#128&#x81;\">"),
+            "L0 \xe2\x82\xac\xe2\x82\xac\xc2\x81");
   CHECK_STR(html("<a href=\"a&#0;b&#xD800;c&#x110000;d&#99999999999;\">"),
-            "L0 a\xef\xbf\xbd" "b\xef\xbf\xbd" "c\xef\xbf\xbd" "d\xef\xbf\xbd");
+            "L0 a\xef\xbf\xbd"
+            "b\xef\xbf\xbd"
+            "c\xef\xbf\xbd"
+            "d\xef\xbf\xbd");
   /* legacy names without ';', but not before '=' or alphanumerics in an
    * attribute */
   CHECK_STR(html("<a href=\"&copy x\"><a href=\"?a&copy=1\"><a href=\"&copyz\">"
@@ -472,12 +476,12 @@ static void test_sniffing(void)
 static void test_query_encoding(void)
 {
   /* a browser sends a query in the page's encoding */
-  CHECK_STR(HTML_LIT("<meta charset=windows-1252><a href=\"/p\xe9?q=\xe9#\xe9\">"
-                     "<a href=\"?&#26085;\">",
-                     NULL),
-            "L0 /p\xc3\xa9?q=%E9#\xc3\xa9|L0 ?%26%2326085%3B");
-  CHECK_STR(HTML_LIT("<a href=\"?q=\x93\xfa\">", "shift_jis"),
-            "L0 ?q=%93%FA");
+  CHECK_STR(
+    HTML_LIT("<meta charset=windows-1252><a href=\"/p\xe9?q=\xe9#\xe9\">"
+             "<a href=\"?&#26085;\">",
+             NULL),
+    "L0 /p\xc3\xa9?q=%E9#\xc3\xa9|L0 ?%26%2326085%3B");
+  CHECK_STR(HTML_LIT("<a href=\"?q=\x93\xfa\">", "shift_jis"), "L0 ?q=%93%FA");
   CHECK_STR(HTML_LIT("<a href=\"?q=\xc3\xa9\">", "utf-8"), "L0 ?q=\xc3\xa9");
 }
 

@@ -185,9 +185,9 @@ static void test_meta_possible_complete(void)
     P("<\0m\0e\0t\0a\0 \0n\0a\0m\0e\0=\0r\0o\0b\0o\0t\0s\0"
       " \0c\0o\0n\0t\0e\0n\0t\0=\0n\0o\0n\0e\0>\0",
       "utf-16le"),
-    /* (EBCDIC, IBM037, was here while libxml2 parsed pages: the HTML
-     * standard's parser knows no EBCDIC label, so a parse finds nothing
-     * there now, and test_meta_ebcdic checks just that.) */
+  /* (EBCDIC, IBM037, was here while libxml2 parsed pages: the HTML
+   * standard's parser knows no EBCDIC label, so a parse finds nothing
+   * there now, and test_meta_ebcdic checks just that.) */
 #undef P
   };
   for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
