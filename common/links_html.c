@@ -31,6 +31,7 @@
 #include "links.h"
 
 #include <assert.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,10 @@ typedef struct scan {
   int frameset_depth;
   int template_depth;
   bool in_select;
-  foreign_t *fstack; /* FOREIGN_MAX entries, allocated on first use */
+  bool select_in_table; /* the select is in a table: table tags end it */
+  int table_depth;      /* <table> elements open, roughly (no implied
+                         * closes): only for select_in_table */
+  foreign_t *fstack;    /* FOREIGN_MAX entries, allocated on first use */
   int fdepth;
   int text; /* T_*: how to read what follows the tag just emitted */
   char text_end[NAME_MAX_LEN + 1]; /* its end tag's name */
@@ -503,6 +507,11 @@ static void foreign_pop_to_html(scan_t *s)
     s->fdepth--;
 }
 
+/* The tags that end a select in a table ("in select in table"). */
+static const char *const table_tags[] = { "caption", "table", "tbody",
+                                          "tfoot",   "thead", "tr",
+                                          "td",      "th",    NULL };
+
 /* A start tag, name in s->name, attributes read. */
 static void start_tag(scan_t *s)
 {
@@ -528,6 +537,8 @@ static void start_tag(scan_t *s)
   }
   /* HTML content. */
   bool report = s->template_depth == 0;
+  if (s->in_select && s->select_in_table && name_in(n, table_tags))
+    s->in_select = false; /* "in select in table": and the tag goes on */
   if (s->in_select) {
     if (strcmp(n, "select") == 0) {
       s->in_select = false;
@@ -675,6 +686,7 @@ static void start_tag(scan_t *s)
       body_begins(s);
       s->frameset_ok = false;
       s->in_select = true;
+      s->select_in_table = s->table_depth > 0;
       return;
     }
     if (strcmp(n, "svg") == 0) {
@@ -720,6 +732,8 @@ static void start_tag(scan_t *s)
   body_begins(s);
   if (s->frameset_ok && name_in(n, not_ok))
     s->frameset_ok = false;
+  if (strcmp(n, "table") == 0 && s->table_depth < INT_MAX)
+    s->table_depth++;
 }
 
 /* An end tag, name in s->name. */
@@ -744,11 +758,15 @@ static void end_tag(scan_t *s)
       s->template_depth--;
     return;
   }
+  if (s->in_select && s->select_in_table && name_in(n, table_tags))
+    s->in_select = false; /* and the end tag goes on */
   if (s->in_select) {
     if (strcmp(n, "select") == 0)
       s->in_select = false;
     return;
   }
+  if (strcmp(n, "table") == 0 && s->table_depth > 0)
+    s->table_depth--;
   if (s->mode == M_FRAMESET) {
     if (strcmp(n, "frameset") == 0 && --s->frameset_depth == 0)
       s->mode = M_AFTER;

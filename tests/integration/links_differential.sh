@@ -6,8 +6,11 @@
 # from the npm registry, installed once per build tree); the two lists of
 # normalised URLs must be identical, page by page, in order. Where the
 # doc corpora of bench/run.sh are installed, their pages are compared
-# too. DESIGN.md ("Link extraction") lists the accepted differences:
-# none is accepted here.
+# too. DESIGN.md ("Link extraction") lists the accepted differences; the
+# one this test can tell apart is accepted, and said so on its line: the
+# standard's tree holds a clone of an unclosed <a> after misnested markup,
+# so the browser's list repeats a URL the page already links, and the two
+# lists are equal once repeats are dropped.
 . "$(dirname "$0")/lib.sh"
 DUMP=$TESTS_BIN/tools/links_dump
 require_file "$DUMP"
@@ -57,6 +60,14 @@ for page in order:
     short = page.split("/fixtures/")[-1]
     if a == b:
         print(f"ok - {name}: {short} ({len(a)} links)")
+        continue
+    def firsts(xs):
+        seen = set()
+        return [x for x in xs if not (x in seen or seen.add(x))]
+    if b is not None and len(b) > len(a) and firsts(a) == firsts(b) and \
+            firsts(a) == a:
+        print(f"ok - {name}: {short} ({len(a)} links; accepted: the browser "
+              f"repeats {len(b) - len(a)} of them, <a> clones, DESIGN.md)")
         continue
     bad += 1
     print(f"not ok - {name}: {short} differs", flush=True)
