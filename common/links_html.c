@@ -1113,7 +1113,8 @@ static void tokenize(scan_t *s)
         s->i = to_gt(s, p + 9);
       } else if (n - p >= 9 && memcmp(b + p + 2, "[CDATA[", 7) == 0 &&
                  s->fdepth > 0) {
-        size_t k = p + 9;
+        /* CDATA is text, from after "<![CDATA[" to "]]>" or the end */
+        size_t k = p + 9, text_end = n;
         for (;;) {
           const unsigned char *r = k < n ? memchr(b + k, ']', n - k) : NULL;
           if (r == NULL) {
@@ -1122,12 +1123,13 @@ static void tokenize(scan_t *s)
           }
           k = (size_t)(r - b);
           if (n - k >= 3 && b[k + 1] == ']' && b[k + 2] == '>') {
+            text_end = k;
             k += 3;
             break;
           }
           k++;
         }
-        data_text(s, p, k); /* CDATA is text */
+        data_text(s, p + 9, text_end);
         s->i = k;
       } else {
         s->i = to_gt(s, p + 2); /* bogus comment */
