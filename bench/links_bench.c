@@ -1,16 +1,13 @@
 /* links_bench.c: link extraction speed of links_scan_html(), and the cost
  * of resolving what it finds.
  *
- * usage: links_bench [-n] [-r ROOT=URL [-s | -c]] [MIN_SECONDS] < FILE_LIST
+ * usage: links_bench [-r ROOT=URL [-s | -c]] [MIN_SECONDS] < FILE_LIST
  * Reads the files named on stdin (one path a line) into memory, then scans
  * them all with links_scan_html() (one thread, no charset given, a sink
  * that counts links), pass after pass until MIN_SECONDS (default 2) have
  * gone by; MIN_SECONDS 0 makes one pass (for callgrind). Prints one line:
  * files, MB, links per pass, passes, MB/s and ms per page. Nothing is
  * written to disk; file reading is not timed.
- *
- * -n  scan without the markup elision of links_elide.c
- *     (links_scan_html_test() with tags false), to see what it gains.
  *
  * -r ROOT=URL also resolves every link the way crawler/webcrawl.c's
  * on_base() and on_link() do, with each file's URL being URL followed by
@@ -39,7 +36,6 @@
 #include <unistd.h>
 
 #include <curl/curl.h>
-#include <libxml/parser.h>
 
 #include "links.h"
 #include "scope.h"
@@ -318,12 +314,7 @@ int main(int argc, char **argv)
 {
   const char *root = NULL;
   int mode = 'f', opt;
-  int tags = 1;
-  while ((opt = getopt(argc, argv, "nr:sc")) != -1) {
-    if (opt == 'n') {
-      tags = 0;
-      continue;
-    }
+  while ((opt = getopt(argc, argv, "r:sc")) != -1) {
     if (opt == 'r')
       root = optarg;
     else if (opt == 's' || opt == 'c')
@@ -332,7 +323,6 @@ int main(int argc, char **argv)
       return 2;
   }
   double min_s = optind < argc ? atof(argv[optind]) : 2.0;
-  xmlInitParser();
   curl_global_init(CURL_GLOBAL_DEFAULT);
   size_t n = 0, total = 0;
   char **paths = NULL;
@@ -348,8 +338,7 @@ int main(int argc, char **argv)
   do {
     links = 0;
     for (size_t i = 0; i < n; i++)
-      if (links_scan_html_test(pages[i].body, pages[i].len, NULL, &sink, tags,
-                               NULL) < 0) {
+      if (links_scan_html(pages[i].body, pages[i].len, NULL, &sink) < 0) {
         fprintf(stderr, "links_bench: out of memory\n");
         return 1;
       }
@@ -371,6 +360,5 @@ int main(int argc, char **argv)
   free(pages);
   free(paths);
   curl_global_cleanup();
-  xmlCleanupParser();
   return rc;
 }

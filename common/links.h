@@ -1,33 +1,30 @@
 /* links.h: find the links in a fetched page.
  *
  * Two page formats:
- *   HTML         links_scan_html(): <a href>, <area href>, the first
- *                <base href>, and <meta name="robots" content>, found by
- *                libxml2's HTML parser in SAX push mode (no tree is built).
+ *   HTML         links_scan_html(): the links a browser finds, by the
+ *                WHATWG HTML standard's parsing: <a href>, <area href>,
+ *                <frame src>, <iframe src>; the first <base href>; and
+ *                <meta name="robots" content>. The standard's tokenizer
+ *                and the part of its tree construction that decides these
+ *                (links_html.c); no tree is built, and no library parser
+ *                is used.
  *   link format  links_scan_text(): the project's plain-text test format,
  *                where a link is a whitespace-separated token "link:URL".
- *                It needs no libxml2 and is an object of its own in
- *                libcommon.a, so a program that calls only it links none.
+ *                It is an object of its own in libcommon.a, so a program
+ *                that calls only it links nothing of the HTML scanner.
  *
- * Both scanners report what they find, in document order, to a caller's
- * sink (a struct of callbacks) and keep nothing: hrefs come out exactly as
- * written in the page (after entity decoding and trimming of surrounding
- * whitespace), never resolved against a base or normalised; that is the
- * url module's job.
+ * Both scanners report what they find to a caller's sink (a struct of
+ * callbacks) and keep nothing: hrefs come out as written in the page
+ * (after character references are decoded and surrounding ASCII
+ * whitespace trimmed; HTML queries see links_scan_html()), never resolved
+ * against a base or normalised; that is the url module's job.
  *
- * Setup: libxml2 must be initialised once, by the main thread, before any
- * thread calls links_scan_html(): call xmlInitParser() (libxml/parser.h)
- * in main() before starting workers, and xmlCleanupParser() after joining
- * them, if at all. libxml2's lazy initialisation is not safe to race.
+ * Setup: none. (libxml2 is no longer used here; calling xmlInitParser()
+ * first, as the crawler still does, is harmless.)
  *
- * Reentrancy: no globals; each call has its own parser context, and
- * libxml2's parse errors go to a per-context handler that drops them, so
- * nothing is printed on stderr. Charset conversion errors have no context
- * in libxml2; for those, links_scan_html() swaps in a silent structured
- * error handler for the calling thread (libxml2 keeps these per thread)
- * and restores the caller's before returning: a sink callback that uses
- * libxml2 itself sees the silent one. No process-wide libxml2 setting is
- * touched. Any number of threads may scan different pages at once. */
+ * Reentrancy: no globals but constant tables; each call has its own
+ * state and prints nothing. Any number of threads may scan different
+ * pages at once. */
 #ifndef COMMON_LINKS_H
 #define COMMON_LINKS_H
 
@@ -54,27 +51,33 @@ enum {
  *
  * Any callback may be NULL: that kind of item is then skipped (and costs
  * next to nothing). Callbacks run on the thread that called the scanner,
- * synchronously, with no lock held by this module, in document order.
- * Every string argument is NUL-terminated, borrowed, and valid only until
- * the callback returns: copy what you keep. Strings are UTF-8 when the page
- * is decoded correctly; otherwise they may hold any non-NUL bytes.
+ * synchronously, with no lock held by this module. Links come in document
+ * (tree) order, the base before every link, and robots metas in document
+ * order among themselves; but in HTML a link may be reported later than a
+ * meta that follows it in the page: links are held back until the base
+ * is known (see base). Every string argument is NUL-terminated, borrowed,
+ * and valid only until the callback returns: copy what you keep. HTML
+ * strings are always UTF-8 (the page is decoded, see links_scan_html());
+ * link-format strings are the page's bytes.
  * Return 0 to continue; nonzero stops the scan at once (no further
  * callbacks; the scanner returns LINKS_STOPPED), e.g. at a per-page link
  * cap or when a meta robots "nofollow" makes the rest useless.
  * A callback must not call the same scanner on the same sink recursively
  * (it may scan another page with another sink). */
 typedef struct links_sink {
-  /* link: one <a href> / <area href> (HTML) or "link:" token (text).
-   * href is trimmed of leading and trailing ASCII whitespace; it may be
-   * empty (href="" or a bare href, both meaning "this page").
+  /* link: one <a href>, <area href>, <frame src> or <iframe src> (HTML)
+   * or "link:" token (text). href is trimmed of leading and trailing
+   * ASCII whitespace; it may be empty for a and area (href="" or a bare
+   * href, both meaning "this page"); a frame or iframe with an empty src
+   * shows about:blank, not this page, and is not reported.
    * flags: a bitwise OR of LINK_* values. */
   int (*link)(void *arg, const char *href, int flags);
 
-  /* base: the href of the first <base> element that has one, reported
-   * once, when the parser reaches it (HTML only; trimmed like link).
-   * NB: per HTML, that base applies to the whole document, including links
-   * reported before it; a caller that wants exact HTML semantics defers
-   * resolution of earlier links. Real pages put <base> in <head>. */
+  /* base: the href of the first <base> element that has one (HTML only;
+   * trimmed like link), reported once, before any link: per HTML it
+   * applies to the whole document, also to links written before it. A
+   * base inside <template> content, in SVG or MathML, or in a frameset
+   * page's ignored markup does not count. */
   int (*base)(void *arg, const char *href);
 
   /* meta_robots: each <meta name="robots" content="..."> (name compared
@@ -91,52 +94,52 @@ typedef struct links_sink {
   void *arg; /* passed to every callback; never touched by the scanner */
 } links_sink_t;
 
-/* links_scan_html: report the links, first base and robots metas of an HTML
- * page.
+/* links_scan_html: report the links, the base and the robots metas of an
+ * HTML page, as a browser's parser finds them (WHATWG HTML standard,
+ * scripting off: a crawler runs no scripts).
  * Caller provides: body, len: the raw page bytes as fetched (may hold NUL
  *   bytes and invalid byte sequences; body may be NULL if len is 0);
  *   charset: the charset from the HTTP Content-Type header, or NULL when
- *   unknown. A charset libxml2 knows (directly or through iconv) is used
- *   for the whole page and wins over <meta charset>, as in browsers; an
- *   unknown one is ignored. Without one, libxml2 takes the encoding from
- *   a BOM or a <meta charset> (looked for ahead at the first non-ASCII
- *   byte), and with neither reads the page as ISO-8859-1, as a browser
- *   with a windows-1252 default does: on such a page the UTF-8 bytes of
- *   href="/caf\xc3\xa9" come out as "/caf\xc3\x83\xc2\xa9" (tested in
- *   2.9.14). NEEDSWORK: current browsers sniff valid UTF-8 there;
- *   sink: non-NULL, see links_sink_t.
- *   All borrowed, for the duration of the call.
- * Behaviour: markup is parsed the way libxml2's HTML parser does in recovery
- *   mode: tag and attribute names in any case, quoted, single-quoted and
- *   unquoted attribute values, entities decoded, unclosed tags and stray
- *   end tags recovered from (also content after </html>), no links from
- *   comments or <script>/<style> content. A page in a charset that cannot
- *   decode it (e.g. a bad byte in declared Shift_JIS) is read again as
- *   ISO-8859-1 from the bad byte on, so later links are not lost and none
- *   is reported twice. Never touches the network or the file system, never
- *   prints. Time is linear in the page except as noted below; memory is
- *   about two copies of the page (ours without its text, libxml2's).
- * Limitations (libxml2 2.9): links inside <textarea>, <title> and
- *   <noscript> are reported (libxml2 parses them as markup); a NUL byte
- *   inside an attribute value cuts the value there; a quoted value holding
- *   a raw '>' and later '<' may lose the text between them (see
- *   feed_elided() in links_elide.c); one tag with N attributes costs
- *   O(N^2) (bench/RESULTS.md, "Link extraction: the parts").
+ *   unknown; sink: non-NULL, see links_sink_t. All borrowed, for the
+ *   duration of the call.
+ * Encoding, by the standard's sniffing: a BOM; else charset, if the
+ *   Encoding standard knows the label; else a <meta charset> or
+ *   http-equiv Content-Type found in the first 1024 bytes; else UTF-8 if
+ *   the page is valid UTF-8 (as browsers detect), else windows-1252 (what
+ *   "iso-8859-1" means on the web too). Bytes the encoding cannot decode
+ *   become U+FFFD; a <meta> past the first 1024 bytes changes nothing.
+ * Behaviour: the standard's tokenizer: any case, any quoting, character
+ *   references from the standard's full list (also the legacy ones
+ *   without ';', except in an attribute before '=' or an alphanumeric;
+ *   numeric ones remapped as it says: &#x80; is the euro sign, &#0;,
+ *   surrogates and values past U+10FFFF are U+FFFD); comments ("<!-->"
+ *   included), bogus comments, and text that is not markup: the bodies of
+ *   textarea, title, xmp, noembed, noframes, iframe, style, script (with
+ *   its "<!--<script>" escapes), everything after <plaintext>, CDATA
+ *   sections in SVG/MathML. Of tree construction: frames count only in a
+ *   frameset page, which ignores everything else (a <frameset> after
+ *   body content that made the page no frameset is ignored; one that
+ *   replaces a body drops the links found in it); template content is
+ *   inert; a <select> drops the tags it cannot hold; a or area in SVG or
+ *   MathML is not an HTML link, but HTML in an integration point
+ *   (foreignObject ...) is. A tag cut off by the end of the page is no
+ *   tag. Never touches the network or the file system, never prints.
+ *   Time is linear in the page; memory is the page's links, plus a UTF-8
+ *   copy of the page unless it is valid UTF-8 or ASCII.
+ * URL values (href, src) of a page whose encoding is not UTF-8 (nor
+ *   UTF-16) have the non-ASCII characters of their query percent-encoded
+ *   in that encoding, as a browser sends them ("?q=\xc3\xa9" comes out
+ *   "?q=%E9" from a windows-1252 page; a character it cannot encode as
+ *   "%26%23N%3B", "&#N;"); everything else stays UTF-8.
+ * Known differences from a browser (DESIGN.md, "Link extraction"): an
+ *   <a> the standard's "reconstruct the active formatting elements"
+ *   clones after misnested markup is reported once, not twice (the same
+ *   URL).
  * Returns: LINKS_OK, LINKS_STOPPED (a callback returned nonzero) or
  *   LINKS_ENOMEM. Malformed input is never an error.
- * Thread-safety: any thread, once xmlInitParser() has run (see top);
- *   concurrent calls share nothing. */
+ * Thread-safety: any thread; concurrent calls share nothing. */
 int links_scan_html(const char *body, size_t len, const char *charset,
                     const links_sink_t *sink);
-
-/* links_scan_html_test: for tests and benchmarks only. links_scan_html()
- * with tags true; with tags false, without the markup elision of
- * links_elide.c (libxml2 then sees every tag of the page, as it did before
- * it existed), which must never change what is reported. *fed, if fed is
- * not NULL, gets the number of bytes handed to libxml2 after all elision
- * (the page's length when nothing was elided). Same contract otherwise. */
-int links_scan_html_test(const char *body, size_t len, const char *charset,
-                         const links_sink_t *sink, bool tags, size_t *fed);
 
 /* links_scan_text: report the links of a page in the link format.
  * Format: the page is split into tokens at runs of ASCII whitespace

@@ -1,9 +1,10 @@
 /* links_text.c: the link-format scanner, links_scan_text(); see links.h.
  *
  * A file of its own: a library or program that links libcommon.a for
- * this scanner alone gets this object alone, with no libxml2 behind it.
- * So it uses only libc and libcs50, never a symbol of the HTML scanner's
- * files (links_html.c, links_elide.c); `nm -u` on its object shows it. */
+ * this scanner alone gets this object alone, with nothing of the HTML
+ * scanner behind it. So it uses only libc and libcs50, never a symbol of
+ * the HTML scanner's files (links_html.c, links_charset.c,
+ * links_tables.c); `nm -u` on its object shows it. */
 #include "links.h"
 
 #include <assert.h>

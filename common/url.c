@@ -68,10 +68,14 @@ static bool has_empty_path(const char *s)
 /* ---- href cleaning (see url.h) */
 
 /* clean: a copy of s as browsers read an href: outer spaces and C0
- * controls stripped, TAB CR LF deleted, other bytes that may not appear
+ * controls stripped, TAB CR LF deleted, in an http(s) URL (one with that
+ * scheme, or without a scheme when rel_http: resolved against an http(s)
+ * base) a backslash before the query or fragment made a slash, as the
+ * WHATWG URL standard does for its "special" schemes ("dir\x.html" is
+ * "dir/x.html", "\\h\p" is "//h/p"), other bytes that may not appear
  * raw percent-encoded, except non-ASCII in the authority, which is left
  * for IDN. Returned owned (free()); NULL if too long or on OOM. */
-static char *clean(const char *s)
+static char *clean(const char *s, bool rel_http)
 {
   const unsigned char *a = (const unsigned char *)s;
   size_t n = strlen(s);
@@ -97,6 +101,10 @@ static char *clean(const char *s)
 
   size_t sl = url_scheme_len(t);
   size_t p = sl ? sl + 1 : 0;
+  if (sl ? url_is_http_scheme(t, sl) : rel_http)
+    for (size_t i = p; t[i] != '\0' && t[i] != '?' && t[i] != '#'; i++)
+      if (t[i] == '\\')
+        t[i] = '/';
   size_t as = 0, ae = 0; /* authority [as, ae); empty if none */
   if (t[p] == '/' && t[p + 1] == '/') {
     as = p + 2;
@@ -276,10 +284,11 @@ static char *resolve(const char *base, const char *href, bool compat)
   char *result = NULL;
   CURLU *u = NULL;
   char *b = NULL;
-  char *h = clean(href);
-  if (h == NULL)
+  char *h = NULL;
+  if (base != NULL && (b = clean(base, false)) == NULL)
     goto out;
-  if (base != NULL && (b = clean(base)) == NULL)
+  h = clean(href, b != NULL && url_is_http_scheme(b, url_scheme_len(b)));
+  if (h == NULL)
     goto out;
 
   size_t sl = url_scheme_len(h);
@@ -529,7 +538,7 @@ static bool norm_parse1(const char *url, struct norm *n)
   memset(n, 0, sizeof(*n));
   bool ok = false, oom = false;
   CURLU *u = NULL;
-  char *c = url ? clean(url) : NULL;
+  char *c = url ? clean(url, false) : NULL;
   if (c == NULL)
     goto out;
   /* The fragment is dropped anyway; cutting it first spares curl's
@@ -678,7 +687,7 @@ bool url_is_http(const char *url)
 {
   if (url == NULL)
     return false;
-  char *c = clean(url);
+  char *c = clean(url, false);
   bool yes = c != NULL && url_is_http_scheme(c, url_scheme_len(c));
   free(c);
   return yes;

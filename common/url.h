@@ -16,7 +16,10 @@
  * C0 controls, space, DEL, bytes >= 0x80 (so UTF-8 text becomes its %XX
  * bytes) and  " < > \ ^ ` { | }.  The one exception is the host, where
  * non-ASCII bytes are left for IDN conversion (see url_normalize).
- * A backslash is encoded as %5C, not treated as '/' as browsers do.
+ * In an http(s) URL (by its scheme, or by the base's when it has none) a
+ * backslash before the query or fragment is a '/', as the WHATWG URL
+ * standard says for its special schemes ("dir\x" is "dir/x", "\\h\p"
+ * is "//h/p"); elsewhere it is encoded as %5C.
  *
  * Normal form (url_normalize and url_resolve_normalized):
  *   - scheme is "http" or "https" (lower case); any other scheme is NULL;

@@ -21,7 +21,13 @@ static void usage(FILE *out)
                "Print each HREF resolved against BASE_URL in the "
                "crawler's normal form,\n"
                "or 'invalid HREF' if it is not a followable http(s) "
-               "URL.\n");
+               "URL.\n"
+               "Resolution is RFC 3986's, with the WHATWG URL standard's "
+               "rules where\n"
+               "browsers differ: outer spaces and controls stripped, "
+               "TAB/CR/LF removed,\n"
+               "a backslash read as '/' in http(s) URLs before the "
+               "query.\n");
 }
 
 /* print_invalid: "invalid HREF" with controls masked, because a raw LF in

@@ -29,8 +29,8 @@ LARGE=17179869184       # 16 GiB: never reached here
 # RSS_SLACK_KIB: what peak RSS may hold beyond the budget, which bounds
 # only what waits for the commit. The rest: shared libraries and their
 # set-up (about 13 MB for a depth-0 crawl, bench/RESULTS.md), the page
-# being parsed (a 2 MB body, libxml2's input buffer and the elided copy:
-# about 12 MB for the Python docs' 2.5 MB page), the seen set (16 bytes a
+# being parsed (a 2 MB body, a UTF-8 copy of it unless it is UTF-8 or
+# ASCII, and its links, held to the end of the page), the seen set (16 bytes a
 # URL: 2 MB for 100,000), thread stacks, malloc's arenas (ten threads,
 # each freeing what another allocated). Measured with a 16 MiB budget:
 # 44 to 62 MB over it ("one" varies with timing, "four" about 32 MB);

@@ -192,7 +192,13 @@ static void test_percent(void)
   NORM(NULL, "http://h/p?", "http://h/p");
   NORM(NULL, "http://h/p?a=|\"x\"", "http://h/p?a=%7C%22x%22");
   NORM(NULL, "http://h/a{b}<c>^`d", "http://h/a%7Bb%7D%3Cc%3E%5E%60d");
-  NORM(NULL, "http://h/a\\b", "http://h/a%5Cb");
+  /* A backslash is a slash in http(s), before the query (WHATWG), and
+   * stays a byte after it. */
+  NORM(NULL, "http://h/a\\b", "http://h/a/b");
+  NORM(NULL, "http:\\\\h\\a?q=\\#\\", "http://h/a?q=%5C");
+  NORM("http://h/d/p.html", "dir\\x.html", "http://h/d/dir/x.html");
+  NORM("http://h/d/p.html", "\\\\other.test\\p.html",
+       "http://other.test/p.html");
 }
 
 static void test_spaces_utf8_controls(void)
@@ -546,7 +552,7 @@ static void test_base(void)
   BASE(d, " x ", "http://h/a/b/x");
   BASE(d, "a\tb", "http://h/a/b/ab");
   BASE(d, "a b", "http://h/a/b/a%20b");
-  BASE(d, "a\\b", "http://h/a/b/a%5Cb");
+  BASE(d, "a\\b", "http://h/a/b/a/b");
   BASE(d, "caf\xc3\xa9", "http://h/a/b/caf%C3%A9");
   BASE(d, "%7ex/%2e%2e/y", "http://h/a/b/y");
   BASE(d, "x/./y/../z", "http://h/a/b/x/z");

@@ -147,7 +147,24 @@ static void test_meta_possible(void)
 
 /* The check is complete: wherever a full parse finds a robots meta,
  * pagecheck_meta_possible says one may be there. Each page has one that
- * libxml2 reads, through references, UTF-16 or EBCDIC. */
+ * the HTML parser reads, through references or UTF-16. */
+static void test_meta_ebcdic(void)
+{
+  /* <meta name=robots content=none> in EBCDIC (IBM037): the Encoding
+   * standard has no such label, so a browser, and we, read
+   * windows-1252 and see no meta. */
+  static const char eb[] =
+    "\x4c\x94\x85\xa3\x81\x40\x95\x81\x94\x85\x7e\x99\x96\x82\x96"
+    "\xa3\xa2\x40\x83\x96\x95\xa3\x85\x95\xa3\x7e\x95\x96\x95\x85\x6e";
+  fetch_result_t r = { .outcome = FETCH_OK,
+                       .status = 200,
+                       .body = (char *)eb,
+                       .len = sizeof eb - 1,
+                       .content_type = "text/html; charset=IBM037" };
+  CHECK_INT(full_parse(&r, "tse-crawler"), 0);
+  CHECK_INT(pagecheck_meta_robots(&r, "tse-crawler"), 0);
+}
+
 static void test_meta_possible_complete(void)
 {
   static const struct {
@@ -168,10 +185,9 @@ static void test_meta_possible_complete(void)
     P("<\0m\0e\0t\0a\0 \0n\0a\0m\0e\0=\0r\0o\0b\0o\0t\0s\0"
       " \0c\0o\0n\0t\0e\0n\0t\0=\0n\0o\0n\0e\0>\0",
       "utf-16le"),
-    /* <meta name=robots content=none> in EBCDIC (IBM037). */
-    P("\x4c\x94\x85\xa3\x81\x40\x95\x81\x94\x85\x7e\x99\x96\x82\x96"
-      "\xa3\xa2\x40\x83\x96\x95\xa3\x85\x95\xa3\x7e\x95\x96\x95\x85\x6e",
-      "IBM037"),
+  /* (EBCDIC, IBM037, was here while libxml2 parsed pages: the HTML
+   * standard's parser knows no EBCDIC label, so a parse finds nothing
+   * there now, and test_meta_ebcdic checks just that.) */
 #undef P
   };
   for (size_t i = 0; i < sizeof(pages) / sizeof(pages[0]); i++) {
@@ -184,6 +200,8 @@ static void test_meta_possible_complete(void)
              pages[i].cs ? pages[i].cs : "");
     r.content_type = pages[i].cs ? ct : "text/html";
     unsigned found = full_parse(&r, "tse-crawler");
+    if (found == 0)
+      fprintf(stderr, "page %zu: no robots meta found\n", i);
     CHECK(found != 0); /* each page has one, as a parser reads it */
     if (found != 0 &&
         !pagecheck_meta_possible(r.body, r.len, pages[i].cs, "tse-crawler")) {
@@ -255,6 +273,7 @@ int main(void)
   RUN(test_mentions);
   RUN(test_meta_possible);
   RUN(test_meta_possible_complete);
+  RUN(test_meta_ebcdic);
   RUN(test_sniff);
   RUN(test_meta_robots);
   return TEST_EXIT();
