@@ -176,6 +176,31 @@ check_eq "kill -9: robots.txt asked once per host" \
 check_eq "kill -9: no temporary file left" \
   "$(ls -A "$TEST_DIR/kill" | grep -c '^\.tmp-')" 0
 
+# A worker paused (SIGSTOP) past its lease, then let go on: the other
+# took its hosts and the commit over meanwhile, so what the paused one
+# still had in hand is refused (fencing) and nothing of it lands twice.
+: >"$SERVER_LOG"
+mkdir "$TEST_DIR/pause"
+worker pause1 "$TEST_DIR/pause" 2 "$SEED" "${POLITE[@]}"
+q1=$LAST_PID
+sleep 0.5
+worker pause1 "$TEST_DIR/pause" 2 "$SEED" "${POLITE[@]}"
+q2=$LAST_PID
+sleep 1
+kill -STOP "$q1"
+sleep 4
+kill -CONT "$q1"
+wait "$q1"
+c1=$?
+wait "$q2"
+c2=$?
+check_eq "a worker paused past its lease: both exit 0" "$c1 $c2" "0 0"
+same_as_ref "$TEST_DIR/pause" "a worker paused past its lease"
+for h in $HOSTS; do
+  check "paused worker: $h got at most 1 + $R/s across the workers" \
+    window_ok "$SERVER_LOG" "$h" $R 1
+done
+
 # Every worker killed, then one started again: it goes on from there.
 mkdir "$TEST_DIR/all"
 worker all1 "$TEST_DIR/all" 2 "$SEED" "${POLITE[@]}"
