@@ -95,6 +95,7 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
   char *marker = path_join(dir, PAGEDIR_MARKER);
   char *first = path_join(dir, "1");
   char *text = params_text(params);
+  char *tmp = NULL;
   int rc = -1;
   if (marker == NULL || first == NULL || text == NULL) {
     snprintf(err, n, "out of memory");
@@ -104,20 +105,37 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
     snprintf(err, n, "'%s' already holds a crawl; use an empty directory", dir);
     goto out;
   }
-  /* O_EXCL: two crawlers started on one directory cannot both win. */
-  int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  /* Written whole under a name of its own, then linked to its name: a
+   * reader never sees it half written (a worker joining a shared crawl
+   * reads it at once), and link() fails if the name exists, so two
+   * crawlers started on one directory cannot both win. */
+  char name[64];
+  snprintf(name, sizeof(name), TMP_PREFIX "marker-%ld", (long)getpid());
+  tmp = path_join(dir, name);
+  int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
   if (fd < 0) {
-    snprintf(err, n, "cannot create '%s': %s", marker, strerror(errno));
+    snprintf(err, n, "cannot create '%s': %s", marker,
+             tmp ? strerror(errno) : "out of memory");
     goto out;
   }
   if (write_all(fd, PAGEDIR_MAGIC "\n", sizeof(PAGEDIR_MAGIC)) != 0 ||
       write_all(fd, text, strlen(text)) != 0 || close(fd) != 0) {
     snprintf(err, n, "cannot write '%s': %s", marker, strerror(errno));
-    unlink(marker);
+    goto out;
+  }
+  if (link(tmp, marker) != 0) {
+    snprintf(err, n,
+             errno == EEXIST ? "'%s' already holds a crawl; use an empty "
+                               "directory"
+                             : "cannot create '%s': %s",
+             errno == EEXIST ? dir : marker, strerror(errno));
     goto out;
   }
   rc = 0;
 out:
+  if (tmp != NULL)
+    unlink(tmp);
+  free(tmp);
   free(text);
   free(marker);
   free(first);

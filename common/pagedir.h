@@ -197,7 +197,8 @@ PAGEDIR_EXTERN char *pagedir_tmp_join(const char *dir, const char *name);
  * published: for a crawl shared by processes, where the one that
  * publishes may die before it records so, and the next publishes again.
  * Returns: 0, or -1 with errno (EEXIST: ID names another file). */
-PAGEDIR_EXTERN int pagedir_publish_link(const char *dir, const char *tmp, int id);
+PAGEDIR_EXTERN int pagedir_publish_link(const char *dir, const char *tmp,
+                                        int id);
 
 /* pagedir_unpublish_after: remove DIR/ID for every ID above LAST, in
  * order, until one is missing (what a shared crawl's commit published
