@@ -57,11 +57,10 @@ GEN_ARGS="--rate 0 --download-workers 8 $(domains 8)"
 
 # run SITE N OUT ARGS...: N workers of a fresh crawl (N=0: one process
 # without --cluster); prints "wall_s cpu_s pages commands".
-RUN=0
 run() {
-  local site=$1 n=$2 out=$3 i t0 t1 c0 c1 cpu=0 f
+  local site=$1 n=$2 out=$3 i t0 t1 c0 c1 cpu=0 f name
   shift 3
-  RUN=$((RUN + 1))
+  name=run$(date +%s%N) # run is called in $(...): no counter survives
   rm -rf "$out"
   mkdir "$out"
   c0=$(commands)
@@ -72,7 +71,7 @@ run() {
   else
     for i in $(seq "$n"); do
       /usr/bin/time -f '%U %S' -o "$W/time.$i" "$CRAWLER" --quiet \
-        --cluster "$REDIS" --crawl-name "run$RUN" "$@" \
+        --cluster "$REDIS" --crawl-name "$name" "$@" \
         "http://127.0.0.2:$site/index.html" "$out" "$DEPTH" &
     done
     wait

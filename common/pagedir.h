@@ -126,7 +126,8 @@ PAGEDIR_EXTERN char *pagedir_params_text(const pagedir_params_t *params);
  * the magic line alone).
  * Returns: 0, or -1 with a one-line reason in ERR (size N), e.g.
  * "'out' is not a directory" or "'out' already holds a crawl".
- * Thread-safety: any thread; O_EXCL lets one of two racing calls win. */
+ * Thread-safety: any thread; the marker is linked into place whole,
+ * so one of two racing calls wins and no reader sees it half written. */
 PAGEDIR_EXTERN int pagedir_init(const char *dir, const pagedir_params_t *params,
                                 char *err, size_t n);
 
