@@ -9,7 +9,8 @@
 #   gen      the generated site of 8 hosts (1,000 pages each, depth 4)
 #            at full speed (no delay, no rate limit): one process without
 #            --cluster against 2 workers, pages/s and CPU seconds
-#   redis    Redis commands per saved page (INFO stats), in the runs above
+#   redis    Redis round trips per saved page (each worker counts its
+#            own and prints them in its summary), in the runs above
 # Ports: BENCH_PORT (default 38617) and the next two. Output: markdown on
 # stdout; progress on stderr. Needs redis-server (make deps).
 set -euo pipefail
@@ -34,7 +35,7 @@ CRAWLER=$B/bin/crawler
 hosts() { seq 2 $(($1 + 1)) | sed 's/^/127.0.0./'; }
 
 say "generating sites in $W"
-"$B/bench/gensite" "$W/lat" "$LPORT" 32 60 3 >&2
+"$B/bench/gensite" "$W/lat" "$LPORT" 32 150 4 >&2
 "$B/bench/gensite" "$W/gen" "$PORT" 8 1000 4 >&2
 "$B/bench/delayserver" --port "$LPORT" --delay-ms 20 --root "$W/lat" \
   --lifetime 3000 $(hosts 32) 2>/dev/null &
@@ -49,35 +50,36 @@ redis-server --port "$RPORT" --bind 127.0.0.1 --dir "$W/redis" \
 PIDS+=($!)
 sleep 0.5
 REDIS=redis://127.0.0.1:$RPORT
-commands() { redis-cli -p "$RPORT" INFO stats | awk -F: '/^total_commands_processed/ { print $2 + 0 }'; }
 
 domains() { local h; for h in $(hosts "$1"); do printf -- '--domain %s ' "$h"; done; }
 LAT_ARGS="--rate 0 --download-workers 8 $(domains 32)"
 GEN_ARGS="--rate 0 --download-workers 8 $(domains 8)"
 
 # run SITE N OUT ARGS...: N workers of a fresh crawl (N=0: one process
-# without --cluster); prints "wall_s cpu_s pages commands".
+# without --cluster); prints "wall_s cpu_s pages round_trips" (round
+# trips: the workers' own count, from their summaries).
 run() {
   local site=$1 n=$2 out=$3 i t0 t1 c0 c1 cpu=0 f name
   shift 3
   name=run$(date +%s%N) # run is called in $(...): no counter survives
   rm -rf "$out"
   mkdir "$out"
-  c0=$(commands)
   t0=$(date +%s.%N)
   if [ "$n" = 0 ]; then
     /usr/bin/time -f '%U %S' -o "$W/time.0" "$CRAWLER" --quiet "$@" \
       "http://127.0.0.2:$site/index.html" "$out" "$DEPTH"
   else
     for i in $(seq "$n"); do
-      /usr/bin/time -f '%U %S' -o "$W/time.$i" "$CRAWLER" --quiet \
+      /usr/bin/time -f '%U %S' -o "$W/time.$i" "$CRAWLER" \
         --cluster "$REDIS" --crawl-name "$name" "$@" \
-        "http://127.0.0.2:$site/index.html" "$out" "$DEPTH" &
+        "http://127.0.0.2:$site/index.html" "$out" "$DEPTH" 2> "$W/err.$i" &
     done
     wait
   fi
   t1=$(date +%s.%N)
-  c1=$(commands)
+  c0=0
+  c1=$(cat "$W"/err.* 2> /dev/null | awk '/Redis round trips/ { n += $5 } END { print n + 0 }')
+  rm -f "$W"/err.*
   for f in "$W"/time.*; do
     cpu=$(awk -v c="$cpu" '{ print c + $1 + $2 }' "$f")
   done
@@ -118,20 +120,20 @@ cat "$W/rows" >&2
 col() { awk -v s="$1" -v n="$2" '$1 == s && $2 == n { print '"$3"' }' "$W/rows" | median; }
 echo "Latency site (32 hosts, 20 ms a response, depth 3, $(ls "$W/ref-lat" | wc -l) pages), 8 download threads a worker, $ROUNDS alternating rounds, medians:"
 echo ""
-echo "| workers | wall s | pages/s | vs 1 | CPU s (all workers) | Redis commands / page | same directory |"
+echo "| workers | wall s | pages/s | vs 1 | CPU s (all workers) | Redis round trips / page | same directory |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"
-base=$(col lat 1 '$4 / $3')
+base=$(col lat 1 '$5 / $3')
 for n in 1 2 4; do
-  pps=$(col lat $n '$4 / $3')
-  echo "| $n | $(col lat $n '$3') | $(printf %.0f "$pps") | $(awk -v a="$pps" -v b="$base" 'BEGIN { printf "%.2f", a / b }')x | $(col lat $n '$4') | $(col lat $n '$6 / $5') | $(awk -v n=$n '$1 == "lat" && $2 == n { print $7 }' "$W/rows" | sort -u | tr '\n' ' ') |"
+  pps=$(col lat $n '$5 / $3')
+  echo "| $n | $(col lat $n '$3') | $(printf %.0f "$pps") | $(awk -v a="$pps" -v b="$base" 'BEGIN { printf "%.2f", a / b }')x | $(col lat $n '$4') | $(printf %.2f "$(col lat $n '$6 / $5')") | $(awk -v n=$n '$1 == "lat" && $2 == n { print $7 }' "$W/rows" | sort -u | tr '\n' ' ') |"
 done
 echo ""
 echo "Generated site (8 hosts, 1,000 pages each, depth 4, $(ls "$W/ref-gen" | wc -l) pages), full speed, 8 download threads a process, $ROUNDS alternating rounds, medians:"
 echo ""
-echo "| crawl | wall s | pages/s | vs one process | CPU s | Redis commands / page | same directory |"
+echo "| crawl | wall s | pages/s | vs one process | CPU s | Redis round trips / page | same directory |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | --- |"
-base=$(col gen 0 '$4 / $3')
+base=$(col gen 0 '$5 / $3')
 for n in 0 2; do
-  pps=$(col gen $n '$4 / $3')
-  echo "| $([ $n = 0 ] && echo 'one process' || echo "$n workers, --cluster") | $(col gen $n '$3') | $(printf %.0f "$pps") | $(awk -v a="$pps" -v b="$base" 'BEGIN { printf "%.2f", a / b }')x | $(col gen $n '$4') | $(col gen $n '$6 / $5') | $(awk -v n=$n '$1 == "gen" && $2 == n { print $7 }' "$W/rows" | sort -u | tr '\n' ' ') |"
+  pps=$(col gen $n '$5 / $3')
+  echo "| $([ $n = 0 ] && echo 'one process' || echo "$n workers, --cluster") | $(col gen $n '$3') | $(printf %.0f "$pps") | $(awk -v a="$pps" -v b="$base" 'BEGIN { printf "%.2f", a / b }')x | $(col gen $n '$4') | $(printf %.2f "$(col gen $n '$6 / $5')") | $(awk -v n=$n '$1 == "gen" && $2 == n { print $7 }' "$W/rows" | sort -u | tr '\n' ' ') |"
 done

@@ -43,6 +43,12 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
   if (o->warc != NULL)
     fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog, st->warc_records,
             warc_path);
+  if (st->worker[0] != '\0')
+    fprintf(stderr,
+            "%s: cluster: worker %s: %ld Redis round trips (%.2f per page "
+            "of the crawl)\n",
+            prog, st->worker, st->round_trips,
+            st->saved > 0 ? (double)st->round_trips / (double)st->saved : 0.0);
   struct rusage ru;
   long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
   fprintf(stderr,

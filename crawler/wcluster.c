@@ -186,6 +186,9 @@ int wcluster_start(struct webcrawl *w)
 int wcluster_finish(struct webcrawl *w, int status)
 {
   int rc = cluster_finish(w->cluster);
+  w->st->round_trips = rconn_round_trips();
+  snprintf(w->st->worker, sizeof(w->st->worker), "%s",
+           cluster_worker(w->cluster));
   if (rc < 0 || status == WEBCRAWL_ECLUSTER) {
     fprintf(stderr, "crawler: %s: %s\n", cluster_worker(w->cluster),
             cluster_error(w->cluster)[0] ? cluster_error(w->cluster)

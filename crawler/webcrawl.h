@@ -78,6 +78,8 @@ typedef struct webcrawl_stats {
   long long spilled, spill_peak; /* bytes to disk in all, and at most on
                                     disk at once */
   tally_t failures, unreachable;
+  long round_trips;   /* --cluster: Redis round trips of this worker */
+  char worker[32];    /* --cluster: this worker's id, "" otherwise */
   bool seed_saved;    /* the seed (or where it redirects) saved */
   char seed_why[320]; /* if not, why: "HTTP 404 Not Found",
                          "robots.txt unreachable: ...", "noindex",

@@ -45,6 +45,15 @@ enum { SEQ_BITS = 40 };
  * name (feeder_main). */
 enum { RECOVER_SECONDS = 5 };
 
+/* Commits sent in one round trip, at most (commit_flush). */
+enum { COMMIT_BATCH = 64 };
+
+/* A commit queued and not answered yet: the position after it. */
+struct done {
+  uint64_t next_seq, next_commit;
+  long pages;
+};
+
 struct ticket {
   bool delivered; /* a result for the commit, not an item to fetch */
   char id[CSTATE_ID_SIZE];
@@ -92,8 +101,11 @@ struct cluster {
   unsigned turn;  /* the turn being served; 0: none */
   uint64_t token; /* the commit lease's token in this turn */
   uint64_t next_seq;
-  uint64_t next_commit; /* the first seq not committed */
-  long pages;
+  uint64_t next_commit; /* the first seq not committed (recorded) */
+  long pages;           /* pages saved, as recorded */
+  long pages_queued;    /* as of the last commit queued */
+  struct done *done;    /* commits queued (commit_flush) */
+  size_t ndone, capdone;
   cstate_add_t *adds;
   size_t nadds, capadds;
 
@@ -413,6 +425,59 @@ static void mark_complete(cluster_t *c)
   }
 }
 
+/* commit_flush: send the commits queued (r_committed) in one round trip
+ * and act on their answers, in order: the position moves on, the crawl
+ * may be complete; a commit fenced or out of order ends the turn (the
+ * ones after it fail alike). Committer thread. Returns 0, or
+ * CLUSTER_EFAILED (failed). */
+static int commit_flush(cluster_t *c)
+{
+  size_t n = c->ndone;
+  if (n == 0)
+    return 0;
+  c->ndone = 0;
+  int *status = malloc(n * sizeof(*status));
+  int got = status ? cstate_flush(c->cconn, status) : CSTATE_ENOMEM;
+  if (got < 0 || (size_t)got != n) {
+    free(status);
+    fail(c, got < 0 ? got : CSTATE_EREDIS, "committing: %s",
+         cstate_error(c->cconn));
+    return CLUSTER_EFAILED;
+  }
+  bool complete = false;
+  int rc = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (status[i] == CSTATE_OK) {
+      c->pages = c->done[i].pages;
+      c->next_commit = c->done[i].next_commit;
+      complete = c->done[i].next_commit == c->done[i].next_seq;
+      continue;
+    }
+    if (status[i] == CSTATE_FENCED || status[i] == CSTATE_EORDER) {
+      /* The lease lapsed (and maybe went to another), or Redis lost its
+       * last commits (a restart that kept a prefix of its history): the
+       * commit goes on from the position Redis has. */
+      end_turn(c);
+      fprintf(stderr,
+              "crawler: %s: %s; the commit goes on from Redis's "
+              "position\n",
+              c->worker,
+              status[i] == CSTATE_FENCED ? "the commit lease lapsed"
+                                         : "Redis's commit is behind this "
+                                           "one");
+    } else {
+      fail(c, status[i], "committing: %s", cstate_error(c->cconn));
+      rc = CLUSTER_EFAILED;
+    }
+    break;
+  }
+  c->pages_queued = c->pages;
+  free(status);
+  if (complete)
+    mark_complete(c);
+  return rc;
+}
+
 static int r_committed(void *rctx, engine_t *e, fitem_t *it)
 {
   cluster_t *c = rctx;
@@ -422,31 +487,31 @@ static int r_committed(void *rctx, engine_t *e, fitem_t *it)
                          .next_commit = it->seq + 1,
                          .depth = it->depth };
   c->front.position(c->front.ctx, &st);
-  bool saved = st.pages > c->pages;
-  int rc = cstate_commit(c->cconn, c->token, it->seq, c->adds, c->nadds, &st,
-                         t != NULL && t->delivered ? t->id : NULL, saved);
-  adds_clear(c);
-  if (rc == CSTATE_FENCED || rc == CSTATE_EORDER) {
-    /* The lease lapsed (and maybe went to another), or Redis lost its
-     * last commits (a restart that kept a prefix of its history): the
-     * commit goes on from the position Redis has, this item again. */
-    end_turn(c);
-    fprintf(stderr,
-            "crawler: %s: %s; the commit goes on from Redis's "
-            "position\n",
-            c->worker,
-            rc == CSTATE_FENCED ? "the commit lease lapsed"
-                                : "Redis's commit is behind this one");
-    return 0;
+  bool saved = st.pages > c->pages_queued;
+  if (c->ndone == c->capdone) {
+    size_t cap = c->capdone ? 2 * c->capdone : COMMIT_BATCH;
+    struct done *v = realloc(c->done, cap * sizeof(*v));
+    if (v == NULL) {
+      adds_clear(c);
+      fail(c, CSTATE_ENOMEM, "out of memory committing '%s'", it->url);
+      return CLUSTER_EFAILED;
+    }
+    c->done = v;
+    c->capdone = cap;
   }
+  int rc = cstate_commit_queue(c->cconn, c->token, it->seq, c->adds, c->nadds,
+                               &st, t != NULL && t->delivered ? t->id : NULL,
+                               saved);
+  adds_clear(c);
   if (rc != CSTATE_OK) {
     fail(c, rc, "committing '%s': %s", it->url, cstate_error(c->cconn));
     return CLUSTER_EFAILED;
   }
-  c->pages = st.pages;
-  c->next_commit = st.next_commit;
-  if (st.next_commit == st.next_seq)
-    mark_complete(c);
+  c->done[c->ndone++] = (struct done){ st.next_seq, st.next_commit, st.pages };
+  c->pages_queued = st.pages;
+  /* Sent in batches; at once when it may be the last one. */
+  if (c->ndone >= COMMIT_BATCH || st.next_commit == st.next_seq)
+    return commit_flush(c);
   return 0;
 }
 
@@ -830,6 +895,10 @@ static void load_one(void *arg, uint32_t b, int64_t m)
  * front end to the recorded position. Returns 0, or -1 (failed). */
 static int begin_turn(cluster_t *c)
 {
+  /* What the last turn queued goes first (each commit knows whether it
+   * may still land). */
+  if (commit_flush(c) != 0)
+    return -1;
   cstate_commit_t st;
   int rc = cstate_commit_state(c->cconn, &st);
   if (rc != CSTATE_OK) {
@@ -849,7 +918,7 @@ static int begin_turn(cluster_t *c)
   engine_commit_at(c->e, st.next_seq, st.next_commit, st.depth);
   c->next_seq = st.next_seq;
   c->next_commit = st.next_commit;
-  c->pages = st.pages;
+  c->pages = c->pages_queued = st.pages;
   rc = cstate_seen_load(c->cconn, load_one, c);
   if (rc != CSTATE_OK) {
     fail(c, rc, "%s", cstate_error(c->cconn));
@@ -926,7 +995,16 @@ static void *committer_main(void *arg)
       engine_deliver(c->e, it);
     }
     cstate_results_free(res, n > 0 ? (size_t)n : 0);
+    /* Before waiting for more: what the batch committed. */
+    if (commit_flush(c) != 0)
+      break;
   }
+  /* A worker stopping sends what it committed (unless it failed). */
+  pthread_mutex_lock(&c->lock);
+  bool failed = c->failure != 0;
+  pthread_mutex_unlock(&c->lock);
+  if (!failed)
+    commit_flush(c);
   return NULL;
 }
 
@@ -1137,6 +1215,7 @@ void cluster_delete(cluster_t *c)
     return;
   adds_clear(c);
   free(c->adds);
+  free(c->done);
   for (size_t i = 0; i < c->npool; i++)
     cstate_close(c->pool[i]);
   free(c->pool);

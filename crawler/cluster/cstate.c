@@ -711,24 +711,24 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
   return CSTATE_OK;
 }
 
-int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
-                  const cstate_add_t *adds, size_t na,
-                  const cstate_commit_t *after, const char *result_id,
-                  bool saved)
+/* commit_args: cstate_commit's script arguments, into A. */
+static void commit_args(cstate_t *cs, struct args *a, uint64_t token,
+                        uint64_t seq, const cstate_add_t *adds, size_t na,
+                        const cstate_commit_t *after, const char *result_id,
+                        bool saved)
 {
-  struct args a = { 0 };
-  args_add(&a, cs->id);
-  args_addf(&a, "%" PRIu64, token);
-  args_addf(&a, "%" PRIu64, seq);
-  args_addf(&a, "%" PRIu64, after->next_seq);
-  args_addf(&a, "%" PRIu64, after->next_commit);
-  args_addf(&a, "%ld", after->pages);
-  args_addf(&a, "%lld", after->journal);
-  args_addf(&a, "%d", after->depth);
-  args_add(&a, result_id ? result_id : "");
-  args_add(&a, saved ? "1" : "0");
-  args_addf(&a, "%ld", after->noindex);
-  args_add(&a, cs->worker);
+  args_add(a, cs->id);
+  args_addf(a, "%" PRIu64, token);
+  args_addf(a, "%" PRIu64, seq);
+  args_addf(a, "%" PRIu64, after->next_seq);
+  args_addf(a, "%" PRIu64, after->next_commit);
+  args_addf(a, "%ld", after->pages);
+  args_addf(a, "%lld", after->journal);
+  args_addf(a, "%d", after->depth);
+  args_add(a, result_id ? result_id : "");
+  args_add(a, saved ? "1" : "0");
+  args_addf(a, "%ld", after->noindex);
+  args_add(a, cs->worker);
   for (size_t i = 0; i < na; i++) {
     uint32_t b;
     int64_t m;
@@ -737,17 +737,78 @@ int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
     else
       cstate_fp(adds[i].url, &b, &m);
     if (adds[i].seen_only)
-      args_add(&a, "");
+      args_add(a, "");
     else
-      args_addf(&a, "%" PRIu64, adds[i].seq);
-    args_addf(&a, "%d", adds[i].depth);
-    args_add(&a, adds[i].url);
-    args_add(&a, adds[i].hostkey ? adds[i].hostkey : "");
-    args_addf(&a, "%d", adds[i].hostkey ? cstate_part(adds[i].hostkey) : 0);
-    args_addf(&a, "%" PRIu32, b);
-    args_addf(&a, "%" PRId64, m);
+      args_addf(a, "%" PRIu64, adds[i].seq);
+    args_addf(a, "%d", adds[i].depth);
+    args_add(a, adds[i].url);
+    args_add(a, adds[i].hostkey ? adds[i].hostkey : "");
+    args_addf(a, "%d", adds[i].hostkey ? cstate_part(adds[i].hostkey) : 0);
+    args_addf(a, "%" PRIu32, b);
+    args_addf(a, "%" PRId64, m);
   }
+}
+
+int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
+                  const cstate_add_t *adds, size_t na,
+                  const cstate_commit_t *after, const char *result_id,
+                  bool saved)
+{
+  struct args a = { 0 };
+  commit_args(cs, &a, token, seq, adds, na, after, result_id, saved);
   return cs_run(cs, &commit_lua, &a, false, NULL);
+}
+
+int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
+                        const cstate_add_t *adds, size_t na,
+                        const cstate_commit_t *after, const char *result_id,
+                        bool saved)
+{
+  struct args a = { 0 }, k = { 0 };
+  commit_args(cs, &a, token, seq, adds, na, after, result_id, saved);
+  args_add(&k, cs->meta);
+  for (int i = 0; i < a.n; i++)
+    args_add_raw(&k, a.v[i], a.l[i], NULL);
+  int rc = CSTATE_ENOMEM;
+  if (!a.nomem && !k.nomem)
+    rc = rconn_queue_eval(cs->r, &commit_lua, 1, k.n, k.v, k.l) == 0
+         ? CSTATE_OK
+         : CSTATE_EREDIS;
+  if (rc != CSTATE_OK)
+    snprintf(cs->err, sizeof(cs->err), "commit: %s",
+             rc == CSTATE_ENOMEM ? "out of memory" : rconn_error(cs->r));
+  args_free(&k);
+  args_free(&a);
+  return rc;
+}
+
+int cstate_flush(cstate_t *cs, int *status)
+{
+  int n = rconn_queued(cs->r);
+  if (n == 0)
+    return 0;
+  redisReply **v = calloc((size_t)n, sizeof(*v));
+  if (v == NULL) {
+    snprintf(cs->err, sizeof(cs->err), "commit: out of memory");
+    return CSTATE_ENOMEM;
+  }
+  int got = rconn_flush(cs->r, v);
+  if (got < 0) {
+    free(v);
+    return cs_status(cs, NULL, "commit");
+  }
+  /* The first failure's reason is kept in CS->err. */
+  char first[sizeof(cs->err)] = "";
+  for (int i = 0; i < got; i++) {
+    status[i] = cs_status(cs, v[i], "commit");
+    if (status[i] != CSTATE_OK && first[0] == '\0')
+      snprintf(first, sizeof(first), "%s", cs->err);
+    freeReplyObject(v[i]);
+  }
+  if (first[0] != '\0')
+    snprintf(cs->err, sizeof(cs->err), "%s", first);
+  free(v);
+  return got;
 }
 
 /* ---- what workers share besides the frontier ---- */

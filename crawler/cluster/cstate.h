@@ -207,6 +207,21 @@ int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
                   const cstate_commit_t *after, const char *result_id,
                   bool saved);
 
+/* cstate_commit_queue: as cstate_commit, but only queued on CS's
+ * connection, to be sent with the others in one round trip by
+ * cstate_flush (the directory is written before: DESIGN.md). Returns
+ * CSTATE_OK, or CSTATE_ENOMEM/CSTATE_EREDIS (not queued). */
+int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
+                        const cstate_add_t *adds, size_t na,
+                        const cstate_commit_t *after, const char *result_id,
+                        bool saved);
+
+/* cstate_flush: send every commit queued on CS and read their answers:
+ * STATUS[i] (room for every one queued) is cstate_commit's status of
+ * the i-th. Returns how many, or a negative status if Redis could not be
+ * reached (none of them known to have run). */
+int cstate_flush(cstate_t *cs, int *status);
+
 /* ---- partitions: items to fetch ---- */
 
 /* An item read from a partition: entry ID (the stream's), seq, depth,

@@ -16,6 +16,9 @@
 
 enum { MAX_SCRIPTS = 16, MAX_ARGS = 64 };
 
+/* Commands sent and answered, by every connection of the process. */
+static _Atomic long round_trips;
+
 struct rconn {
   redisContext *c;
   char host[200];
@@ -29,6 +32,14 @@ struct rconn {
   } scripts[MAX_SCRIPTS];
   int nscripts;
   char err[640];
+  /* The pipeline (rconn_queue_eval): formatted commands, kept until
+   * their replies are read, to send again on a new connection. */
+  struct queued {
+    char *cmd;
+    size_t len;
+    const rscript_t *s;
+  } * q;
+  int nq, capq;
 };
 
 static double now(void)
@@ -173,10 +184,19 @@ rconn_t *rconn_open(const char *url, double timeout, char *err, size_t n)
   return r;
 }
 
+static void queue_clear(rconn_t *r)
+{
+  for (int i = 0; i < r->nq; i++)
+    free(r->q[i].cmd);
+  r->nq = 0;
+}
+
 void rconn_close(rconn_t *r)
 {
   if (r == NULL)
     return;
+  queue_clear(r);
+  free(r->q);
   if (r->c)
     redisFree(r->c);
   free(r);
@@ -209,8 +229,10 @@ static redisReply *send(rconn_t *r, int argc, const char **argv,
     }
     if (r->c != NULL) {
       redisReply *rep = redisCommandArgv(r->c, argc, argv, len);
-      if (rep != NULL)
+      if (rep != NULL) {
+        round_trips++;
         return rep;
+      }
       snprintf(r->err, sizeof(r->err), "redis://%s:%d: %s", r->host, r->port,
                r->c->errstr);
       bool io = broken(r->c);
@@ -351,6 +373,11 @@ redisReply *rconn_eval_once(rconn_t *r, const rscript_t *s, int nkeys, int argc,
   return eval(r, s, nkeys, argc, argv, len, true);
 }
 
+long rconn_round_trips(void)
+{
+  return round_trips;
+}
+
 long long rconn_client_id(const rconn_t *r)
 {
   return r->client_id;
@@ -359,6 +386,168 @@ long long rconn_client_id(const rconn_t *r)
 double rconn_timeout(const rconn_t *r)
 {
   return r->timeout;
+}
+
+/* format_eval: EVALSHA of S's SHA-1 on R with the arguments, formatted
+ * into *CMD (owned, *LEN bytes). Returns 0 or -1. */
+static int format_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                       const char **argv, const size_t *len, char **cmd,
+                       size_t *clen, bool reload)
+{
+  const char *sha = sha_of(r, s, reload);
+  if (sha == NULL)
+    return -1;
+  const char **av = malloc(((size_t)argc + 3) * sizeof(*av));
+  size_t *lv = malloc(((size_t)argc + 3) * sizeof(*lv));
+  char nk[16];
+  int rc = -1;
+  if (av != NULL && lv != NULL) {
+    snprintf(nk, sizeof(nk), "%d", nkeys);
+    av[0] = "EVALSHA";
+    lv[0] = 7;
+    av[1] = sha;
+    lv[1] = 40;
+    av[2] = nk;
+    lv[2] = strlen(nk);
+    for (int i = 0; i < argc; i++) {
+      av[i + 3] = argv[i];
+      lv[i + 3] = len ? len[i] : strlen(argv[i]);
+    }
+    int n = redisFormatCommandArgv(cmd, argc + 3, av, lv);
+    if (n > 0) {
+      *clen = (size_t)n;
+      rc = 0;
+    }
+  }
+  if (rc != 0)
+    snprintf(r->err, sizeof(r->err), "script %s: out of memory", s->name);
+  free(av);
+  free(lv);
+  return rc;
+}
+
+int rconn_queue_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                     const char **argv, const size_t *len)
+{
+  if (r->nq == r->capq) {
+    int cap = r->capq ? 2 * r->capq : 16;
+    struct queued *q = realloc(r->q, (size_t)cap * sizeof(*q));
+    if (q == NULL) {
+      snprintf(r->err, sizeof(r->err), "script %s: out of memory", s->name);
+      return -1;
+    }
+    r->q = q;
+    r->capq = cap;
+  }
+  struct queued *e = &r->q[r->nq];
+  if (format_eval(r, s, nkeys, argc, argv, len, &e->cmd, &e->len, false) != 0)
+    return -1;
+  e->s = s;
+  r->nq++;
+  return 0;
+}
+
+int rconn_queued(const rconn_t *r)
+{
+  return r->nq;
+}
+
+/* reformat: every queued command again with the scripts' SHA-1s as the
+ * (new) server has them loaded. Returns 0 or -1. */
+static int reformat(rconn_t *r)
+{
+  for (int i = 0; i < r->nq; i++) {
+    struct queued *e = &r->q[i];
+    if (e->s == NULL)
+      continue;
+    /* The EVALSHA's SHA-1 is at a fixed place: "*N\r\n$7\r\nEVALSHA\r\n
+     * $40\r\n" then 40 hex digits. */
+    const char *sha = sha_of(r, e->s, false);
+    char *at = e->cmd ? strstr(e->cmd, "$40\r\n") : NULL;
+    if (sha == NULL || at == NULL)
+      return -1;
+    memcpy(at + 5, sha, 40);
+  }
+  return 0;
+}
+
+int rconn_flush(rconn_t *r, redisReply **replies)
+{
+  double start = 0, wait = 0.1;
+  bool said = false, loaded = false;
+  int n = r->nq;
+  for (;;) {
+    if (r->c == NULL && dial(r)) {
+      r->reconnects++;
+      if (said)
+        fprintf(stderr, "crawler: Redis at %s:%d is back\n", r->host, r->port);
+      said = false;
+      if (reformat(r) != 0) {
+        queue_clear(r);
+        return -1;
+      }
+    }
+    if (r->c != NULL) {
+      int got = 0;
+      bool ok = true;
+      for (int i = 0; i < n && ok; i++)
+        ok = redisAppendFormattedCommand(r->c, r->q[i].cmd, r->q[i].len) ==
+             REDIS_OK;
+      for (; ok && got < n; got++) {
+        void *rep = NULL;
+        ok = redisGetReply(r->c, &rep) == REDIS_OK && rep != NULL;
+        replies[got] = rep;
+      }
+      if (ok) {
+        round_trips++;
+        /* A server that restarted has lost the scripts: load them and
+         * send everything again, once. */
+        bool noscript = false;
+        for (int i = 0; i < n; i++)
+          noscript = noscript || (replies[i]->type == REDIS_REPLY_ERROR &&
+                                  strncmp(replies[i]->str, "NOSCRIPT", 8) == 0);
+        if (!noscript || loaded) {
+          queue_clear(r);
+          return n;
+        }
+        for (int i = 0; i < n; i++)
+          freeReplyObject(replies[i]);
+        loaded = true;
+        r->nscripts = 0;
+        if (reformat(r) != 0) {
+          queue_clear(r);
+          return -1;
+        }
+        continue;
+      }
+      for (int i = 0; i < got; i++)
+        if (replies[i] != NULL)
+          freeReplyObject(replies[i]);
+      snprintf(r->err, sizeof(r->err), "redis://%s:%d: %s", r->host, r->port,
+               r->c->errstr[0] ? r->c->errstr : "no reply");
+      bool io = broken(r->c);
+      redisFree(r->c);
+      r->c = NULL;
+      if (!io) {
+        queue_clear(r);
+        return -1;
+      }
+    }
+    double t = now();
+    if (start == 0)
+      start = t;
+    if (t - start >= r->retry) {
+      queue_clear(r);
+      return -1;
+    }
+    if (!said) {
+      fprintf(stderr, "crawler: lost Redis at %s:%d (%s); retrying for %g s\n",
+              r->host, r->port, r->err, r->retry);
+      said = true;
+    }
+    nap(wait);
+    wait = wait * 2 > 5 ? 5 : wait * 2;
+  }
 }
 
 const char *rconn_error(const rconn_t *r)

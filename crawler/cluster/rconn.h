@@ -66,6 +66,10 @@ redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
 redisReply *rconn_cmd_once(rconn_t *r, int argc, const char **argv,
                            const size_t *len);
 
+/* rconn_round_trips: commands sent and answered by every connection of
+ * the process so far (each one round trip). Any thread. */
+long rconn_round_trips(void);
+
 /* rconn_client_id: the server's id of R's connection now (CLIENT ID),
  * for another connection to CLIENT UNBLOCK it; 0 if unknown. Any
  * thread. */
@@ -91,6 +95,24 @@ typedef struct rscript {
  * Returns: as rconn_cmd. */
 redisReply *rconn_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
                        const char **argv, const size_t *len);
+
+/* rconn_queue_eval: queue script S (as rconn_eval) without waiting for
+ * its reply: a pipeline, sent and answered by rconn_flush. Returns 0, or
+ * -1 (out of memory, or the script could not be loaded: rconn_error). */
+int rconn_queue_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                     const char **argv, const size_t *len);
+
+/* rconn_queued: how many commands wait for rconn_flush. */
+int rconn_queued(const rconn_t *r);
+
+/* rconn_flush: send what is queued, in one round trip, and read the
+ * replies into REPLIES (room for rconn_queued of them; each owned by
+ * caller). A connection that breaks is made again and everything sent
+ * again (so queue only commands that may run twice: rconn.h), as is
+ * everything after a NOSCRIPT reply (a restarted server: the scripts are
+ * loaded again). Returns the number of replies, or -1 if the server
+ * could not be reached in time (rconn_error; the queue is dropped). */
+int rconn_flush(rconn_t *r, redisReply **replies);
 
 /* rconn_eval_once: as rconn_eval, never sent again (rconn_cmd_once). */
 redisReply *rconn_eval_once(rconn_t *r, const rscript_t *s, int nkeys, int argc,
