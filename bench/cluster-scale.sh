@@ -78,7 +78,8 @@ run() {
   fi
   t1=$(date +%s.%N)
   c0=0
-  c1=$(cat "$W"/err.* 2> /dev/null | awk '/Redis round trips/ { n += $5 } END { print n + 0 }')
+  c1=$({ cat "$W"/err.* 2> /dev/null || true; } |
+    awk '/Redis round trips/ { n += $5 } END { print n + 0 }')
   rm -f "$W"/err.*
   for f in "$W"/time.*; do
     cpu=$(awk -v c="$cpu" '{ print c + $1 + $2 }' "$f")

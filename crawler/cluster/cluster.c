@@ -45,6 +45,9 @@ enum { SEQ_BITS = 40 };
  * name (feeder_main). */
 enum { RECOVER_SECONDS = 5 };
 
+/* The keeper's tick at most (keeper_main). */
+#define TICK_SECONDS 0.25
+
 /* Commits sent in one round trip, at most (commit_flush). */
 enum { COMMIT_BATCH = 64 };
 
@@ -547,7 +550,7 @@ static bool in_part(void *arg, const char *key)
 static int keep_leases(cluster_t *c, double t0)
 {
   long ms = (long)(c->lease * 1000);
-  /* Counted from before the calls: the lease may start later in Redis,
+  /* Counted from before the call: the lease may start later in Redis,
    * never earlier. A margin for clocks that run at slightly different
    * rates. */
   double until = t0 + c->lease * 0.95;
@@ -556,63 +559,75 @@ static int keep_leases(cluster_t *c, double t0)
     return alive;
   size_t share = (CSTATE_PARTS + (size_t)(alive > 0 ? alive : 1) - 1) /
                  (size_t)(alive > 0 ? alive : 1);
-  size_t held = 0;
-  bool taken = false;
+  /* One round trip: every partition held renewed, free ones taken up to
+   * the share (from a place of this worker's own, so that workers
+   * joining at once spread out), and the commit. Partitions beyond the
+   * share are given back first: stop acting for them, then release. */
+  cstate_lease_t v[CSTATE_PARTS + 1];
+  char what[CSTATE_PARTS + 1][16];
+  int part[CSTATE_PARTS + 1];
+  uint64_t had[CSTATE_PARTS];
+  size_t n = 0, held = 0;
   for (int i = 0; i < CSTATE_PARTS; i++) {
     pthread_mutex_lock(&c->lock);
     struct part p = c->parts[i];
+    if (p.held && held >= share)
+      c->parts[i].held = false;
     pthread_mutex_unlock(&c->lock);
+    had[i] = p.held ? p.token : 0;
     if (!p.held)
       continue;
-    char what[32];
-    snprintf(what, sizeof(what), "part:%d", i);
+    snprintf(what[n], sizeof(what[n]), "part:%d", i);
     if (held >= share) {
-      /* Beyond the share: stop acting for it first, then give it back. */
-      pthread_mutex_lock(&c->lock);
-      c->parts[i].held = false;
-      pthread_mutex_unlock(&c->lock);
-      int rc = cstate_release(c->kconn, what, p.token);
+      int rc = cstate_release(c->kconn, what[n], p.token);
       if (rc < 0)
         return rc;
+      had[i] = 0;
       continue;
     }
-    uint64_t tok = p.token;
-    int rc = cstate_lease(c->kconn, what, c->worker, ms, &tok);
-    if (rc < 0)
-      return rc;
-    pthread_mutex_lock(&c->lock);
-    if (rc == 1 && tok == p.token) {
-      c->parts[i].until = until;
-      held++;
-    } else {
-      c->parts[i].held = false;
-    }
-    pthread_mutex_unlock(&c->lock);
+    v[n] = (cstate_lease_t){ what[n], 'r', p.token };
+    part[n++] = i;
+    held++;
   }
-  /* Take free partitions, starting at a place of this worker's own so
-   * that workers joining at once spread out. */
   for (int k = 0; k < CSTATE_PARTS && held < share; k++) {
     int i = (int)((c->worker_no * 17 + (uint64_t)k) % CSTATE_PARTS);
-    pthread_mutex_lock(&c->lock);
-    bool had = c->parts[i].held;
-    pthread_mutex_unlock(&c->lock);
-    if (had)
+    if (had[i] != 0)
       continue;
-    char what[32];
-    snprintf(what, sizeof(what), "part:%d", i);
-    uint64_t tok = 0;
-    int rc = cstate_lease(c->kconn, what, c->worker, ms, &tok);
-    if (rc < 0)
-      return rc;
-    if (rc == 1) {
+    snprintf(what[n], sizeof(what[n]), "part:%d", i);
+    v[n] = (cstate_lease_t){ what[n], 't', 0 };
+    part[n++] = i;
+  }
+  pthread_mutex_lock(&c->lock);
+  bool had_commit = c->commit_held;
+  uint64_t commit_token = c->commit_token;
+  pthread_mutex_unlock(&c->lock);
+  v[n] = (cstate_lease_t){ "commit", had_commit ? 'r' : 'c',
+                           had_commit ? commit_token : 0 };
+  part[n++] = -1;
+  int rc = cstate_leases(c->kconn, c->worker, ms,
+                         (int)(share > held ? share - held : 0), v, n);
+  if (rc < 0)
+    return rc;
+  bool taken = false;
+  for (size_t j = 0; j < n; j++) {
+    int i = part[j];
+    if (i < 0)
+      continue;
+    if (v[j].mode == 'r') {
+      pthread_mutex_lock(&c->lock);
+      if (v[j].token != 0 && v[j].token == had[i])
+        c->parts[i].until = until;
+      else
+        c->parts[i].held = false;
+      pthread_mutex_unlock(&c->lock);
+    } else if (v[j].token != 0) {
       /* Another worker may have fetched its hosts since this one did:
        * their buckets start again from empty, as a new host's. */
       frontier_drain(engine_frontier(c->e), in_part, &i);
       pthread_mutex_lock(&c->lock);
-      c->parts[i] = (struct part){ true, true, tok, until };
+      c->parts[i] = (struct part){ true, true, v[j].token, until };
       pthread_cond_broadcast(&c->cond);
       pthread_mutex_unlock(&c->lock);
-      held++;
       taken = true;
     }
   }
@@ -620,16 +635,10 @@ static int keep_leases(cluster_t *c, double t0)
   if (taken)
     unblock(c, false);
   /* The commit. */
+  uint64_t tok = v[n - 1].token;
   pthread_mutex_lock(&c->lock);
-  bool had = c->commit_held;
-  uint64_t tok = had ? c->commit_token : 0;
-  pthread_mutex_unlock(&c->lock);
-  int rc = cstate_lease(c->kconn, "commit", c->worker, ms, &tok);
-  if (rc < 0)
-    return rc;
-  pthread_mutex_lock(&c->lock);
-  if (rc == 1) {
-    if (!had || tok != c->commit_token) {
+  if (tok != 0) {
+    if (!had_commit || tok != c->commit_token) {
       c->commit_turn++;
       c->commit_token = tok;
     }
@@ -687,7 +696,10 @@ static void flush_counts(cluster_t *c)
 static void *keeper_main(void *arg)
 {
   cluster_t *c = arg;
-  double tick = c->lease / 4 < 1 ? c->lease / 4 : 1;
+  /* A few round trips a tick (heartbeat, leases, counts, state): often
+   * enough that workers joining share the partitions, and a complete
+   * crawl ends everywhere, within a fraction of a second. */
+  double tick = c->lease / 4 < TICK_SECONDS ? c->lease / 4 : TICK_SECONDS;
   for (;;) {
     double t0 = now();
     int rc = cstate_heartbeat(c->kconn, c->worker, (long)(c->lease * 1000));

@@ -256,6 +256,34 @@ static const rscript_t lease_lua = {
           "return 0\n"
 };
 
+/* ARGV: id, worker, ttl ms, want, then what, mode, token triples (see
+ * cstate_leases). Returns the token held after, or 0, for each. */
+static const rscript_t leases_lua = {
+  "leases", PRELUDE
+  "local me, ttl, want, out = ARGV[2], ARGV[3], tonumber(ARGV[4]), {}\n"
+  "for i = 5, #ARGV, 3 do\n"
+  "  local k, mode, held = p..'lease:'..ARGV[i], ARGV[i + 1], ARGV[i + 2]\n"
+  "  local owner = redis.call('HGET', k, 'owner')\n"
+  "  local t = 0\n"
+  "  if owner == false then\n"
+  "    if mode == 'c' or (mode == 't' and want > 0) then\n"
+  "      t = string.format('%d', redis.call('INCR', p..'fence'))\n"
+  "      redis.call('HSET', k, 'owner', me, 'token', t)\n"
+  "      redis.call('PEXPIRE', k, ttl)\n"
+  "      if mode == 't' then want = want - 1 end\n"
+  "    end\n"
+  "  elseif owner == me then\n"
+  "    local cur = redis.call('HGET', k, 'token')\n"
+  "    if mode ~= 'r' or held == cur then\n"
+  "      redis.call('PEXPIRE', k, ttl)\n"
+  "      t = cur\n"
+  "    end\n"
+  "  end\n"
+  "  out[#out + 1] = t\n"
+  "end\n"
+  "return out\n"
+};
+
 /* ARGV: id, what, token. */
 static const rscript_t release_lua = {
   "release", PRELUDE "local k = p..'lease:'..ARGV[2]\n"
@@ -592,6 +620,37 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
     return 0;
   *token = t;
   return 1;
+}
+
+int cstate_leases(cstate_t *cs, const char *id, long ttl_ms, int want,
+                  cstate_lease_t *v, size_t n)
+{
+  if (n == 0)
+    return CSTATE_OK;
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_add(&a, id);
+  args_addf(&a, "%ld", ttl_ms);
+  args_addf(&a, "%d", want);
+  for (size_t i = 0; i < n; i++) {
+    args_add(&a, v[i].what);
+    args_addf(&a, "%c", v[i].mode);
+    args_addf(&a, "%" PRIu64, v[i].mode == 'r' ? v[i].token : 0);
+  }
+  redisReply *rep = NULL;
+  int rc = cs_run(cs, &leases_lua, &a, false, &rep);
+  if (rc == CSTATE_OK &&
+      (!rep_is(rep, REDIS_REPLY_ARRAY) || rep->elements != n))
+    rc = cs_unexpected(cs, "keeping leases");
+  for (size_t i = 0; rc == CSTATE_OK && i < n; i++) {
+    const redisReply *e = rep->element[i];
+    v[i].token = rep_str(e)                     ? strtoull(e->str, NULL, 10)
+               : rep_is(e, REDIS_REPLY_INTEGER) ? (uint64_t)e->integer
+                                                : 0;
+  }
+  if (rep)
+    freeReplyObject(rep);
+  return rc;
 }
 
 int cstate_alive(cstate_t *cs)

@@ -157,6 +157,21 @@ void cstate_set_worker(cstate_t *cs, const char *id);
 int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
                  uint64_t *token);
 
+/* One lease in a cstate_leases call. */
+typedef struct cstate_lease {
+  const char *what; /* "commit", "part:7" */
+  char mode;        /* 'r' renew (token held), 't' take if free (at most
+                       WANT of these are taken), 'c' take if free */
+  uint64_t token;   /* in: held ('r'); out: held now, or 0 */
+} cstate_lease_t;
+
+/* cstate_leases: cstate_lease for each of V (N of them) in one round
+ * trip, for worker ID and TTL_MS: renew those held, take free ones
+ * ('t': no more than WANT). Each V[i].token says what is held after.
+ * Returns CSTATE_OK or a negative status. */
+int cstate_leases(cstate_t *cs, const char *id, long ttl_ms, int want,
+                  cstate_lease_t *v, size_t n);
+
 /* cstate_alive: how many registered workers are alive (their heartbeat
  * not lapsed), or a negative status. */
 int cstate_alive(cstate_t *cs);
