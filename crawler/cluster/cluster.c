@@ -48,6 +48,9 @@ enum { RECOVER_SECONDS = 5 };
 /* The keeper's tick at most (keeper_main). */
 #define TICK_SECONDS 0.25
 
+/* Results sent in one round trip, at most (publisher_main). */
+enum { RESULT_BATCH = 64 };
+
 /* Commits sent in one round trip, at most (commit_flush). */
 enum { COMMIT_BATCH = 64 };
 
@@ -113,7 +116,11 @@ struct cluster {
   size_t nadds, capadds;
 
   cstate_t *fconn; /* the feeder's, for unblock() */
-  pthread_t keeper, feeder, committer;
+  /* The publisher's queue (guarded by lock; pcond on lock). */
+  struct pub *phead, *ptail;
+  pthread_cond_t pcond;
+  bool pstop; /* drain the queue, then end */
+  pthread_t keeper, feeder, committer, publisher;
   bool started;
 };
 
@@ -256,6 +263,15 @@ static void id_fp(const char *id, int part, uint64_t fp[2])
   fptable_hash128(key, (size_t)n, fp);
 }
 
+/* A result waiting for the publisher (publisher_main): the item's
+ * ticket (now the publisher's) and the packed result. */
+struct pub {
+  struct pub *next;
+  struct ticket *t;
+  char *data;
+  size_t len;
+};
+
 static int r_publish(void *rctx, engine_t *e, fitem_t *it)
 {
   cluster_t *c = rctx;
@@ -264,49 +280,164 @@ static int r_publish(void *rctx, engine_t *e, fitem_t *it)
   if (t == NULL || t->delivered)
     return 0;
   pthread_mutex_lock(&c->lock);
-  struct part *p = &c->parts[t->part];
-  uint64_t token = p->held ? p->token : 0;
+  bool held = c->parts[t->part].held;
   pthread_mutex_unlock(&c->lock);
-  if (token == 0)
+  if (!held)
     return 0; /* not ours now: whoever holds it takes the item over */
-  char *data = NULL;
-  size_t len = 0;
-  if (c->front.pack(c->front.ctx, it, &data, &len) != 0) {
+  struct pub *p = calloc(1, sizeof(*p));
+  if (p == NULL || c->front.pack(c->front.ctx, it, &p->data, &p->len) != 0) {
+    free(p);
     fail(c, CSTATE_ENOMEM, "out of memory packing the result of '%s'", it->url);
     return CLUSTER_EFAILED;
   }
-  cstate_t *cs = pool_get(c);
-  if (cs == NULL) {
-    free(data);
-    return CLUSTER_EFAILED;
-  }
-  cstate_item_t item = { .part = t->part, .seq = t->seq };
-  memcpy(item.id, t->id, sizeof(item.id));
-  int rc;
-  for (;;) {
-    rc = cstate_result(cs, &item, token, data, len);
-    if (rc != CSTATE_FENCED)
-      break;
-    /* Fenced: if this worker holds the partition again (the lease
-     * lapsed meanwhile, say while Redis restarted), the item is still
-     * its own (pending under its name): publish under the new token. */
-    pthread_mutex_lock(&c->lock);
-    uint64_t now_token = p->held ? p->token : 0;
-    pthread_mutex_unlock(&c->lock);
-    if (now_token == 0 || now_token == token)
-      break;
-    token = now_token;
-  }
-  free(data);
-  if (rc != CSTATE_OK && rc != CSTATE_FENCED) {
-    fail(c, rc, "publishing the result of '%s': %s", it->url, cstate_error(cs));
-    pool_put(c, cs);
-    return CLUSTER_EFAILED;
-  }
-  pool_put(c, cs);
-  if (rc == CSTATE_OK && c->front.handed != NULL)
+  /* The publisher sends it, with the others waiting, in one round trip;
+   * the ticket (and so the item's place in flight) is its own now. Its
+   * temporary files are the commit's from here (if it turns out fenced,
+   * they wait for the crawl's end to be removed). */
+  p->t = t;
+  it->remote = NULL;
+  if (c->front.handed != NULL)
     c->front.handed(c->front.ctx, it);
-  return 0; /* FENCED: another holds the partition; it does the item */
+  pthread_mutex_lock(&c->lock);
+  if (c->ptail)
+    c->ptail->next = p;
+  else
+    c->phead = p;
+  c->ptail = p;
+  pthread_cond_broadcast(&c->pcond);
+  pthread_mutex_unlock(&c->lock);
+  return 0;
+}
+
+/* ticket_done: the item of ticket T is no longer in flight here. */
+static void ticket_done(cluster_t *c, struct ticket *t)
+{
+  uint64_t fp[2];
+  id_fp(t->id, t->part, fp);
+  pthread_mutex_lock(&c->lock);
+  fptable_remove(c->taken, fp, NULL);
+  c->inflight--;
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+  free(t);
+}
+
+/* publish_batch: send the results of LIST (as many as RESULT_BATCH) in
+ * one round trip, each under its partition's token now; a result fenced
+ * while this worker holds the partition again, under a newer token (the
+ * lease lapsed meanwhile, say while Redis restarted: the item is still
+ * its own, pending under its name), goes back on *RETRY. Returns 0, or
+ * -1 (failed). */
+static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
+                         struct pub **retry)
+{
+  struct pub *sent[RESULT_BATCH];
+  uint64_t token[RESULT_BATCH];
+  int n = 0, rc = 0;
+  for (struct pub *p = list, *next; p != NULL; p = next) {
+    next = p->next;
+    pthread_mutex_lock(&c->lock);
+    const struct part *pt = &c->parts[p->t->part];
+    uint64_t tok = pt->held ? pt->token : 0;
+    pthread_mutex_unlock(&c->lock);
+    cstate_item_t item = { .part = p->t->part, .seq = p->t->seq };
+    memcpy(item.id, p->t->id, sizeof(item.id));
+    if (tok != 0 && rc == 0 &&
+        cstate_result_queue(cs, &item, tok, p->data, p->len) == CSTATE_OK) {
+      sent[n] = p;
+      token[n++] = tok;
+      continue;
+    }
+    if (tok != 0 && rc == 0) {
+      fail(c, CSTATE_ENOMEM, "%s", cstate_error(cs));
+      rc = -1;
+    }
+    ticket_done(c, p->t); /* not ours: whoever holds it does it */
+    free(p->data);
+    free(p);
+  }
+  int status[RESULT_BATCH];
+  int got = n > 0 ? cstate_flush(cs, status) : 0;
+  if (got < 0 || got != n) {
+    fail(c, got < 0 ? got : CSTATE_EREDIS, "publishing results: %s",
+         cstate_error(cs));
+    rc = -1;
+  }
+  for (int i = 0; i < n; i++) {
+    struct pub *p = sent[i];
+    int st = got == n ? status[i] : CSTATE_EREDIS;
+    if (st == CSTATE_FENCED && rc == 0) {
+      pthread_mutex_lock(&c->lock);
+      const struct part *pt = &c->parts[p->t->part];
+      bool again = pt->held && pt->token != token[i];
+      pthread_mutex_unlock(&c->lock);
+      if (again) {
+        p->next = *retry;
+        *retry = p;
+        continue;
+      }
+    } else if (st != CSTATE_OK && st != CSTATE_FENCED && rc == 0) {
+      fail(c, st, "publishing results: %s", cstate_error(cs));
+      rc = -1;
+    }
+    ticket_done(c, p->t);
+    free(p->data);
+    free(p);
+  }
+  return rc;
+}
+
+/* The publisher: sends the results the parse threads packed, whatever
+ * waits at once in one round trip; when the worker stops, what is left
+ * first (unless it failed). */
+static void *publisher_main(void *arg)
+{
+  cluster_t *c = arg;
+  cstate_t *cs = open_conn(c);
+  for (;;) {
+    pthread_mutex_lock(&c->lock);
+    while (c->phead == NULL && !c->pstop)
+      pthread_cond_wait(&c->pcond, &c->lock);
+    /* Up to a batch, in the order they came. */
+    struct pub *list = c->phead, *last = list;
+    for (int n = 1; last != NULL && last->next != NULL && n < RESULT_BATCH; n++)
+      last = last->next;
+    if (last != NULL) {
+      c->phead = last->next;
+      if (c->phead == NULL)
+        c->ptail = NULL;
+      last->next = NULL;
+    }
+    bool stop = c->pstop && list == NULL;
+    bool failed = c->failure != 0;
+    pthread_mutex_unlock(&c->lock);
+    if (stop)
+      break;
+    struct pub *retry = NULL;
+    if (cs == NULL || failed || publish_batch(c, cs, list, &retry) != 0) {
+      for (struct pub *p = cs == NULL || failed ? list : retry, *next; p;
+           p = next) {
+        next = p->next;
+        ticket_done(c, p->t);
+        free(p->data);
+        free(p);
+      }
+      retry = NULL;
+    }
+    if (retry != NULL) {
+      pthread_mutex_lock(&c->lock);
+      struct pub *r = retry;
+      while (r->next != NULL)
+        r = r->next;
+      r->next = c->phead;
+      c->phead = retry;
+      if (c->ptail == NULL)
+        c->ptail = r;
+      pthread_mutex_unlock(&c->lock);
+    }
+  }
+  cstate_close(cs);
+  return NULL;
 }
 
 static bool r_admit(void *rctx, fitem_t *it)
@@ -1041,6 +1172,7 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&c->cond, &ca);
   pthread_condattr_destroy(&ca);
+  pthread_cond_init(&c->pcond, NULL);
   c->taken = fptable_new(0, 256);
   c->counts = hashtable_new(64);
   if (c->taken == NULL || c->counts == NULL) {
@@ -1128,12 +1260,28 @@ int cluster_start(cluster_t *c, engine_t *e)
     pthread_join(c->feeder, NULL);
     return -1;
   }
+  if (pthread_create(&c->publisher, NULL, publisher_main, c) != 0) {
+    fail(c, CSTATE_ENOMEM, "cannot start a thread");
+    pthread_join(c->keeper, NULL);
+    pthread_join(c->feeder, NULL);
+    pthread_join(c->committer, NULL);
+    return -1;
+  }
   c->started = true;
   return 0;
 }
 
 int cluster_finish(cluster_t *c)
 {
+  /* The results the parse threads left go out first, while the keeper
+   * still holds their partitions. */
+  if (c->started) {
+    pthread_mutex_lock(&c->lock);
+    c->pstop = true;
+    pthread_cond_broadcast(&c->pcond);
+    pthread_mutex_unlock(&c->lock);
+    pthread_join(c->publisher, NULL);
+  }
   pthread_mutex_lock(&c->lock);
   c->stopping = true;
   pthread_cond_broadcast(&c->cond);
@@ -1228,6 +1376,12 @@ void cluster_delete(cluster_t *c)
   adds_clear(c);
   free(c->adds);
   free(c->done);
+  for (struct pub *p = c->phead, *next; p != NULL; p = next) {
+    next = p->next;
+    free(p->t);
+    free(p->data);
+    free(p);
+  }
   for (size_t i = 0; i < c->npool; i++)
     cstate_close(c->pool[i]);
   free(c->pool);
@@ -1237,6 +1391,7 @@ void cluster_delete(cluster_t *c)
   if (c->counts != NULL)
     hashtable_delete(c->counts, free);
   pthread_cond_destroy(&c->cond);
+  pthread_cond_destroy(&c->pcond);
   pthread_mutex_destroy(&c->lock);
   free(c);
 }

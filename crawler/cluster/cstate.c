@@ -848,18 +848,18 @@ int cstate_flush(cstate_t *cs, int *status)
     return 0;
   redisReply **v = calloc((size_t)n, sizeof(*v));
   if (v == NULL) {
-    snprintf(cs->err, sizeof(cs->err), "commit: out of memory");
+    snprintf(cs->err, sizeof(cs->err), "flush: out of memory");
     return CSTATE_ENOMEM;
   }
   int got = rconn_flush(cs->r, v);
   if (got < 0) {
     free(v);
-    return cs_status(cs, NULL, "commit");
+    return cs_status(cs, NULL, "flush");
   }
   /* The first failure's reason is kept in CS->err. */
   char first[sizeof(cs->err)] = "";
   for (int i = 0; i < got; i++) {
-    status[i] = cs_status(cs, v[i], "commit");
+    status[i] = cs_status(cs, v[i], "script");
     if (status[i] != CSTATE_OK && first[0] == '\0')
       snprintf(first, sizeof(first), "%s", cs->err);
     freeReplyObject(v[i]);

@@ -231,10 +231,11 @@ int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
                         const cstate_commit_t *after, const char *result_id,
                         bool saved);
 
-/* cstate_flush: send every commit queued on CS and read their answers:
- * STATUS[i] (room for every one queued) is cstate_commit's status of
- * the i-th. Returns how many, or a negative status if Redis could not be
- * reached (none of them known to have run). */
+/* cstate_flush: send every script queued on CS (cstate_commit_queue,
+ * cstate_result_queue) and read their answers: STATUS[i] (room for
+ * every one queued) is the status cstate_commit or cstate_result would
+ * have returned for the i-th. Returns how many, or a negative status if
+ * Redis could not be reached (none of them known to have run). */
 int cstate_flush(cstate_t *cs, int *status);
 
 /* ---- partitions: items to fetch ---- */
@@ -289,6 +290,12 @@ void cstate_items_free(cstate_item_t *items, size_t n);
  * now: drop the result), CSTATE_LOST, CSTATE_EREDIS. */
 int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                   const void *data, size_t len);
+
+/* cstate_result_queue: as cstate_result, but only queued on CS's
+ * connection, sent with the others by cstate_flush. Returns CSTATE_OK,
+ * or CSTATE_ENOMEM/CSTATE_EREDIS (not queued). */
+int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,
+                        const void *data, size_t len);
 
 /* A result read back: entry ID, SEQ, data (owned). */
 typedef struct cstate_result {

@@ -259,6 +259,30 @@ int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
   return cs_run(cs, &result_lua, &a, false, NULL);
 }
 
+int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,
+                        const void *data, size_t len)
+{
+  struct args k = { 0 };
+  args_add(&k, cs->meta);
+  args_add(&k, cs->id);
+  args_addf(&k, "%d", it->part);
+  args_addf(&k, "%" PRIu64, token);
+  args_add(&k, it->id);
+  args_addf(&k, "%" PRIu64, it->seq);
+  args_add_raw(&k, data, len, NULL);
+  args_add(&k, cs->worker);
+  int rc = CSTATE_ENOMEM;
+  if (!k.nomem)
+    rc = rconn_queue_eval(cs->r, &result_lua, 1, k.n, k.v, k.l) == 0
+         ? CSTATE_OK
+         : CSTATE_EREDIS;
+  if (rc != CSTATE_OK)
+    snprintf(cs->err, sizeof(cs->err), "result: %s",
+             rc == CSTATE_ENOMEM ? "out of memory" : rconn_error(cs->r));
+  args_free(&k);
+  return rc;
+}
+
 void cstate_results_free(cstate_result_t *r, size_t n)
 {
   if (r == NULL)
