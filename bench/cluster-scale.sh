@@ -4,7 +4,7 @@
 # machine, in alternating rounds (medians; every crawl checked against
 # one process's directory):
 #   latency  a generated site of 32 hosts whose every response is 20 ms
-#            late (bench/delayserver), depth 3: 1, 2 and 4 workers of 8
+#            late (bench/delayserver), depth 4: 1, 2 and 4 workers of 8
 #            download threads each, pages/s
 #   gen      the generated site of 8 hosts (1,000 pages each, depth 4)
 #            at full speed (no delay, no rate limit): one process without
@@ -92,7 +92,7 @@ run() {
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 # The reference directories, one process each.
-DEPTH=3
+DEPTH=4
 say "latency site: the reference crawl"
 run "$LPORT" 0 "$W/ref-lat" $LAT_ARGS > /dev/null
 DEPTH=4
@@ -101,7 +101,7 @@ run "$PORT" 0 "$W/ref-gen" $GEN_ARGS > /dev/null
 
 : > "$W/rows"
 for r in $(seq "$ROUNDS"); do
-  DEPTH=3
+  DEPTH=4
   for n in 1 2 4; do
     say "round $r: latency site, $n workers"
     row=$(run "$LPORT" "$n" "$W/out" $LAT_ARGS)
@@ -119,7 +119,7 @@ done
 cat "$W/rows" >&2
 
 col() { awk -v s="$1" -v n="$2" '$1 == s && $2 == n { print '"$3"' }' "$W/rows" | median; }
-echo "Latency site (32 hosts, 20 ms a response, depth 3, $(ls "$W/ref-lat" | wc -l) pages), 8 download threads a worker, $ROUNDS alternating rounds, medians:"
+echo "Latency site (32 hosts, 20 ms a response, depth 4, $(ls "$W/ref-lat" | wc -l) pages), 8 download threads a worker, $ROUNDS alternating rounds, medians:"
 echo ""
 echo "| workers | wall s | pages/s | vs 1 | CPU s (all workers) | Redis round trips / page | same directory |"
 echo "| ---: | ---: | ---: | ---: | ---: | ---: | --- |"
