@@ -955,7 +955,10 @@ static void *feeder_main(void *arg)
       for (int i = 0; i < CSTATE_PARTS; i++)
         if (c->parts[i].held)
           nh++;
-      if (c->stopping || (nh > 0 && c->inflight < c->inflight_max))
+      /* Room for a quarter of the bound at least: taking as each item
+       * finishes would cost a round trip an item. */
+      if (c->stopping ||
+          (nh > 0 && c->inflight + c->inflight_max / 4 <= c->inflight_max))
         break;
       struct timespec ts = deadline(1);
       pthread_cond_timedwait(&c->cond, &c->lock, &ts);
