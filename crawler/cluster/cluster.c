@@ -48,8 +48,9 @@ enum { RECOVER_SECONDS = 5 };
 /* The keeper's tick at most (keeper_main). */
 #define TICK_SECONDS 0.25
 
-/* Results sent in one round trip, at most (publisher_main). */
-enum { RESULT_BATCH = 64 };
+/* Results sent in one round trip, at most, and how long one alone
+ * waits for others (publisher_main). */
+enum { RESULT_BATCH = 64, LINGER_MS = 3 };
 
 /* Commits sent in one round trip, at most (commit_flush). */
 enum { COMMIT_BATCH = 64 };
@@ -398,6 +399,19 @@ static void *publisher_main(void *arg)
     pthread_mutex_lock(&c->lock);
     while (c->phead == NULL && !c->pstop)
       pthread_cond_wait(&c->pcond, &c->lock);
+    /* A result alone waits a little (LINGER_MS) for others to go with
+     * it: on a crawl whose pages come one at a time, a round trip a page
+     * otherwise. */
+    if (c->phead != NULL && c->phead->next == NULL && !c->pstop) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_nsec += LINGER_MS * 1000000L;
+      if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+      }
+      pthread_cond_timedwait(&c->pcond, &c->lock, &ts);
+    }
     /* Up to a batch, in the order they came. */
     struct pub *list = c->phead, *last = list;
     for (int n = 1; last != NULL && last->next != NULL && n < RESULT_BATCH; n++)
