@@ -670,16 +670,10 @@ static void r_release(void *rctx, fitem_t *it)
   it->remote = NULL;
   if (t == NULL)
     return;
-  if (!t->delivered) {
-    uint64_t fp[2];
-    id_fp(t->id, t->part, fp);
-    pthread_mutex_lock(&c->lock);
-    fptable_remove(c->taken, fp, NULL);
-    c->inflight--;
-    pthread_cond_broadcast(&c->cond);
-    pthread_mutex_unlock(&c->lock);
-  }
-  free(t);
+  if (t->delivered)
+    free(t);
+  else
+    ticket_done(c, t);
 }
 
 /* ---- the keeper ---- */

@@ -173,6 +173,24 @@ int cs_run(cstate_t *cs, const rscript_t *s, struct args *a, bool once,
   return rc;
 }
 
+int cs_queue(cstate_t *cs, const rscript_t *s, struct args *a)
+{
+  struct args k = { 0 };
+  args_add(&k, cs->meta);
+  for (int i = 0; i < a->n; i++)
+    args_add_raw(&k, a->v[i], a->l[i], NULL);
+  int rc = CSTATE_ENOMEM;
+  if (!a->nomem && !k.nomem)
+    rc = rconn_queue_eval(cs->r, s, 1, k.n, k.v, k.l) == 0 ? CSTATE_OK
+                                                           : CSTATE_EREDIS;
+  if (rc != CSTATE_OK)
+    snprintf(cs->err, sizeof(cs->err), "%s: %s", s->name,
+             rc == CSTATE_ENOMEM ? "out of memory" : rconn_error(cs->r));
+  args_free(&k);
+  args_free(a);
+  return rc;
+}
+
 /* ---- scripts ---- */
 
 /* Every script but join starts so: P the prefix, ARGV[1] the crawl's
@@ -823,22 +841,9 @@ int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
                         const cstate_commit_t *after, const char *result_id,
                         bool saved)
 {
-  struct args a = { 0 }, k = { 0 };
+  struct args a = { 0 };
   commit_args(cs, &a, token, seq, adds, na, after, result_id, saved);
-  args_add(&k, cs->meta);
-  for (int i = 0; i < a.n; i++)
-    args_add_raw(&k, a.v[i], a.l[i], NULL);
-  int rc = CSTATE_ENOMEM;
-  if (!a.nomem && !k.nomem)
-    rc = rconn_queue_eval(cs->r, &commit_lua, 1, k.n, k.v, k.l) == 0
-         ? CSTATE_OK
-         : CSTATE_EREDIS;
-  if (rc != CSTATE_OK)
-    snprintf(cs->err, sizeof(cs->err), "commit: %s",
-             rc == CSTATE_ENOMEM ? "out of memory" : rconn_error(cs->r));
-  args_free(&k);
-  args_free(&a);
-  return rc;
+  return cs_queue(cs, &commit_lua, &a);
 }
 
 int cstate_flush(cstate_t *cs, int *status)

@@ -51,6 +51,11 @@ int cs_unexpected(cstate_t *cs, const char *what);
 int cs_run(cstate_t *cs, const rscript_t *s, struct args *a, bool once,
            redisReply **rep);
 
+/* cs_queue: as cs_run, but only queued on CS's connection (a pipeline
+ * that cstate_flush sends); A freed. Returns CSTATE_OK, or
+ * CSTATE_ENOMEM/CSTATE_EREDIS (not queued). */
+int cs_queue(cstate_t *cs, const rscript_t *s, struct args *a);
+
 /* Reply shapes. */
 bool rep_is(const redisReply *r, int type);
 bool rep_array(const redisReply *r, size_t min);

@@ -245,42 +245,33 @@ int cstate_wait(cstate_t *cs, const cstate_hold_t *holds, size_t nh,
   return rc;
 }
 
+/* result_args: cstate_result's script arguments, into A. */
+static void result_args(cstate_t *cs, struct args *a, const cstate_item_t *it,
+                        uint64_t token, const void *data, size_t len)
+{
+  args_add(a, cs->id);
+  args_addf(a, "%d", it->part);
+  args_addf(a, "%" PRIu64, token);
+  args_add(a, it->id);
+  args_addf(a, "%" PRIu64, it->seq);
+  args_add_raw(a, data, len, NULL);
+  args_add(a, cs->worker);
+}
+
 int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                   const void *data, size_t len)
 {
   struct args a = { 0 };
-  args_add(&a, cs->id);
-  args_addf(&a, "%d", it->part);
-  args_addf(&a, "%" PRIu64, token);
-  args_add(&a, it->id);
-  args_addf(&a, "%" PRIu64, it->seq);
-  args_add_raw(&a, data, len, NULL);
-  args_add(&a, cs->worker);
+  result_args(cs, &a, it, token, data, len);
   return cs_run(cs, &result_lua, &a, false, NULL);
 }
 
 int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                         const void *data, size_t len)
 {
-  struct args k = { 0 };
-  args_add(&k, cs->meta);
-  args_add(&k, cs->id);
-  args_addf(&k, "%d", it->part);
-  args_addf(&k, "%" PRIu64, token);
-  args_add(&k, it->id);
-  args_addf(&k, "%" PRIu64, it->seq);
-  args_add_raw(&k, data, len, NULL);
-  args_add(&k, cs->worker);
-  int rc = CSTATE_ENOMEM;
-  if (!k.nomem)
-    rc = rconn_queue_eval(cs->r, &result_lua, 1, k.n, k.v, k.l) == 0
-         ? CSTATE_OK
-         : CSTATE_EREDIS;
-  if (rc != CSTATE_OK)
-    snprintf(cs->err, sizeof(cs->err), "result: %s",
-             rc == CSTATE_ENOMEM ? "out of memory" : rconn_error(cs->r));
-  args_free(&k);
-  return rc;
+  struct args a = { 0 };
+  result_args(cs, &a, it, token, data, len);
+  return cs_queue(cs, &result_lua, &a);
 }
 
 void cstate_results_free(cstate_result_t *r, size_t n)

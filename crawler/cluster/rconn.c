@@ -213,6 +213,31 @@ static bool broken(const redisContext *c)
   return c->err == REDIS_ERR_IO || c->err == REDIS_ERR_EOF;
 }
 
+/* back_off: the connection broke: say so once (*SAID), wait *WAIT
+ * (doubled up to 5 s) and return true to try again; false once the
+ * retry time, counted from *START (0: now), is spent (R->err says so). */
+static bool back_off(rconn_t *r, double *start, double *wait, bool *said)
+{
+  double t = now();
+  if (*start == 0)
+    *start = t;
+  if (t - *start >= r->retry) {
+    char why[sizeof(r->err)];
+    snprintf(why, sizeof(why), "%s", r->err);
+    snprintf(r->err, sizeof(r->err), "%.560s (gave up after %.0f s)", why,
+             t - *start);
+    return false;
+  }
+  if (!*said) {
+    fprintf(stderr, "crawler: lost Redis at %s:%d (%s); retrying for %g s\n",
+            r->host, r->port, r->err, r->retry);
+    *said = true;
+  }
+  nap(*wait);
+  *wait = *wait * 2 > 5 ? 5 : *wait * 2;
+  return true;
+}
+
 /* send: rconn_cmd's body; ONCE: do not send the command again on a new
  * connection once it may have reached the server. */
 static redisReply *send(rconn_t *r, int argc, const char **argv,
@@ -242,23 +267,8 @@ static redisReply *send(rconn_t *r, int argc, const char **argv,
       if (!io || once)
         return NULL;
     }
-    double t = now();
-    if (start == 0)
-      start = t;
-    if (t - start >= r->retry) {
-      char why[sizeof(r->err)];
-      snprintf(why, sizeof(why), "%s", r->err);
-      snprintf(r->err, sizeof(r->err), "%.560s (gave up after %.0f s)", why,
-               t - start);
+    if (!back_off(r, &start, &wait, &said))
       return NULL;
-    }
-    if (!said) {
-      fprintf(stderr, "crawler: lost Redis at %s:%d (%s); retrying for %g s\n",
-              r->host, r->port, r->err, r->retry);
-      said = true;
-    }
-    nap(wait);
-    wait = wait * 2 > 5 ? 5 : wait * 2;
   }
 }
 
@@ -319,6 +329,24 @@ static const char *sha_of(rconn_t *r, const rscript_t *s, bool force)
   return r->scripts[i].sha;
 }
 
+/* evalsha_argv: "EVALSHA SHA NK ARGV..." into AV and LV (ARGC + 3
+ * entries each; the strings borrowed). */
+static void evalsha_argv(const char *sha, const char *nk, int argc,
+                         const char **argv, const size_t *len, const char **av,
+                         size_t *lv)
+{
+  av[0] = "EVALSHA";
+  lv[0] = 7;
+  av[1] = sha;
+  lv[1] = 40;
+  av[2] = nk;
+  lv[2] = strlen(nk);
+  for (int i = 0; i < argc; i++) {
+    av[i + 3] = argv[i];
+    lv[i + 3] = len ? len[i] : strlen(argv[i]);
+  }
+}
+
 /* eval: rconn_eval's body; ONCE as for send. */
 static redisReply *eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
                         const char **argv, const size_t *len, bool once)
@@ -336,16 +364,7 @@ static redisReply *eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
     const char *sha = sha_of(r, s, attempt > 0);
     if (sha == NULL)
       break;
-    av[0] = "EVALSHA";
-    lv[0] = 7;
-    av[1] = sha;
-    lv[1] = 40;
-    av[2] = nk;
-    lv[2] = strlen(nk);
-    for (int i = 0; i < argc; i++) {
-      av[i + 3] = argv[i];
-      lv[i + 3] = len ? len[i] : strlen(argv[i]);
-    }
+    evalsha_argv(sha, nk, argc, argv, len, av, lv);
     rep = send(r, argc + 3, av, lv, once);
     if (rep != NULL && rep->type == REDIS_REPLY_ERROR &&
         strncmp(rep->str, "NOSCRIPT", 8) == 0 && attempt == 0) {
@@ -403,16 +422,7 @@ static int format_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
   int rc = -1;
   if (av != NULL && lv != NULL) {
     snprintf(nk, sizeof(nk), "%d", nkeys);
-    av[0] = "EVALSHA";
-    lv[0] = 7;
-    av[1] = sha;
-    lv[1] = 40;
-    av[2] = nk;
-    lv[2] = strlen(nk);
-    for (int i = 0; i < argc; i++) {
-      av[i + 3] = argv[i];
-      lv[i + 3] = len ? len[i] : strlen(argv[i]);
-    }
+    evalsha_argv(sha, nk, argc, argv, len, av, lv);
     int n = redisFormatCommandArgv(cmd, argc + 3, av, lv);
     if (n > 0) {
       *clen = (size_t)n;
@@ -533,20 +543,10 @@ int rconn_flush(rconn_t *r, redisReply **replies)
         return -1;
       }
     }
-    double t = now();
-    if (start == 0)
-      start = t;
-    if (t - start >= r->retry) {
+    if (!back_off(r, &start, &wait, &said)) {
       queue_clear(r);
       return -1;
     }
-    if (!said) {
-      fprintf(stderr, "crawler: lost Redis at %s:%d (%s); retrying for %g s\n",
-              r->host, r->port, r->err, r->retry);
-      said = true;
-    }
-    nap(wait);
-    wait = wait * 2 > 5 ? 5 : wait * 2;
   }
 }
 
