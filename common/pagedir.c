@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -109,21 +110,47 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
    * reader never sees it half written (a worker joining a shared crawl
    * reads it at once), and link() fails if the name exists, so two
    * crawlers started on one directory cannot both win. */
-  char name[64];
-  snprintf(name, sizeof(name), TMP_PREFIX "marker-%ld", (long)getpid());
+  /* A name of this call's own (processes on other machines sharing the
+   * directory may have the same pid), never an existing file. */
+  char name[160], host[64] = "";
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  gethostname(host, sizeof(host) - 1);
+  snprintf(name, sizeof(name), TMP_PREFIX "marker-%.40s-%ld-%ld", host,
+           (long)getpid(), (long)now.tv_nsec);
   tmp = path_join(dir, name);
-  int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644) : -1;
+  int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644) : -1;
   if (fd < 0) {
     snprintf(err, n, "cannot create '%s': %s", marker,
              tmp ? strerror(errno) : "out of memory");
     goto out;
   }
   if (write_all(fd, PAGEDIR_MAGIC "\n", sizeof(PAGEDIR_MAGIC)) != 0 ||
-      write_all(fd, text, strlen(text)) != 0 || close(fd) != 0) {
+      write_all(fd, text, strlen(text)) != 0) {
+    snprintf(err, n, "cannot write '%s': %s", marker, strerror(errno));
+    close(fd);
+    goto out;
+  }
+  if (close(fd) != 0) {
     snprintf(err, n, "cannot write '%s': %s", marker, strerror(errno));
     goto out;
   }
-  if (link(tmp, marker) != 0) {
+  int lrc = link(tmp, marker);
+  if (lrc != 0 && errno != EEXIST) {
+    /* No hard links here (vfat, some network file systems): the file is
+     * created under its name, exclusively, and written there, as
+     * before. A shared crawl needs hard links anyway (its pages). */
+    int dfd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+    lrc = dfd < 0 ? -1 : 0;
+    if (dfd >= 0 &&
+        (write_all(dfd, PAGEDIR_MAGIC "\n", sizeof(PAGEDIR_MAGIC)) != 0 ||
+         write_all(dfd, text, strlen(text)) != 0 || close(dfd) != 0)) {
+      snprintf(err, n, "cannot write '%s': %s", marker, strerror(errno));
+      unlink(marker);
+      goto out;
+    }
+  }
+  if (lrc != 0) {
     snprintf(err, n,
              errno == EEXIST ? "'%s' already holds a crawl; use an empty "
                                "directory"

@@ -97,6 +97,9 @@ struct cluster {
   int failure;
   char err[400];
   fptable_t *taken;    /* entry ids of items in flight here */
+  fptable_t *acked;    /* entry ids whose results Redis took, -> the
+                          take generation then (inject) */
+  uint64_t take_gen;   /* bumped as the feeder sends each take */
   hashtable_t *counts; /* host key -> long *: requests since the
                           last flush */
   bool counted;
@@ -111,6 +114,7 @@ struct cluster {
   uint64_t next_commit; /* the first seq not committed (recorded) */
   long pages;           /* pages saved, as recorded */
   long pages_queued;    /* as of the last commit queued */
+  uint64_t queued_next; /* next_commit as of the last commit queued */
   struct done *done;    /* commits queued (commit_flush) */
   size_t ndone, capdone;
   cstate_add_t *adds;
@@ -310,13 +314,21 @@ static int r_publish(void *rctx, engine_t *e, fitem_t *it)
   return 0;
 }
 
-/* ticket_done: the item of ticket T is no longer in flight here. */
-static void ticket_done(cluster_t *c, struct ticket *t)
+/* ticket_done: the item of ticket T is no longer in flight here;
+ * ACKED: its result is in Redis (the item left its partition). */
+static void ticket_done(cluster_t *c, struct ticket *t, bool acked)
 {
   uint64_t fp[2];
   id_fp(t->id, t->part, fp);
   pthread_mutex_lock(&c->lock);
   fptable_remove(c->taken, fp, NULL);
+  if (acked) {
+    /* A take sent before this answer came may still have read the item
+     * as pending (RECOVER): its reply must not bring it back (inject). */
+    uint64_t gen = c->take_gen;
+    fptable_remove(c->acked, fp, NULL);
+    fptable_insert(c->acked, fp, &gen); /* out of memory: a take twice */
+  }
   c->inflight--;
   pthread_cond_broadcast(&c->cond);
   pthread_mutex_unlock(&c->lock);
@@ -353,7 +365,7 @@ static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
       fail(c, CSTATE_ENOMEM, "%s", cstate_error(cs));
       rc = -1;
     }
-    ticket_done(c, p->t); /* not ours: whoever holds it does it */
+    ticket_done(c, p->t, false); /* not ours: whoever holds it does it */
     free(p->data);
     free(p);
   }
@@ -381,7 +393,7 @@ static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
       fail(c, st, "publishing results: %s", cstate_error(cs));
       rc = -1;
     }
-    ticket_done(c, p->t);
+    ticket_done(c, p->t, st == CSTATE_OK);
     free(p->data);
     free(p);
   }
@@ -432,7 +444,7 @@ static void *publisher_main(void *arg)
       for (struct pub *p = cs == NULL || failed ? list : retry, *next; p;
            p = next) {
         next = p->next;
-        ticket_done(c, p->t);
+        ticket_done(c, p->t, false);
         free(p->data);
         free(p);
       }
@@ -594,7 +606,19 @@ static int commit_flush(cluster_t *c)
   }
   bool complete = false;
   int rc = 0;
+  /* A batch sent again (its connection broke after it ran) finds its
+   * commits done: out of order, yet Redis's position is past them. */
+  cstate_commit_t now_at = { 0 };
+  bool known = false;
   for (size_t i = 0; i < n; i++) {
+    if (status[i] == CSTATE_EORDER && !known) {
+      known = true;
+      if (cstate_commit_state(c->cconn, &now_at) != CSTATE_OK)
+        now_at.next_commit = 0;
+    }
+    if (status[i] == CSTATE_EORDER &&
+        now_at.next_commit >= c->done[i].next_commit)
+      status[i] = CSTATE_OK;
     if (status[i] == CSTATE_OK) {
       c->pages = c->done[i].pages;
       c->next_commit = c->done[i].next_commit;
@@ -657,6 +681,7 @@ static int r_committed(void *rctx, engine_t *e, fitem_t *it)
   }
   c->done[c->ndone++] = (struct done){ st.next_seq, st.next_commit, st.pages };
   c->pages_queued = st.pages;
+  c->queued_next = st.next_commit;
   /* Sent in batches; at once when it may be the last one. */
   if (c->ndone >= COMMIT_BATCH || st.next_commit == st.next_seq)
     return commit_flush(c);
@@ -673,7 +698,7 @@ static void r_release(void *rctx, fitem_t *it)
   if (t->delivered)
     free(t);
   else
-    ticket_done(c, t);
+    ticket_done(c, t, false);
 }
 
 /* ---- the keeper ---- */
@@ -777,7 +802,9 @@ static int keep_leases(cluster_t *c, double t0)
   uint64_t tok = v[n - 1].token;
   pthread_mutex_lock(&c->lock);
   if (tok != 0) {
-    if (!had_commit || tok != c->commit_token) {
+    /* Decided on the state now: the committer may have ended its turn
+     * while the leases were on their way. */
+    if (!c->commit_held || tok != c->commit_token) {
       c->commit_turn++;
       c->commit_token = tok;
     }
@@ -894,17 +921,54 @@ static void *keeper_main(void *arg)
 
 /* ---- the feeder ---- */
 
+struct forget {
+  uint64_t gen;
+  uint64_t (*fp)[2];
+  size_t n, cap;
+};
+
+static void forget_one(void *arg, const uint64_t fp[2], const void *value)
+{
+  struct forget *f = arg;
+  uint64_t gen;
+  memcpy(&gen, value, sizeof(gen));
+  if (gen >= f->gen || f->n == f->cap)
+    return;
+  f->fp[f->n][0] = fp[0];
+  f->fp[f->n][1] = fp[1];
+  f->n++;
+}
+
+/* forget_acked: drop the marks of results acknowledged before the take
+ * of generation GEN was sent: no later take can read them pending. */
+static void forget_acked(cluster_t *c, uint64_t gen)
+{
+  pthread_mutex_lock(&c->lock);
+  size_t n = fptable_count(c->acked);
+  struct forget f = { gen, n ? malloc(n * sizeof(*f.fp)) : NULL, 0, n };
+  if (f.fp != NULL) {
+    fptable_iterate(c->acked, &f, forget_one);
+    for (size_t i = 0; i < f.n; i++)
+      fptable_remove(c->acked, f.fp[i], NULL);
+  }
+  pthread_mutex_unlock(&c->lock);
+  free(f.fp);
+}
+
 /* inject: hand the items taken to the engine, skipping those in flight
- * here already (a take that recovered). Returns false once the engine
- * stops. */
-static bool inject(cluster_t *c, cstate_item_t *v, int n)
+ * here already (a take that recovered), and those whose result went to
+ * Redis while the take of generation GEN was under way. Returns false
+ * once the engine stops. */
+static bool inject(cluster_t *c, cstate_item_t *v, int n, uint64_t gen)
 {
   for (int i = 0; i < n; i++) {
     uint64_t fp[2];
     id_fp(v[i].id, v[i].part, fp);
     struct ticket *t = malloc(sizeof(*t));
     pthread_mutex_lock(&c->lock);
-    bool dup = fptable_find(c->taken, fp, NULL);
+    uint64_t acked;
+    bool dup = fptable_find(c->taken, fp, NULL) ||
+               (fptable_find(c->acked, fp, &acked) && acked >= gen);
     bool ok = !dup && t != NULL && fptable_insert(c->taken, fp, NULL) == 1;
     if (ok)
       c->inflight++;
@@ -991,6 +1055,9 @@ static void *feeder_main(void *arg)
     }
     pthread_mutex_unlock(&c->lock);
     cstate_item_t *v = NULL;
+    pthread_mutex_lock(&c->lock);
+    uint64_t gen = ++c->take_gen;
+    pthread_mutex_unlock(&c->lock);
     int n = cstate_take(cs, holds, nh, c->worker, recover || fresh, room, &v);
     if (n < 0) {
       if (n == CSTATE_LOST || n == CSTATE_ENOMEM) {
@@ -1015,8 +1082,9 @@ static void *feeder_main(void *arg)
       }
     }
     pthread_mutex_unlock(&c->lock);
-    bool go = inject(c, v, n);
+    bool go = inject(c, v, n, gen);
     cstate_items_free(v, n > 0 ? (size_t)n : 0);
+    forget_acked(c, gen);
     if (!go)
       break;
     if (n == 0 && !fresh) {
@@ -1073,6 +1141,7 @@ static int begin_turn(cluster_t *c)
   c->next_seq = st.next_seq;
   c->next_commit = st.next_commit;
   c->pages = c->pages_queued = st.pages;
+  c->queued_next = st.next_commit;
   rc = cstate_seen_load(c->cconn, load_one, c);
   if (rc != CSTATE_OK) {
     fail(c, rc, "%s", cstate_error(c->cconn));
@@ -1117,7 +1186,7 @@ static void *committer_main(void *arg)
       break;
     }
     for (int i = 0; i < n; i++) {
-      if (res[i].seq < c->next_commit) {
+      if (res[i].seq < c->queued_next) {
         /* Committed already: a result published twice (a worker's
          * Redis lost it and it was published again). */
         char key[160];
@@ -1185,8 +1254,9 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   pthread_condattr_destroy(&ca);
   pthread_cond_init(&c->pcond, NULL);
   c->taken = fptable_new(0, 256);
+  c->acked = fptable_new(sizeof(uint64_t), 256);
   c->counts = hashtable_new(64);
-  if (c->taken == NULL || c->counts == NULL) {
+  if (c->taken == NULL || c->acked == NULL || c->counts == NULL) {
     snprintf(err, n, "out of memory");
     cluster_delete(c);
     return CSTATE_ENOMEM;
@@ -1399,6 +1469,7 @@ void cluster_delete(cluster_t *c)
   cstate_close(c->kconn);
   cstate_close(c->cconn);
   fptable_delete(c->taken);
+  fptable_delete(c->acked);
   if (c->counts != NULL)
     hashtable_delete(c->counts, free);
   pthread_cond_destroy(&c->cond);

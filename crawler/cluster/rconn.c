@@ -153,7 +153,9 @@ static bool dial(rconn_t *r)
     return false;
   }
   freeReplyObject(rep);
+  round_trips++;
   rep = redisCommand(c, "CLIENT ID");
+  round_trips++;
   r->client_id = rep && rep->type == REDIS_REPLY_INTEGER ? rep->integer : 0;
   if (rep)
     freeReplyObject(rep);
