@@ -1,0 +1,341 @@
+/* cluster_committer.c: the committer thread (cluster.h) and the
+ * engine's commit callbacks: a turn at the commit begins at Redis's
+ * recorded position, the commits are queued and sent in batches, and a
+ * refused one ends the turn. The committer thread's own fields of
+ * struct cluster (cluster_int.h) are used by no other thread. */
+#include "cluster.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cluster_int.h"
+#include "fptable.h"
+#include "frontier.h"
+#include "hashtable.h"
+
+/* add_add: keep an add of the commit under way, for cl_committed. */
+static int add_add(cluster_t *c, const char *url, const uint64_t fp[2],
+                   int depth, uint64_t seq, const char *hostkey, bool seen)
+{
+  if (c->nadds == c->capadds) {
+    size_t cap = c->capadds ? 2 * c->capadds : 64;
+    cstate_add_t *v = realloc(c->adds, cap * sizeof(*v));
+    if (v == NULL)
+      return -1;
+    c->adds = v;
+    c->capadds = cap;
+  }
+  uint64_t *f = malloc(2 * sizeof(*f));
+  char *u = strdup(url), *h = hostkey ? strdup(hostkey) : NULL;
+  if (f == NULL || u == NULL || (hostkey && h == NULL)) {
+    free(f);
+    free(u);
+    free(h);
+    return -1;
+  }
+  f[0] = fp[0];
+  f[1] = fp[1];
+  c->adds[c->nadds++] = (cstate_add_t){ u, h, depth, seq, f, seen };
+  return 0;
+}
+
+void cl_adds_clear(cluster_t *c)
+{
+  for (size_t i = 0; i < c->nadds; i++) {
+    free((char *)c->adds[i].url);
+    free((char *)c->adds[i].hostkey);
+    free((uint64_t *)c->adds[i].fp);
+  }
+  c->nadds = 0;
+}
+
+int cl_add(void *rctx, const char *url, const uint64_t fp[2], int depth,
+           uint64_t seq, const char *hostkey)
+{
+  cluster_t *c = rctx;
+  if (add_add(c, url, fp, depth, seq, hostkey, false) != 0) {
+    cl_fail(c, CSTATE_ENOMEM, "out of memory adding '%s'", url);
+    return CLUSTER_EFAILED;
+  }
+  if (seq + 1 > c->next_seq)
+    c->next_seq = seq + 1;
+  return 0;
+}
+
+int cl_seen(void *rctx, const char *url, const uint64_t fp[2])
+{
+  cluster_t *c = rctx;
+  if (add_add(c, url, fp, 0, 0, NULL, true) != 0) {
+    cl_fail(c, CSTATE_ENOMEM, "out of memory adding '%s'", url);
+    return CLUSTER_EFAILED;
+  }
+  return 0;
+}
+
+/* cl_end_turn: this worker's turn at the commit is over (its lease lapsed
+ * or was lost, or Redis's position is not the one it committed from):
+ * the keeper takes the commit again if it is free, and a new turn
+ * starts from Redis's position (begin_turn), the items waiting in the
+ * engine delivered again. */
+void cl_end_turn(cluster_t *c)
+{
+  pthread_mutex_lock(&c->lock);
+  if (c->commit_turn == c->turn)
+    c->commit_held = false;
+  pthread_mutex_unlock(&c->lock);
+  cl_adds_clear(c);
+}
+
+int cl_commit_begin(void *rctx, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  (void)it;
+  double t0 = cl_now();
+  pthread_mutex_lock(&c->lock);
+  bool ok = c->commit_held && c->commit_turn == c->turn &&
+            t0 < c->commit_until && !c->stopping;
+  bool stopping = c->stopping;
+  pthread_mutex_unlock(&c->lock);
+  if (!ok && !stopping)
+    cl_end_turn(c);
+  return ok ? 0 : 1;
+}
+
+/* commit_flush: send the commits queued (cl_committed) in one round trip
+ * and act on their answers, in order: the position moves on, the crawl
+ * may be complete; a commit fenced or out of order ends the turn (the
+ * ones after it cl_fail alike). Committer thread. Returns 0, or
+ * CLUSTER_EFAILED (failed). */
+static int commit_flush(cluster_t *c)
+{
+  size_t n = c->ndone;
+  if (n == 0)
+    return 0;
+  c->ndone = 0;
+  int *status = malloc(n * sizeof(*status));
+  int got = status ? cstate_flush(c->cconn, status) : CSTATE_ENOMEM;
+  if (got < 0 || (size_t)got != n) {
+    free(status);
+    cl_fail(c, got < 0 ? got : CSTATE_EREDIS, "committing: %s",
+            cstate_error(c->cconn));
+    return CLUSTER_EFAILED;
+  }
+  bool complete = false;
+  int rc = 0;
+  /* A batch sent again (its connection broke after it ran) finds its
+   * commits done: out of order, yet Redis's position is past them. */
+  cstate_commit_t now_at = { 0 };
+  bool known = false;
+  for (size_t i = 0; i < n; i++) {
+    if (status[i] == CSTATE_EORDER && !known) {
+      known = true;
+      if (cstate_commit_state(c->cconn, &now_at) != CSTATE_OK)
+        now_at.next_commit = 0;
+    }
+    if (status[i] == CSTATE_EORDER &&
+        now_at.next_commit >= c->done[i].next_commit)
+      status[i] = CSTATE_OK;
+    if (status[i] == CSTATE_OK) {
+      c->pages = c->done[i].pages;
+      c->next_commit = c->done[i].next_commit;
+      complete = c->done[i].next_commit == c->done[i].next_seq;
+      continue;
+    }
+    if (status[i] == CSTATE_FENCED || status[i] == CSTATE_EORDER) {
+      /* The lease lapsed (and maybe went to another), or Redis lost its
+       * last commits (a restart that kept a prefix of its history): the
+       * commit goes on from the position Redis has. */
+      cl_end_turn(c);
+      fprintf(stderr,
+              "crawler: %s: %s; the commit goes on from Redis's "
+              "position\n",
+              c->worker,
+              status[i] == CSTATE_FENCED ? "the commit lease lapsed"
+                                         : "Redis's commit is behind this "
+                                           "one");
+    } else {
+      cl_fail(c, status[i], "committing: %s", cstate_error(c->cconn));
+      rc = CLUSTER_EFAILED;
+    }
+    break;
+  }
+  c->pages_queued = c->pages;
+  free(status);
+  if (complete)
+    cl_mark_complete(c);
+  return rc;
+}
+
+int cl_committed(void *rctx, engine_t *e, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  struct ticket *t = it->remote;
+  (void)e;
+  cstate_commit_t st = { .next_seq = c->next_seq,
+                         .next_commit = it->seq + 1,
+                         .depth = it->depth };
+  c->front.position(c->front.ctx, &st);
+  bool saved = st.pages > c->pages_queued;
+  if (c->ndone == c->capdone) {
+    size_t cap = c->capdone ? 2 * c->capdone : COMMIT_BATCH;
+    struct done *v = realloc(c->done, cap * sizeof(*v));
+    if (v == NULL) {
+      cl_adds_clear(c);
+      cl_fail(c, CSTATE_ENOMEM, "out of memory committing '%s'", it->url);
+      return CLUSTER_EFAILED;
+    }
+    c->done = v;
+    c->capdone = cap;
+  }
+  int rc = cstate_commit_queue(c->cconn, c->token, it->seq, c->adds, c->nadds,
+                               &st, t != NULL && t->delivered ? t->id : NULL,
+                               saved);
+  cl_adds_clear(c);
+  if (rc != CSTATE_OK) {
+    cl_fail(c, rc, "committing '%s': %s", it->url, cstate_error(c->cconn));
+    return CLUSTER_EFAILED;
+  }
+  c->done[c->ndone++] = (struct done){ st.next_seq, st.next_commit, st.pages };
+  c->pages_queued = st.pages;
+  c->queued_next = st.next_commit;
+  /* Sent in batches; at once when it may be the last one. */
+  if (c->ndone >= COMMIT_BATCH || st.next_commit == st.next_seq)
+    return commit_flush(c);
+  return 0;
+}
+
+/* ---- the committer ---- */
+
+static void load_one(void *arg, uint32_t b, int64_t m)
+{
+  cluster_t *c = arg;
+  uint64_t fp[2];
+  cstate_fp_join(b, m, fp);
+  if (engine_seen_load(c->e, fp) != 0)
+    cl_fail(c, CSTATE_ENOMEM, "out of memory loading the seen set");
+}
+
+/* begin_turn: this worker commits from cl_now on: bring the engine and the
+ * front end to the recorded position. Returns 0, or -1 (failed). */
+static int begin_turn(cluster_t *c)
+{
+  /* What the last turn queued goes first (each commit knows whether it
+   * may still land). */
+  if (commit_flush(c) != 0)
+    return -1;
+  cstate_commit_t st;
+  int rc = cstate_commit_state(c->cconn, &st);
+  if (rc != CSTATE_OK) {
+    cl_fail(c, rc, "%s", cstate_error(c->cconn));
+    return -1;
+  }
+  cl_adds_clear(c);
+  if (engine_commit_reset(c->e) != 0) {
+    cl_fail(c, CSTATE_ENOMEM, "out of memory taking the commit over");
+    return -1;
+  }
+  rc = c->front.take_commit(c->front.ctx, &st);
+  if (rc != 0) {
+    cl_fail(c, rc, "cannot take the commit over in the page directory");
+    return -1;
+  }
+  engine_commit_at(c->e, st.next_seq, st.next_commit, st.depth);
+  c->next_seq = st.next_seq;
+  c->next_commit = st.next_commit;
+  c->pages = c->pages_queued = st.pages;
+  c->queued_next = st.next_commit;
+  rc = cstate_seen_load(c->cconn, load_one, c);
+  if (rc != CSTATE_OK) {
+    cl_fail(c, rc, "%s", cstate_error(c->cconn));
+    return -1;
+  }
+  if (st.next_commit == st.next_seq)
+    cl_mark_complete(c);
+  return 0;
+}
+
+void *cl_committer_main(void *arg)
+{
+  cluster_t *c = arg;
+  char after[CSTATE_ID_SIZE] = "0-0";
+  for (;;) {
+    pthread_mutex_lock(&c->lock);
+    while (!c->stopping && !(c->commit_held && c->commit_turn != c->turn) &&
+           !(c->commit_held && c->commit_turn == c->turn && c->turn != 0)) {
+      struct timespec ts = cl_deadline(1);
+      pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+    }
+    if (c->stopping) {
+      pthread_mutex_unlock(&c->lock);
+      break;
+    }
+    bool new_turn = c->commit_turn != c->turn;
+    if (new_turn) {
+      c->turn = c->commit_turn;
+      c->token = c->commit_token;
+    }
+    pthread_mutex_unlock(&c->lock);
+    if (new_turn) {
+      snprintf(after, sizeof(after), "0-0");
+      if (begin_turn(c) != 0)
+        break;
+      continue;
+    }
+    cstate_result_t *res = NULL;
+    int n = cstate_results(c->cconn, after, 256, 1000, &res, after);
+    if (n < 0) {
+      cl_fail(c, n, "%s", cstate_error(c->cconn));
+      break;
+    }
+    for (int i = 0; i < n; i++) {
+      if (res[i].seq < c->queued_next) {
+        /* Committed already: a result published twice (a worker's
+         * Redis lost it and it was published again). */
+        char key[160];
+        snprintf(key, sizeof(key), "tse:{%s}:results", c->name);
+        redisReply *rep = rconn_cmdf(cstate_rconn(c->cconn), "XDEL", key,
+                                     res[i].id, NULL);
+        if (rep)
+          freeReplyObject(rep);
+        continue;
+      }
+      fitem_t *it = c->front.unpack(c->front.ctx, res[i].data, res[i].len,
+                                    res[i].seq);
+      struct ticket *t = calloc(1, sizeof(*t));
+      if (it == NULL || t == NULL) {
+        free(t);
+        if (it != NULL)
+          fitem_delete(it); /* no data made: nothing else to free */
+        cl_fail(c, errno == EINVAL ? CSTATE_EREDIS : CSTATE_ENOMEM,
+                "cannot read the result of seq %" PRIu64 " (%s)", res[i].seq,
+                errno == EINVAL ? "malformed" : "out of memory");
+        break;
+      }
+      t->delivered = true;
+      t->seq = res[i].seq;
+      memcpy(t->id, res[i].id, sizeof(t->id));
+      it->seq = res[i].seq;
+      it->remote = t;
+      it->host = UINT32_MAX; /* no host of this process's frontier */
+      engine_deliver(c->e, it);
+    }
+    cstate_results_free(res, n > 0 ? (size_t)n : 0);
+    /* Before waiting for more: what the batch committed. */
+    if (commit_flush(c) != 0)
+      break;
+  }
+  /* A worker stopping sends what it committed (unless it failed). */
+  pthread_mutex_lock(&c->lock);
+  bool failed = c->failure != 0;
+  pthread_mutex_unlock(&c->lock);
+  if (!failed)
+    commit_flush(c);
+  return NULL;
+}

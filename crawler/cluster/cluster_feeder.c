@@ -1,0 +1,250 @@
+/* cluster_feeder.c: the feeder thread (cluster.h), which takes the
+ * items of the partitions held into the engine's frontier, and the
+ * tickets those items carry (admitted, released, done). */
+#include "cluster.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cluster_int.h"
+#include "fptable.h"
+#include "frontier.h"
+#include "hashtable.h"
+
+/* cl_ticket_done: the item of ticket T is no longer in flight here;
+ * ACKED: its result is in Redis (the item left its partition). */
+void cl_ticket_done(cluster_t *c, struct ticket *t, bool acked)
+{
+  uint64_t fp[2];
+  cl_id_fp(t->id, t->part, fp);
+  pthread_mutex_lock(&c->lock);
+  fptable_remove(c->taken, fp, NULL);
+  if (acked) {
+    /* A take sent before this answer came may still have read the item
+     * as pending (RECOVER): its reply must not bring it back (inject). */
+    uint64_t gen = c->take_gen;
+    fptable_remove(c->acked, fp, NULL);
+    fptable_insert(c->acked, fp, &gen); /* out of memory: a take twice */
+  }
+  c->inflight--;
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+  free(t);
+}
+
+bool cl_admit(void *rctx, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  struct ticket *t = it->remote;
+  if (t == NULL || t->delivered)
+    return true;
+  double t0 = cl_now();
+  pthread_mutex_lock(&c->lock);
+  const struct part *p = &c->parts[t->part];
+  bool ok = p->held && t0 < p->until && !c->stopping;
+  pthread_mutex_unlock(&c->lock);
+  return ok;
+}
+
+void cl_release(void *rctx, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  struct ticket *t = it->remote;
+  it->remote = NULL;
+  if (t == NULL)
+    return;
+  if (t->delivered)
+    free(t);
+  else
+    cl_ticket_done(c, t, false);
+}
+
+/* ---- the feeder ---- */
+
+struct forget {
+  uint64_t gen;
+  uint64_t (*fp)[2];
+  size_t n, cap;
+};
+
+static void forget_one(void *arg, const uint64_t fp[2], const void *value)
+{
+  struct forget *f = arg;
+  uint64_t gen;
+  memcpy(&gen, value, sizeof(gen));
+  if (gen >= f->gen || f->n == f->cap)
+    return;
+  f->fp[f->n][0] = fp[0];
+  f->fp[f->n][1] = fp[1];
+  f->n++;
+}
+
+/* forget_acked: drop the marks of results acknowledged before the take
+ * of generation GEN was sent: no later take can read them pending. */
+static void forget_acked(cluster_t *c, uint64_t gen)
+{
+  pthread_mutex_lock(&c->lock);
+  size_t n = fptable_count(c->acked);
+  struct forget f = { gen, n ? malloc(n * sizeof(*f.fp)) : NULL, 0, n };
+  if (f.fp != NULL) {
+    fptable_iterate(c->acked, &f, forget_one);
+    for (size_t i = 0; i < f.n; i++)
+      fptable_remove(c->acked, f.fp[i], NULL);
+  }
+  pthread_mutex_unlock(&c->lock);
+  free(f.fp);
+}
+
+/* inject: hand the items taken to the engine, skipping those in flight
+ * here already (a take that recovered), and those whose result went to
+ * Redis while the take of generation GEN was under way. Returns false
+ * once the engine stops. */
+static bool inject(cluster_t *c, cstate_item_t *v, int n, uint64_t gen)
+{
+  for (int i = 0; i < n; i++) {
+    uint64_t fp[2];
+    cl_id_fp(v[i].id, v[i].part, fp);
+    struct ticket *t = malloc(sizeof(*t));
+    pthread_mutex_lock(&c->lock);
+    uint64_t acked;
+    bool dup = fptable_find(c->taken, fp, NULL) ||
+               (fptable_find(c->acked, fp, &acked) && acked >= gen);
+    bool ok = !dup && t != NULL && fptable_insert(c->taken, fp, NULL) == 1;
+    if (ok)
+      c->inflight++;
+    pthread_mutex_unlock(&c->lock);
+    if (!ok) {
+      free(t);
+      if (dup)
+        continue;
+      cl_fail(c, CSTATE_ENOMEM, "out of memory taking items");
+      return false;
+    }
+    *t = (struct ticket){ .part = v[i].part, .seq = v[i].seq };
+    memcpy(t->id, v[i].id, sizeof(t->id));
+    uint64_t lseq = (c->worker_no << SEQ_BITS) | v[i].seq;
+    int rc = engine_inject(c->e, v[i].url, v[i].depth, lseq, v[i].hostkey, t);
+    if (rc != 0) {
+      pthread_mutex_lock(&c->lock);
+      fptable_remove(c->taken, fp, NULL);
+      c->inflight--;
+      pthread_mutex_unlock(&c->lock);
+      free(t);
+      if (rc == -1)
+        return false;
+      cl_fail(c, CSTATE_ENOMEM, "out of memory queueing '%s'", v[i].url);
+      return false;
+    }
+  }
+  return true;
+}
+
+void *cl_feeder_main(void *arg)
+{
+  cluster_t *c = arg;
+  cstate_t *cs = cl_open_conn(c);
+  if (cs == NULL)
+    return NULL;
+  pthread_mutex_lock(&c->lock);
+  c->fconn = cs;
+  pthread_mutex_unlock(&c->lock);
+  cstate_hold_t holds[CSTATE_PARTS];
+  bool recover = false;
+  double recovered = cl_now();
+  for (;;) {
+    /* Now and then, take back whatever is pending under this worker's
+     * name and not in flight here: an item dropped while its lease had
+     * lapsed, whose partition came back to this worker since. */
+    if (cl_now() - recovered > RECOVER_SECONDS) {
+      recover = true;
+      recovered = cl_now();
+    }
+    size_t nh = 0, room;
+    bool fresh = false;
+    pthread_mutex_lock(&c->lock);
+    for (;;) {
+      nh = 0;
+      for (int i = 0; i < CSTATE_PARTS; i++)
+        if (c->parts[i].held)
+          nh++;
+      /* Room for a quarter of the bound at least: taking as each item
+       * finishes would cost a round trip an item. */
+      if (c->stopping ||
+          (nh > 0 && c->inflight + c->inflight_max / 4 <= c->inflight_max))
+        break;
+      struct timespec ts = cl_deadline(1);
+      pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+    }
+    if (c->stopping) {
+      pthread_mutex_unlock(&c->lock);
+      break;
+    }
+    room = c->inflight_max - c->inflight;
+    /* Partitions just taken first, alone: their first take recovers
+     * what this worker read there before and dropped (engine.h, ADMIT:
+     * it stays pending under this worker's name). */
+    for (int i = 0; i < CSTATE_PARTS; i++)
+      fresh = fresh || (c->parts[i].held && c->parts[i].fresh);
+    nh = 0;
+    for (int i = 0; i < CSTATE_PARTS; i++) {
+      struct part *p = &c->parts[i];
+      if (p->held && (!fresh || p->fresh)) {
+        holds[nh] = (cstate_hold_t){ .part = i, .token = p->token };
+        nh++;
+      }
+    }
+    pthread_mutex_unlock(&c->lock);
+    cstate_item_t *v = NULL;
+    pthread_mutex_lock(&c->lock);
+    uint64_t gen = ++c->take_gen;
+    pthread_mutex_unlock(&c->lock);
+    int n = cstate_take(cs, holds, nh, c->worker, recover || fresh, room, &v);
+    if (n < 0) {
+      if (n == CSTATE_LOST || n == CSTATE_ENOMEM) {
+        cl_fail(c, n, "%s", cstate_error(cs));
+        break;
+      }
+      /* Its reply may be lost: the next take recovers. */
+      fprintf(stderr, "crawler: %s: taking items: %s; trying again\n",
+              c->worker, cstate_error(cs));
+      recover = true;
+      sleep(1);
+      continue;
+    }
+    recover = false;
+    pthread_mutex_lock(&c->lock);
+    for (size_t i = 0; i < nh; i++) {
+      struct part *p = &c->parts[holds[i].part];
+      if (p->token == holds[i].token) {
+        p->fresh = false;
+        if (holds[i].fenced)
+          p->held = false;
+      }
+    }
+    pthread_mutex_unlock(&c->lock);
+    bool go = inject(c, v, n, gen);
+    cstate_items_free(v, n > 0 ? (size_t)n : 0);
+    forget_acked(c, gen);
+    if (!go)
+      break;
+    if (n == 0 && !fresh) {
+      int w = cstate_wait(cs, holds, nh, 1000);
+      if (w == CSTATE_LOST) {
+        cl_fail(c, w, "%s", cstate_error(cs));
+        break;
+      }
+    }
+  }
+  pthread_mutex_lock(&c->lock);
+  c->fconn = NULL;
+  pthread_mutex_unlock(&c->lock);
+  cstate_close(cs);
+  return NULL;
+}

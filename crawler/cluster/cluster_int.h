@@ -1,0 +1,209 @@
+/* cluster_int.h: what the worker's files share (private to
+ * crawler/cluster/): its constants, its state, and the calls between
+ * its threads.
+ *
+ * Locks: `lock` guards the lease table (parts, commit_*), inflight,
+ * stopping, complete, unheld, failure and err, the taken and acked sets
+ * and take_gen, the request counts, the pool of connections, and the
+ * publisher's queue (phead, ptail, pstop). No Redis call is made with it
+ * held, and no engine call but engine_unhold's frontier close (which
+ * takes only the frontier's lock). Nothing takes it while holding an
+ * engine or frontier lock (the engine calls back with none held).
+ *
+ * Condition variables, both on `lock`:
+ *   cond   (CLOCK_MONOTONIC) the feeder waits for room (a quarter of its
+ *          bound free) and for a partition to hold; the committer for a
+ *          turn at the commit; the keeper for its next tick. Signalled
+ *          by cl_ticket_done (room), the keeper (leases changed),
+ *          cl_mark_complete, cluster_finish and cl_fail (stopping).
+ *   pcond  the publisher waits for a result queued or pstop. Signalled
+ *          by cl_publish and cluster_finish.
+ *
+ * Threads: the keeper, the feeder, the committer and the publisher
+ * (cluster_start); each blocking Redis read of the feeder and the
+ * committer is woken by cl_unblock (CLIENT UNBLOCK) when the worker
+ * stops or takes partitions.
+ *
+ * Connections: the keeper, the feeder, the committer and the publisher
+ * each have their own (hiredis contexts are one thread's); download
+ * threads borrow one from the pool for a call (robots.txt).
+ *
+ * Items: an item taken from a partition carries a ticket (it->remote)
+ * with its entry id, partition and seq. Its local seq is the worker's
+ * number in the top bits and the shared seq below, so the frontier
+ * orders a worker's items by the shared seq and the front end's
+ * temporary files (named by seq) are the worker's own in a shared page
+ * directory. An item delivered to the commit carries the id of its
+ * result entry instead. */
+#ifndef CRAWLER_CLUSTER_CLUSTER_INT_H
+#define CRAWLER_CLUSTER_CLUSTER_INT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "cluster.h"
+#include "cstate.h"
+#include "fptable.h"
+#include "hashtable.h"
+
+/* Local seqs: the worker's number above this many bits. */
+enum { SEQ_BITS = 40 };
+
+/* How often the feeder takes back what is pending under this worker's
+ * name (cl_feeder_main). */
+enum { RECOVER_SECONDS = 5 };
+
+/* The keeper's tick at most (cl_keeper_main). */
+#define TICK_SECONDS 0.25
+
+/* Results sent in one round trip, at most, and how long one alone
+ * waits for others (cl_publisher_main). */
+enum { RESULT_BATCH = 64, LINGER_MS = 3 };
+
+/* Commits sent in one round trip, at most (commit_flush). */
+enum { COMMIT_BATCH = 64 };
+
+/* A commit queued and not answered yet: the position after it. */
+struct done {
+  uint64_t next_seq, next_commit;
+  long pages;
+};
+
+struct ticket {
+  bool delivered; /* a result for the commit, not an item to fetch */
+  char id[CSTATE_ID_SIZE];
+  int part;
+  uint64_t seq; /* the shared seq */
+};
+
+struct part {
+  bool held;
+  bool fresh; /* just taken: the feeder's first take recovers */
+  uint64_t token;
+  double until; /* monotonic: act for it only before this */
+};
+
+struct cluster {
+  char url[256], name[80], worker[32];
+  uint64_t worker_no;
+  double lease;
+  size_t inflight_max;
+  cluster_front_t front;
+  engine_remote_t remote;
+  engine_t *e;
+  cstate_t *kconn; /* keeper (the join's connection) */
+
+  pthread_mutex_t lock;
+  pthread_cond_t cond;
+  struct part parts[CSTATE_PARTS];
+  bool commit_held;
+  uint64_t commit_token;
+  double commit_until;
+  unsigned commit_turn; /* bumped at each new hold of the commit */
+  size_t inflight;
+  bool stopping, complete, unheld;
+  int failure;
+  char err[400];
+  fptable_t *taken;    /* entry ids of items in flight here */
+  fptable_t *acked;    /* entry ids whose results Redis took, -> the
+                          take generation then (inject) */
+  uint64_t take_gen;   /* bumped as the feeder sends each take */
+  hashtable_t *counts; /* host key -> long *: requests since the
+                          last flush */
+  bool counted;
+  cstate_t **pool;
+  size_t npool, cappool;
+
+  /* The committer thread's own. */
+  cstate_t *cconn;
+  unsigned turn;  /* the turn being served; 0: none */
+  uint64_t token; /* the commit lease's token in this turn */
+  uint64_t next_seq;
+  uint64_t next_commit; /* the first seq not committed (recorded) */
+  long pages;           /* pages saved, as recorded */
+  long pages_queued;    /* as of the last commit queued */
+  uint64_t queued_next; /* next_commit as of the last commit queued */
+  struct done *done;    /* commits queued (commit_flush) */
+  size_t ndone, capdone;
+  cstate_add_t *adds;
+  size_t nadds, capadds;
+
+  cstate_t *fconn; /* the feeder's, for cl_unblock() */
+  /* The publisher's queue (guarded by lock; pcond on lock). */
+  struct pub *phead, *ptail;
+  pthread_cond_t pcond;
+  bool pstop; /* drain the queue, then end */
+  pthread_t keeper, feeder, committer, publisher;
+  bool started;
+};
+
+/* A result waiting for the publisher (cl_publisher_main): the item's
+ * ticket (cl_now the publisher's) and the packed result. */
+struct pub {
+  struct pub *next;
+  struct ticket *t;
+  char *data;
+  size_t len;
+};
+
+/* ---- cluster.c ---- */
+
+/* cl_now: the monotonic clock, seconds. cl_deadline: a CLOCK_MONOTONIC
+ * time SECONDS from now, for pthread_cond_timedwait on `cond`. */
+double cl_now(void);
+struct timespec cl_deadline(double seconds);
+
+/* cl_fail: the crawl cannot go on in this worker: say why (the first
+ * failure wins) and stop the engine. Any thread, no lock held. */
+void cl_fail(cluster_t *c, int status, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+
+/* cl_unblock: wake the feeder (and the COMMITTER) from a blocking read.
+ * Any thread, no lock held. */
+void cl_unblock(cluster_t *c, bool committer);
+
+/* cl_open_conn: a new connection acting for this worker, tried again
+ * while Redis restarts; NULL (failed) after RCONN_RETRY_SECONDS.
+ * cl_pool_get/cl_pool_put: one borrowed from the pool, and back. */
+cstate_t *cl_open_conn(cluster_t *c);
+cstate_t *cl_pool_get(cluster_t *c);
+void cl_pool_put(cluster_t *c, cstate_t *cs);
+
+/* cl_id_fp: the fingerprint of entry ID of partition PART. */
+void cl_id_fp(const char *id, int part, uint64_t fp[2]);
+
+/* cl_mark_complete: the crawl is complete: stop, and let the engine end
+ * once nothing is left here. Any thread, no lock held. */
+void cl_mark_complete(cluster_t *c);
+
+/* ---- the threads and the engine's callbacks (engine_remote_t) ---- */
+
+void *cl_keeper_main(void *arg);    /* cluster_keeper.c */
+void *cl_feeder_main(void *arg);    /* cluster_feeder.c */
+void *cl_committer_main(void *arg); /* cluster_committer.c */
+void *cl_publisher_main(void *arg); /* cluster_publisher.c */
+
+/* cluster_feeder.c */
+bool cl_admit(void *rctx, fitem_t *it);
+void cl_release(void *rctx, fitem_t *it);
+/* cl_ticket_done: the item of ticket T is no longer in flight here;
+ * ACKED: its result is in Redis. */
+void cl_ticket_done(cluster_t *c, struct ticket *t, bool acked);
+
+/* cluster_publisher.c */
+int cl_publish(void *rctx, engine_t *e, fitem_t *it);
+
+/* cluster_committer.c */
+int cl_add(void *rctx, const char *url, const uint64_t fp[2], int depth,
+           uint64_t seq, const char *hostkey);
+int cl_seen(void *rctx, const char *url, const uint64_t fp[2]);
+int cl_commit_begin(void *rctx, fitem_t *it);
+int cl_committed(void *rctx, engine_t *e, fitem_t *it);
+/* cl_adds_clear: forget the adds kept for the commit under way.
+ * Committer thread. */
+void cl_adds_clear(cluster_t *c);
+
+#endif /* CRAWLER_CLUSTER_CLUSTER_INT_H */

@@ -1,0 +1,188 @@
+/* cluster_publisher.c: the publisher thread (cluster.h): the results
+ * the parse threads packed (cl_publish) go to Redis in batches, one
+ * round trip each. */
+#include "cluster.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cluster_int.h"
+#include "fptable.h"
+#include "frontier.h"
+#include "hashtable.h"
+
+int cl_publish(void *rctx, engine_t *e, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  struct ticket *t = it->remote;
+  (void)e;
+  if (t == NULL || t->delivered)
+    return 0;
+  pthread_mutex_lock(&c->lock);
+  bool held = c->parts[t->part].held;
+  pthread_mutex_unlock(&c->lock);
+  if (!held)
+    return 0; /* not ours cl_now: whoever holds it takes the item over */
+  struct pub *p = calloc(1, sizeof(*p));
+  if (p == NULL || c->front.pack(c->front.ctx, it, &p->data, &p->len) != 0) {
+    free(p);
+    cl_fail(c, CSTATE_ENOMEM, "out of memory packing the result of '%s'",
+            it->url);
+    return CLUSTER_EFAILED;
+  }
+  /* The publisher sends it, with the others waiting, in one round trip;
+   * the ticket (and so the item's place in flight) is its own cl_now. Its
+   * temporary files are the commit's from here (if it turns out fenced,
+   * they wait for the crawl's end to be removed). */
+  p->t = t;
+  it->remote = NULL;
+  if (c->front.handed != NULL)
+    c->front.handed(c->front.ctx, it);
+  pthread_mutex_lock(&c->lock);
+  if (c->ptail)
+    c->ptail->next = p;
+  else
+    c->phead = p;
+  c->ptail = p;
+  pthread_cond_broadcast(&c->pcond);
+  pthread_mutex_unlock(&c->lock);
+  return 0;
+}
+
+/* publish_batch: send the results of LIST (as many as RESULT_BATCH) in
+ * one round trip, each under its partition's token cl_now; a result fenced
+ * while this worker holds the partition again, under a newer token (the
+ * lease lapsed meanwhile, say while Redis restarted: the item is still
+ * its own, pending under its name), goes back on *RETRY. Returns 0, or
+ * -1 (failed). */
+static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
+                         struct pub **retry)
+{
+  struct pub *sent[RESULT_BATCH];
+  uint64_t token[RESULT_BATCH];
+  int n = 0, rc = 0;
+  for (struct pub *p = list, *next; p != NULL; p = next) {
+    next = p->next;
+    pthread_mutex_lock(&c->lock);
+    const struct part *pt = &c->parts[p->t->part];
+    uint64_t tok = pt->held ? pt->token : 0;
+    pthread_mutex_unlock(&c->lock);
+    cstate_item_t item = { .part = p->t->part, .seq = p->t->seq };
+    memcpy(item.id, p->t->id, sizeof(item.id));
+    if (tok != 0 && rc == 0 &&
+        cstate_result_queue(cs, &item, tok, p->data, p->len) == CSTATE_OK) {
+      sent[n] = p;
+      token[n++] = tok;
+      continue;
+    }
+    if (tok != 0 && rc == 0) {
+      cl_fail(c, CSTATE_ENOMEM, "%s", cstate_error(cs));
+      rc = -1;
+    }
+    cl_ticket_done(c, p->t, false); /* not ours: whoever holds it does it */
+    free(p->data);
+    free(p);
+  }
+  int status[RESULT_BATCH];
+  int got = n > 0 ? cstate_flush(cs, status) : 0;
+  if (got < 0 || got != n) {
+    cl_fail(c, got < 0 ? got : CSTATE_EREDIS, "publishing results: %s",
+            cstate_error(cs));
+    rc = -1;
+  }
+  for (int i = 0; i < n; i++) {
+    struct pub *p = sent[i];
+    int st = got == n ? status[i] : CSTATE_EREDIS;
+    if (st == CSTATE_FENCED && rc == 0) {
+      pthread_mutex_lock(&c->lock);
+      const struct part *pt = &c->parts[p->t->part];
+      bool again = pt->held && pt->token != token[i];
+      pthread_mutex_unlock(&c->lock);
+      if (again) {
+        p->next = *retry;
+        *retry = p;
+        continue;
+      }
+    } else if (st != CSTATE_OK && st != CSTATE_FENCED && rc == 0) {
+      cl_fail(c, st, "publishing results: %s", cstate_error(cs));
+      rc = -1;
+    }
+    cl_ticket_done(c, p->t, st == CSTATE_OK);
+    free(p->data);
+    free(p);
+  }
+  return rc;
+}
+
+/* The publisher: sends the results the parse threads packed, whatever
+ * waits at once in one round trip; when the worker stops, what is left
+ * first (unless it failed). */
+void *cl_publisher_main(void *arg)
+{
+  cluster_t *c = arg;
+  cstate_t *cs = cl_open_conn(c);
+  for (;;) {
+    pthread_mutex_lock(&c->lock);
+    while (c->phead == NULL && !c->pstop)
+      pthread_cond_wait(&c->pcond, &c->lock);
+    /* A result alone waits a little (LINGER_MS) for others to go with
+     * it: on a crawl whose pages come one at a time, a round trip a page
+     * otherwise. */
+    if (c->phead != NULL && c->phead->next == NULL && !c->pstop) {
+      struct timespec ts;
+      clock_gettime(CLOCK_REALTIME, &ts);
+      ts.tv_nsec += LINGER_MS * 1000000L;
+      if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+      }
+      pthread_cond_timedwait(&c->pcond, &c->lock, &ts);
+    }
+    /* Up to a batch, in the order they came. */
+    struct pub *list = c->phead, *last = list;
+    for (int n = 1; last != NULL && last->next != NULL && n < RESULT_BATCH; n++)
+      last = last->next;
+    if (last != NULL) {
+      c->phead = last->next;
+      if (c->phead == NULL)
+        c->ptail = NULL;
+      last->next = NULL;
+    }
+    bool stop = c->pstop && list == NULL;
+    bool failed = c->failure != 0;
+    pthread_mutex_unlock(&c->lock);
+    if (stop)
+      break;
+    struct pub *retry = NULL;
+    if (cs == NULL || failed || publish_batch(c, cs, list, &retry) != 0) {
+      for (struct pub *p = cs == NULL || failed ? list : retry, *next; p;
+           p = next) {
+        next = p->next;
+        cl_ticket_done(c, p->t, false);
+        free(p->data);
+        free(p);
+      }
+      retry = NULL;
+    }
+    if (retry != NULL) {
+      pthread_mutex_lock(&c->lock);
+      struct pub *r = retry;
+      while (r->next != NULL)
+        r = r->next;
+      r->next = c->phead;
+      c->phead = retry;
+      if (c->ptail == NULL)
+        c->ptail = r;
+      pthread_mutex_unlock(&c->lock);
+    }
+  }
+  cstate_close(cs);
+  return NULL;
+}
