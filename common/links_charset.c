@@ -341,7 +341,7 @@ const char *links_sniff(const char *body, size_t len, const char *charset,
 
 /* ---- decoding ---- */
 
-static void put_cp(strbuf_t *o, unsigned cp)
+void links_put_utf8(strbuf_t *o, uint32_t cp)
 {
   char u[4];
   size_t k;
@@ -394,7 +394,7 @@ static void decode_utf8(const unsigned char *b, size_t n, strbuf_t *o)
       hi = c == 0xF4 ? 0x8F : 0xBF;
     }
     if (k == 0) {
-      put_cp(o, 0xFFFD);
+      links_put_utf8(o, 0xFFFD);
       i++;
       continue;
     }
@@ -405,7 +405,7 @@ static void decode_utf8(const unsigned char *b, size_t n, strbuf_t *o)
     if (j == k + 1)
       strbuf_add(o, b + i, k + 1);
     else
-      put_cp(o, 0xFFFD);
+      links_put_utf8(o, 0xFFFD);
     i += j;
   }
 }
@@ -422,7 +422,7 @@ static void decode_1252(const unsigned char *b, size_t n, strbuf_t *o)
     unsigned c = b[i++];
     if (c < 0xA0 && links_c1_remap[c - 0x80] != 0)
       c = links_c1_remap[c - 0x80];
-    put_cp(o, c);
+    links_put_utf8(o, c);
   }
 }
 
@@ -464,7 +464,7 @@ static bool decode_iconv(const char *b, size_t n, const char *enc, strbuf_t *o)
     if (r == (size_t)-1 && errno != E2BIG) {
       /* EILSEQ, or EINVAL (cut short at the end): one U+FFFD, one byte
        * skipped, and the converter reset for what follows. */
-      put_cp(o, 0xFFFD);
+      links_put_utf8(o, 0xFFFD);
       in++;
       inleft--;
       iconv(cd, NULL, NULL, NULL, NULL);
@@ -491,10 +491,10 @@ bool links_decode(const char *body, size_t len, const char *enc, char **out,
     decode_1252(b, len, &o);
   } else if (strcmp(enc, "replacement") == 0) {
     if (len > 0)
-      put_cp(&o, 0xFFFD);
+      links_put_utf8(&o, 0xFFFD);
   } else if (strcmp(enc, "x-user-defined") == 0) {
     for (size_t i = 0; i < len; i++)
-      put_cp(&o, b[i] < 0x80 ? b[i] : 0xF700u + b[i]);
+      links_put_utf8(&o, b[i] < 0x80 ? b[i] : 0xF700u + b[i]);
   } else if (!decode_iconv(body, len, enc, &o)) {
     decode_1252(b, len, &o); /* no converter in this libc */
   }

@@ -129,32 +129,6 @@ static void scan_nomem(scan_t *s)
 
 /* ---- delivery ---- */
 
-static void put_utf8(strbuf_t *o, uint32_t cp)
-{
-  char u[4];
-  size_t k;
-  if (cp < 0x80) {
-    u[0] = (char)cp;
-    k = 1;
-  } else if (cp < 0x800) {
-    u[0] = (char)(0xC0 | (cp >> 6));
-    u[1] = (char)(0x80 | (cp & 0x3F));
-    k = 2;
-  } else if (cp < 0x10000) {
-    u[0] = (char)(0xE0 | (cp >> 12));
-    u[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    u[2] = (char)(0x80 | (cp & 0x3F));
-    k = 3;
-  } else {
-    u[0] = (char)(0xF0 | (cp >> 18));
-    u[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    u[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    u[3] = (char)(0x80 | (cp & 0x3F));
-    k = 4;
-  }
-  strbuf_add(o, u, k);
-}
-
 /* The value v trimmed of ASCII whitespace, NUL-terminated in place. */
 static const char *trimmed(strbuf_t *v)
 {
@@ -274,7 +248,7 @@ static size_t charref(const unsigned char *p, size_t n, strbuf_t *o)
       v = 0xFFFD;
     else if (v >= 0x80 && v <= 0x9F && links_c1_remap[v - 0x80] != 0)
       v = links_c1_remap[v - 0x80];
-    put_utf8(o, v);
+    links_put_utf8(o, v);
     return i;
   }
   if (!is_alnum(p[1]))
@@ -327,7 +301,7 @@ static void attr_decode(const unsigned char *p, size_t n, strbuf_t *o)
       }
       i += k;
     } else if (p[i] == '\0') {
-      put_utf8(o, 0xFFFD);
+      links_put_utf8(o, 0xFFFD);
       i++;
     } else {
       strbuf_addc(o, '\n');

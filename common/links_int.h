@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "strbuf.h"
 
@@ -79,5 +80,9 @@ bool links_utf8_valid(const unsigned char *b, size_t n);
 
 /* links_ascii_prefix: the length of the ASCII prefix of b[0..n). */
 size_t links_ascii_prefix(const unsigned char *b, size_t n);
+
+/* links_put_utf8: append code point CP (below 0x110000) to O as UTF-8.
+ * (links_charset.c) */
+void links_put_utf8(strbuf_t *o, uint32_t cp);
 
 #endif /* COMMON_LINKS_INT_H */

@@ -240,6 +240,19 @@ static bool back_off(rconn_t *r, double *start, double *wait, bool *said)
   return true;
 }
 
+/* redial: if R has no connection, make one (saying it is back after
+ * *SAID said it was lost). Returns true if it made one. */
+static bool redial(rconn_t *r, bool *said)
+{
+  if (r->c != NULL || !dial(r))
+    return false;
+  r->reconnects++;
+  if (*said)
+    fprintf(stderr, "crawler: Redis at %s:%d is back\n", r->host, r->port);
+  *said = false;
+  return true;
+}
+
 /* send: rconn_cmd's body; ONCE: do not send the command again on a new
  * connection once it may have reached the server. */
 static redisReply *send(rconn_t *r, int argc, const char **argv,
@@ -248,12 +261,7 @@ static redisReply *send(rconn_t *r, int argc, const char **argv,
   double start = 0, wait = 0.1;
   bool said = false;
   for (;;) {
-    if (r->c == NULL && dial(r)) {
-      r->reconnects++;
-      if (said)
-        fprintf(stderr, "crawler: Redis at %s:%d is back\n", r->host, r->port);
-      said = false;
-    }
+    redial(r, &said);
     if (r->c != NULL) {
       redisReply *rep = redisCommandArgv(r->c, argc, argv, len);
       if (rep != NULL) {
@@ -489,11 +497,7 @@ int rconn_flush(rconn_t *r, redisReply **replies)
   bool said = false, loaded = false;
   int n = r->nq;
   for (;;) {
-    if (r->c == NULL && dial(r)) {
-      r->reconnects++;
-      if (said)
-        fprintf(stderr, "crawler: Redis at %s:%d is back\n", r->host, r->port);
-      said = false;
+    if (redial(r, &said)) {
       if (reformat(r) != 0) {
         queue_clear(r);
         return -1;
