@@ -320,10 +320,8 @@ int engine_speculate(engine_t *e, const char *url, int depth,
 {
   if (e->smap == NULL || atomic_load(&e->stopped))
     return 0;
-  size_t len = strlen(url);
   uint64_t fp[2];
   engine_fingerprint(e, url, fp);
-  (void)len;
   fitem_t *it = NULL;
   struct spec *s = NULL;
   int rc = 0;

@@ -182,7 +182,8 @@ int engine_speculate(engine_t *e, const char *url, int depth,
 
 /* engine_mark_seen: add URL to the seen set without queueing it (e.g. the
  * target of a redirect); a speculative item for it is dropped. Returns 1
- * if it was new, 0 if seen, -2 out of memory. Thread-safety: as
+ * if it was new, 0 if seen, -2 out of memory, -1 if the shared frontier
+ * (remote->seen) failed, which fails the crawl. Thread-safety: as
  * engine_add. */
 int engine_mark_seen(engine_t *e, const char *url);
 
