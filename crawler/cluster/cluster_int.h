@@ -56,8 +56,10 @@ enum { SEQ_BITS = 40 };
  * name (cl_feeder_main). */
 enum { RECOVER_SECONDS = 5 };
 
-/* The keeper's tick at most (cl_keeper_main). */
+/* The keeper's tick at most (cl_keeper_main), and while the plan of
+ * the partitions has just changed. */
 #define TICK_SECONDS 0.25
+#define MOVING_TICK_SECONDS 0.05
 
 /* Results sent in one round trip, at most, and how long one alone
  * waits for others (cl_publisher_main). */

@@ -274,31 +274,126 @@ static const rscript_t lease_lua = {
           "return 0\n"
 };
 
-/* ARGV: id, worker, ttl ms, want, then what, mode, token triples (see
- * cstate_leases). Returns the token held after, or 0, for each. */
-static const rscript_t leases_lua = {
-  "leases", PRELUDE
-  "local me, ttl, want, out = ARGV[2], ARGV[3], tonumber(ARGV[4]), {}\n"
-  "for i = 5, #ARGV, 3 do\n"
-  "  local k, mode, held = p..'lease:'..ARGV[i], ARGV[i + 1], ARGV[i + 2]\n"
-  "  local owner = redis.call('HGET', k, 'owner')\n"
-  "  local t = 0\n"
-  "  if owner == false then\n"
-  "    if mode == 'c' or (mode == 't' and want > 0) then\n"
-  "      t = string.format('%d', redis.call('INCR', p..'fence'))\n"
-  "      redis.call('HSET', k, 'owner', me, 'token', t)\n"
-  "      redis.call('PEXPIRE', k, ttl)\n"
-  "      if mode == 't' then want = want - 1 end\n"
-  "    end\n"
-  "  elseif owner == me then\n"
-  "    local cur = redis.call('HGET', k, 'token')\n"
-  "    if mode ~= 'r' or held == cur then\n"
-  "      redis.call('PEXPIRE', k, ttl)\n"
-  "      t = cur\n"
+/* ARGV: id, worker, ttl ms, nparts, commit token ('0': none held), then
+ * the partitions held as part, token pairs. The plan (hash `plan`: part
+ * -> worker) is where the partitions should be; `load` (part -> items
+ * ever queued there, kept by the commit) weighs them, each one more
+ * than its load so that empty ones spread by count. A partition whose
+ * worker is not alive goes to the lightest worker; every second, or at
+ * once when the workers alive change, moves from the heaviest to the
+ * lightest even them out while the spread is over a tenth of the
+ * average (each move lessens the spread, so it ends). Returns, for
+ * each partition, the token held after ('-' before it: the plan gives
+ * it elsewhere; renewed meanwhile), then the commit's token, the
+ * workers alive and how long ago the plan last changed (ms). */
+static const rscript_t keep_lua = {
+  "keep", PRELUDE
+  "local me, ttl, np = ARGV[2], ARGV[3], tonumber(ARGV[4])\n"
+  "redis.call('SET', p..'alive:'..me, '1', 'PX', ttl)\n"
+  "local alive, live = {}, {}\n"
+  "for _, w in ipairs(redis.call('HKEYS', p..'workers')) do\n"
+  "  if redis.call('EXISTS', p..'alive:'..w) == 1 then\n"
+  "    alive[#alive + 1] = w\n"
+  "    live[w] = true\n"
+  "  end\n"
+  "end\n"
+  "table.sort(alive)\n"
+  "local plan, wt, W = {}, {}, {}\n"
+  "local raw = redis.call('HGETALL', p..'plan')\n"
+  "for i = 1, #raw, 2 do plan[tonumber(raw[i])] = raw[i + 1] end\n"
+  "for i = 0, np - 1 do wt[i] = 1 end\n"
+  "raw = redis.call('HGETALL', p..'load')\n"
+  "for i = 1, #raw, 2 do\n"
+  "  wt[tonumber(raw[i])] = 1 + tonumber(raw[i + 1])\n"
+  "end\n"
+  "for _, w in ipairs(alive) do W[w] = 0 end\n"
+  "local orphans, total, changed = {}, 0, false\n"
+  "local t = redis.call('TIME')\n"
+  "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+  "for i = 0, np - 1 do\n"
+  "  total = total + wt[i]\n"
+  "  if live[plan[i]] then W[plan[i]] = W[plan[i]] + wt[i]\n"
+  "  else orphans[#orphans + 1] = i end\n"
+  "end\n"
+  "local function extremes()\n"
+  "  local hi, lo\n"
+  "  for _, w in ipairs(alive) do\n"
+  "    if hi == nil or W[w] > W[hi] then hi = w end\n"
+  "    if lo == nil or W[w] < W[lo] then lo = w end\n"
+  "  end\n"
+  "  return hi, lo\n"
+  "end\n"
+  "if #alive > 0 then\n"
+  "  table.sort(orphans, function(a, b)\n"
+  "    if wt[a] ~= wt[b] then return wt[a] > wt[b] end\n"
+  "    return a < b\n"
+  "  end)\n"
+  "  for _, i in ipairs(orphans) do\n"
+  "    local _, lo = extremes()\n"
+  "    plan[i] = lo\n"
+  "    W[lo] = W[lo] + wt[i]\n"
+  "    changed = true\n"
+  "  end\n"
+  "  local sig = table.concat(alive, ',')\n"
+  "  local at = tonumber(redis.call('HGET', p..'planned', 'at') or '0')\n"
+  "  if sig ~= redis.call('HGET', p..'planned', 'alive') or\n"
+  "     now - at >= 1000 then\n"
+  "    redis.call('HSET', p..'planned', 'at', now, 'alive', sig)\n"
+  "    for _ = 1, np do\n"
+  "      local hi, lo = extremes()\n"
+  "      local spread = W[hi] - W[lo]\n"
+  "      if spread <= total / #alive / 20 then break end\n"
+  "      local best, bd\n"
+  "      for i = 0, np - 1 do\n"
+  "        if plan[i] == hi and wt[i] < spread then\n"
+  "          local d = math.abs(spread - 2 * wt[i])\n"
+  "          if best == nil or d < bd then best, bd = i, d end\n"
+  "        end\n"
+  "      end\n"
+  "      if best == nil then break end\n"
+  "      plan[best] = lo\n"
+  "      W[hi] = W[hi] - wt[best]\n"
+  "      W[lo] = W[lo] + wt[best]\n"
+  "      changed = true\n"
   "    end\n"
   "  end\n"
-  "  out[#out + 1] = t\n"
+  "  if changed then\n"
+  "    redis.call('HSET', p..'planned', 'changed', now)\n"
+  "    local v = {}\n"
+  "    for i = 0, np - 1 do\n"
+  "      v[#v + 1] = i\n"
+  "      v[#v + 1] = plan[i]\n"
+  "    end\n"
+  "    redis.call('HSET', p..'plan', unpack(v))\n"
+  "  end\n"
   "end\n"
+  "local held, out = {}, {}\n"
+  "for i = 6, #ARGV, 2 do held[tonumber(ARGV[i])] = ARGV[i + 1] end\n"
+  "local function keep(k, mine, had)\n"
+  "  local owner = redis.call('HGET', k, 'owner')\n"
+  "  if owner == false then\n"
+  "    if not mine or had ~= nil then return '0' end\n"
+  "    local t = string.format('%d', redis.call('INCR', p..'fence'))\n"
+  "    redis.call('HSET', k, 'owner', me, 'token', t)\n"
+  "    redis.call('PEXPIRE', k, ttl)\n"
+  "    return t\n"
+  "  end\n"
+  "  if owner ~= me then return '0' end\n"
+  "  local cur = redis.call('HGET', k, 'token')\n"
+  "  if had ~= nil and had ~= cur then return '0' end\n"
+  "  redis.call('PEXPIRE', k, ttl)\n"
+  "  if mine then return cur end\n"
+  "  return '-'..cur\n"
+  "end\n"
+  "for i = 0, np - 1 do\n"
+  "  out[#out + 1] = keep(p..'lease:part:'..i, plan[i] == me, held[i])\n"
+  "end\n"
+  "local ct = nil\n"
+  "if ARGV[5] ~= '0' then ct = ARGV[5] end\n"
+  "out[#out + 1] = keep(p..'lease:commit', true, ct)\n"
+  "out[#out + 1] = #alive\n"
+  "local ch = tonumber(redis.call('HGET', p..'planned', 'changed') or '0')\n"
+  "out[#out + 1] = now - ch\n"
   "return out\n"
 };
 
@@ -337,13 +432,18 @@ static const rscript_t commit_lua = {
   "if tonumber(ARGV[4]) < tonumber(redis.call('HGET', c, 'next_seq')) then\n"
   "  return redis.error_reply('ORDER next_seq would go back')\n"
   "end\n"
+  "local load = {}\n"
   "for i = 13, #ARGV, 7 do\n"
   "  redis.call('SADD', p..'seen:'..ARGV[i + 5], ARGV[i + 6])\n"
   "  if ARGV[i] ~= '' then\n"
   "    redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
   "               'depth', ARGV[i + 1], 'url', ARGV[i + 2],\n"
   "               'host', ARGV[i + 3])\n"
+  "    load[ARGV[i + 4]] = (load[ARGV[i + 4]] or 0) + 1\n"
   "  end\n"
+  "end\n"
+  "for part, n in pairs(load) do\n"
+  "  redis.call('HINCRBY', p..'load', part, n)\n"
   "end\n"
   "redis.call('HSET', c, 'next_seq', ARGV[4], 'next_commit', ARGV[5],\n"
   "           'pages', ARGV[6], 'journal', ARGV[7], 'depth', ARGV[8],\n"
@@ -374,16 +474,6 @@ static const rscript_t alive_lua = {
   "alive",
   PRELUDE "redis.call('SET', p..'alive:'..ARGV[2], '1', 'PX', ARGV[3])\n"
           "return 'OK'\n"
-};
-
-/* ARGV: id. */
-static const rscript_t count_alive_lua = {
-  "alive_count",
-  PRELUDE "local n = 0\n"
-          "for _, w in ipairs(redis.call('HKEYS', p..'workers')) do\n"
-          "  n = n + redis.call('EXISTS', p..'alive:'..w)\n"
-          "end\n"
-          "return n\n"
 };
 
 /* ---- helpers ---- */
@@ -640,47 +730,46 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
   return 1;
 }
 
-int cstate_leases(cstate_t *cs, const char *id, long ttl_ms, int want,
-                  cstate_lease_t *v, size_t n)
+int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
+                uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
+                uint64_t *commit, int *alive, long *changed_ms)
 {
-  if (n == 0)
-    return CSTATE_OK;
   struct args a = { 0 };
   args_add(&a, cs->id);
   args_add(&a, id);
   args_addf(&a, "%ld", ttl_ms);
-  args_addf(&a, "%d", want);
-  for (size_t i = 0; i < n; i++) {
-    args_add(&a, v[i].what);
-    args_addf(&a, "%c", v[i].mode);
-    args_addf(&a, "%" PRIu64, v[i].mode == 'r' ? v[i].token : 0);
-  }
+  args_addf(&a, "%d", CSTATE_PARTS);
+  args_addf(&a, "%" PRIu64, *commit);
+  for (int i = 0; i < CSTATE_PARTS; i++)
+    if (parts[i] != 0) {
+      args_addf(&a, "%d", i);
+      args_addf(&a, "%" PRIu64, parts[i]);
+    }
   redisReply *rep = NULL;
-  int rc = cs_run(cs, &leases_lua, &a, false, &rep);
+  int rc = cs_run(cs, &keep_lua, &a, false, &rep);
   if (rc == CSTATE_OK &&
-      (!rep_is(rep, REDIS_REPLY_ARRAY) || rep->elements != n))
+      (!rep_is(rep, REDIS_REPLY_ARRAY) || rep->elements != CSTATE_PARTS + 3 ||
+       !rep_is(rep->element[CSTATE_PARTS + 1], REDIS_REPLY_INTEGER) ||
+       !rep_is(rep->element[CSTATE_PARTS + 2], REDIS_REPLY_INTEGER)))
     rc = cs_unexpected(cs, "keeping leases");
-  for (size_t i = 0; rc == CSTATE_OK && i < n; i++) {
-    const redisReply *e = rep->element[i];
-    v[i].token = rep_str(e)                     ? strtoull(e->str, NULL, 10)
-               : rep_is(e, REDIS_REPLY_INTEGER) ? (uint64_t)e->integer
-                                                : 0;
+  for (size_t i = 0; rc == CSTATE_OK && i <= CSTATE_PARTS; i++) {
+    const char *s = rep_str(rep->element[i]);
+    if (s == NULL) {
+      rc = cs_unexpected(cs, "keeping leases");
+      break;
+    }
+    uint64_t t = strtoull(s + (*s == '-'), NULL, 10);
+    if (i == CSTATE_PARTS) {
+      *commit = *s == '-' ? 0 : t;
+    } else {
+      parts[i] = t;
+      give[i] = *s == '-';
+    }
   }
-  if (rep)
-    freeReplyObject(rep);
-  return rc;
-}
-
-int cstate_alive(cstate_t *cs)
-{
-  struct args a = { 0 };
-  args_add(&a, cs->id);
-  redisReply *rep = NULL;
-  int rc = cs_run(cs, &count_alive_lua, &a, false, &rep);
-  if (rc == CSTATE_OK && !rep_is(rep, REDIS_REPLY_INTEGER))
-    rc = cs_unexpected(cs, "counting workers");
-  if (rc == CSTATE_OK)
-    rc = (int)rep->integer;
+  if (rc == CSTATE_OK) {
+    *alive = (int)rep->element[CSTATE_PARTS + 1]->integer;
+    *changed_ms = (long)rep->element[CSTATE_PARTS + 2]->integer;
+  }
   if (rep)
     freeReplyObject(rep);
   return rc;

@@ -157,24 +157,24 @@ void cstate_set_worker(cstate_t *cs, const char *id);
 int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
                  uint64_t *token);
 
-/* One lease in a cstate_leases call. */
-typedef struct cstate_lease {
-  const char *what; /* "commit", "part:7" */
-  char mode;        /* 'r' renew (token held), 't' take if free (at most
-                       WANT of these are taken), 'c' take if free */
-  uint64_t token;   /* in: held ('r'); out: held now, or 0 */
-} cstate_lease_t;
-
-/* cstate_leases: cstate_lease for each of V (N of them) in one round
- * trip, for worker ID and TTL_MS: renew those held, take free ones
- * ('t': no more than WANT). Each V[i].token says what is held after.
+/* cstate_keep: the keeper's tick in one round trip. Worker ID is said
+ * alive for TTL_MS. The plan of which worker fetches which partition is
+ * brought up to date: a partition whose worker is not alive goes to the
+ * lightest worker, and every second (at once when the workers alive
+ * change) partitions move from the heaviest worker to the lightest while
+ * that evens out their loads, a load being the items ever queued in a
+ * partition. Then the leases, as cstate_lease: each partition the plan
+ * gives ID is taken if free, each held is renewed, and so is the commit.
+ * PARTS[i]: in, the token held for partition i (0: none); out, the token
+ * held after (0: none), with GIVE[i] true if the plan gives it to
+ * another worker (renewed meanwhile: stop acting for it, then
+ * cstate_release it). *COMMIT: in, the commit's token held (0: take it
+ * if free); out, the token held after, or 0. *ALIVE: the workers alive;
+ * *CHANGED_MS: how long ago the plan last changed.
  * Returns CSTATE_OK or a negative status. */
-int cstate_leases(cstate_t *cs, const char *id, long ttl_ms, int want,
-                  cstate_lease_t *v, size_t n);
-
-/* cstate_alive: how many registered workers are alive (their heartbeat
- * not lapsed), or a negative status. */
-int cstate_alive(cstate_t *cs);
+int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
+                uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
+                uint64_t *commit, int *alive, long *changed_ms);
 
 /* cstate_release: give lease WHAT back if TOKEN still holds it. */
 int cstate_release(cstate_t *cs, const char *what, uint64_t token);

@@ -1,7 +1,8 @@
 /* cstate_test.c: the cluster's shared state against a real redis-server
  * on a loopback port (redishelp.h): joining, option checks, leases and
  * their fencing tokens, the commit, partitions handed over from a worker
- * whose lease lapsed, a Redis restart (AOF) and a Redis that comes back
+ * whose lease lapsed, the plan that spreads partitions by load, a Redis
+ * restart (AOF) and a Redis that comes back
  * empty, and what a seen URL costs in Redis memory. */
 #include <inttypes.h>
 #include <stdio.h>
@@ -212,6 +213,15 @@ static void test_commit_flow(void)
   cstate_results_free(res, n > 0 ? (size_t)n : 0);
   /* The add to the seed's partition wakes a waiter. */
   CHECK_INT(cstate_wait(cs, &h, 1, 100), 1);
+  /* Each partition's load counts its items (the seen-only URL not). */
+  char lkey[32], lpart[16];
+  snprintf(lkey, sizeof(lkey), "tse:{f}:load");
+  snprintf(lpart, sizeof(lpart), "%d", cstate_part("http://b.test:80"));
+  redisReply *lrep = rconn_cmdf(cstate_rconn(cs), "HGET", lkey, lpart, NULL);
+  CHECK(lrep != NULL && lrep->type == REDIS_REPLY_STRING &&
+        strcmp(lrep->str, "1") == 0);
+  if (lrep)
+    freeReplyObject(lrep);
   cstate_commit_t st;
   CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
   CHECK_INT(st.next_seq, 3);
@@ -454,6 +464,101 @@ static void test_memory_per_url(void)
   cstate_close(cs);
 }
 
+/* plan_weight: the load of partitions of worker slot W (TOK[w][i] held),
+ * each one more than its load (as the plan weighs them). */
+static long plan_weight(uint64_t tok[CSTATE_PARTS], const long *load)
+{
+  long sum = 0;
+  for (int i = 0; i < CSTATE_PARTS; i++)
+    if (tok[i] != 0)
+      sum += load[i] + 1;
+  return sum;
+}
+
+/* The plan: one worker alive holds every partition; a second joins and
+ * the first gives back partitions until their loads are even (within a
+ * twentieth of the average); the second dies and the first takes its
+ * partitions once their leases lapse. */
+static void test_plan_balances(void)
+{
+  char err[256], w1[32], w2[32];
+  int rc;
+  bool created;
+  cstate_t *cs = join("pl", params, 3, &rc, &created, err, sizeof(err));
+  CHECK_INT(cstate_register(cs, "localhost 1", w1, sizeof(w1)), CSTATE_OK);
+  CHECK_INT(cstate_register(cs, "localhost 2", w2, sizeof(w2)), CSTATE_OK);
+  /* Loads as the commit counts them: partition i has 10 * i items. */
+  long load[CSTATE_PARTS], total = 0;
+  rconn_t *r = cstate_rconn(cs);
+  for (int i = 0; i < CSTATE_PARTS; i++) {
+    load[i] = 10L * i;
+    total += load[i] + 1;
+    char part[16], n[16];
+    snprintf(part, sizeof(part), "%d", i);
+    snprintf(n, sizeof(n), "%ld", load[i]);
+    redisReply *rep = rconn_cmdf(r, "HSET", "tse:{pl}:load", part, n, NULL);
+    CHECK(rep != NULL);
+    if (rep)
+      freeReplyObject(rep);
+  }
+  uint64_t t1[CSTATE_PARTS] = { 0 }, t2[CSTATE_PARTS] = { 0 }, c1 = 0, c2 = 0;
+  bool give[CSTATE_PARTS];
+  int alive;
+  long changed;
+  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &changed),
+            CSTATE_OK);
+  CHECK_INT(alive, 1);
+  CHECK(changed < 1000);
+  CHECK(c1 != 0);
+  CHECK_INT(plan_weight(t1, load), total);
+  /* The second joins: the plan changes at once, its partitions are still
+   * the first's. */
+  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &changed),
+            CSTATE_OK);
+  CHECK_INT(alive, 2);
+  CHECK_INT(plan_weight(t2, load), 0);
+  CHECK_INT(c2, 0); /* the commit is the first's */
+  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &changed),
+            CSTATE_OK);
+  int given = 0;
+  for (int i = 0; i < CSTATE_PARTS; i++)
+    if (give[i]) {
+      char what[16];
+      snprintf(what, sizeof(what), "part:%d", i);
+      CHECK_INT(cstate_release(cs, what, t1[i]), CSTATE_OK);
+      t1[i] = 0;
+      given++;
+    }
+  CHECK(given > 0 && given < CSTATE_PARTS);
+  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &changed),
+            CSTATE_OK);
+  long a = plan_weight(t1, load), b = plan_weight(t2, load);
+  fprintf(stderr, "plan: %d partitions moved; loads %ld and %ld\n", given, a,
+          b);
+  CHECK_INT(a + b, total);
+  CHECK(labs(a - b) <= total / 2 / 20);
+  for (int i = 0; i < CSTATE_PARTS; i++)
+    CHECK((t1[i] != 0) != (t2[i] != 0));
+  /* Again: nothing moves while the loads stay as they are. */
+  nap_ms(1100);
+  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &changed),
+            CSTATE_OK);
+  CHECK_INT(plan_weight(t2, load), b);
+  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &changed),
+            CSTATE_OK);
+  for (int i = 0; i < CSTATE_PARTS; i++)
+    CHECK(!give[i]);
+  CHECK_INT(plan_weight(t1, load), a);
+  /* The second stops (its heartbeat and leases lapse): the first gets
+   * everything. */
+  nap_ms(1600);
+  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &changed),
+            CSTATE_OK);
+  CHECK_INT(alive, 1);
+  CHECK_INT(plan_weight(t1, load), total);
+  cstate_close(cs);
+}
+
 int main(void)
 {
   redis_start(&srv);
@@ -463,6 +568,7 @@ int main(void)
   RUN(test_leases_fence);
   RUN(test_commit_flow);
   RUN(test_takeover);
+  RUN(test_plan_balances);
   RUN(test_join_needs_every_option);
   RUN(test_restart_and_wipe);
   RUN(test_memory_per_url);
