@@ -851,26 +851,45 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
       return rc;
     }
     snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
+    /* The buckets of this batch in one round trip. */
     redisReply *keys = rep->element[1];
+    redisReply **m = calloc(keys->elements ? keys->elements : 1, sizeof(*m));
+    if (m == NULL) {
+      freeReplyObject(rep);
+      snprintf(cs->err, sizeof(cs->err), "reading the seen set: out of memory");
+      return CSTATE_ENOMEM;
+    }
     for (size_t i = 0; i < keys->elements; i++) {
+      const char *argv[2] = { "SMEMBERS", rep_str(keys->element[i]) };
+      if (argv[1] != NULL && strlen(argv[1]) > plen &&
+          rconn_queue_cmd(cs->r, 2, argv, NULL) != 0)
+        rc = CSTATE_ENOMEM; /* what is queued is still sent, and dropped */
+    }
+    int got = rconn_queued(cs->r) > 0 ? rconn_flush(cs->r, m) : 0;
+    if (rc != CSTATE_OK)
+      snprintf(cs->err, sizeof(cs->err), "reading the seen set: out of memory");
+    else if (got < 0)
+      rc = cs_status(cs, NULL, "reading the seen set");
+    for (size_t i = 0, q = 0; rc == CSTATE_OK && i < keys->elements; i++) {
       const char *k = rep_str(keys->element[i]);
       if (k == NULL || strlen(k) <= plen)
         continue;
       uint32_t b = (uint32_t)strtoul(k + plen, NULL, 10);
-      redisReply *m = rconn_cmdf(cs->r, "SMEMBERS", k, NULL);
-      rc = cs_status(cs, m, "reading the seen set");
-      if (rc == CSTATE_OK && !rep_is(m, REDIS_REPLY_ARRAY))
+      redisReply *r = q < (size_t)got ? m[q] : NULL;
+      q++;
+      rc = cs_status(cs, r, "reading the seen set");
+      if (rc == CSTATE_OK && !rep_is(r, REDIS_REPLY_ARRAY))
         rc = cs_unexpected(cs, "reading the seen set");
-      if (rc != CSTATE_OK) {
-        if (m)
-          freeReplyObject(m);
-        freeReplyObject(rep);
-        return rc;
-      }
-      for (size_t j = 0; j < m->elements; j++)
-        if (rep_str(m->element[j]))
-          fn(arg, b, strtoll(m->element[j]->str, NULL, 10));
-      freeReplyObject(m);
+      for (size_t j = 0; rc == CSTATE_OK && j < r->elements; j++)
+        if (rep_str(r->element[j]))
+          fn(arg, b, strtoll(r->element[j]->str, NULL, 10));
+    }
+    for (int i = 0; i < got; i++)
+      freeReplyObject(m[i]);
+    free(m);
+    if (rc != CSTATE_OK) {
+      freeReplyObject(rep);
+      return rc;
     }
     freeReplyObject(rep);
   } while (strcmp(cursor, "0") != 0);

@@ -446,23 +446,48 @@ static int format_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
   return rc;
 }
 
-int rconn_queue_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
-                     const char **argv, const size_t *len)
+/* queue_slot: room for one more queued command. Returns it, or NULL
+ * (out of memory: r->err says so, naming WHAT). */
+static struct queued *queue_slot(rconn_t *r, const char *what)
 {
   if (r->nq == r->capq) {
     int cap = r->capq ? 2 * r->capq : 16;
     struct queued *q = realloc(r->q, (size_t)cap * sizeof(*q));
     if (q == NULL) {
-      snprintf(r->err, sizeof(r->err), "script %s: out of memory", s->name);
-      return -1;
+      snprintf(r->err, sizeof(r->err), "%s: out of memory", what);
+      return NULL;
     }
     r->q = q;
     r->capq = cap;
   }
-  struct queued *e = &r->q[r->nq];
+  return &r->q[r->nq];
+}
+
+int rconn_queue_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
+                     const char **argv, const size_t *len)
+{
+  struct queued *e = queue_slot(r, s->name);
+  if (e == NULL)
+    return -1;
   if (format_eval(r, s, nkeys, argc, argv, len, &e->cmd, &e->len, false) != 0)
     return -1;
   e->s = s;
+  r->nq++;
+  return 0;
+}
+
+int rconn_queue_cmd(rconn_t *r, int argc, const char **argv, const size_t *len)
+{
+  struct queued *e = queue_slot(r, argv[0]);
+  if (e == NULL)
+    return -1;
+  long long n = redisFormatCommandArgv(&e->cmd, argc, argv, len);
+  if (n < 0) {
+    snprintf(r->err, sizeof(r->err), "%s: out of memory", argv[0]);
+    return -1;
+  }
+  e->len = (size_t)n;
+  e->s = NULL;
   r->nq++;
   return 0;
 }

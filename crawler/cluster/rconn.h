@@ -102,6 +102,10 @@ redisReply *rconn_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
 int rconn_queue_eval(rconn_t *r, const rscript_t *s, int nkeys, int argc,
                      const char **argv, const size_t *len);
 
+/* rconn_queue_cmd: queue the command ARGV[0..ARGC) (as rconn_cmd) for
+ * rconn_flush. Returns 0, or -1 (out of memory: rconn_error). */
+int rconn_queue_cmd(rconn_t *r, int argc, const char **argv, const size_t *len);
+
 /* rconn_queued: how many commands wait for rconn_flush. */
 int rconn_queued(const rconn_t *r);
 
