@@ -251,13 +251,16 @@ static int begin_turn(cluster_t *c)
   c->next_commit = st.next_commit;
   c->pages = c->pages_queued = st.pages;
   c->queued_next = st.next_commit;
+  if (st.next_commit == st.next_seq) {
+    /* Complete: nothing more to commit, no seen set to load. */
+    cl_mark_complete(c);
+    return 0;
+  }
   rc = cstate_seen_load(c->cconn, load_one, c);
   if (rc != CSTATE_OK) {
     cl_fail(c, rc, "%s", cstate_error(c->cconn));
     return -1;
   }
-  if (st.next_commit == st.next_seq)
-    cl_mark_complete(c);
   return 0;
 }
 
@@ -330,6 +333,12 @@ void *cl_committer_main(void *arg)
     /* Before waiting for more: what the batch committed. */
     if (commit_flush(c) != 0)
       break;
+    /* Results coming one by one: let a few gather (as the publisher
+     * does), or each costs two round trips, a read and a commit. */
+    if (n > 0 && n < RESULT_BATCH / 8) {
+      struct timespec ts = { 0, LINGER_MS * 1000000L };
+      nanosleep(&ts, NULL);
+    }
   }
   /* A worker stopping sends what it committed (unless it failed). */
   pthread_mutex_lock(&c->lock);
