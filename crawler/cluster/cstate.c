@@ -276,16 +276,18 @@ static const rscript_t lease_lua = {
 
 /* ARGV: id, worker, ttl ms, nparts, commit token ('0': none held), then
  * the partitions held as part, token pairs. The plan (hash `plan`: part
- * -> worker) is where the partitions should be; `load` (part -> items
- * ever queued there, kept by the commit) weighs them, each one more
- * than its load so that empty ones spread by count. A partition whose
- * worker is not alive goes to the lightest worker; every second, or at
- * once when the workers alive change, moves from the heaviest to the
- * lightest even them out while the spread is over a tenth of the
- * average (each move lessens the spread, so it ends). Returns, for
- * each partition, the token held after ('-' before it: the plan gives
- * it elsewhere; renewed meanwhile), then the commit's token, the
- * workers alive and how long ago the plan last changed (ms). */
+ * -> worker) is where the partitions should be, weighed by their
+ * backlog (the items queued or in flight: the stream's length, as a
+ * result deletes its item), each one more so that empty ones spread by
+ * count. A partition whose worker is not alive goes to the lightest
+ * worker; every second, or at once when the workers alive change, moves
+ * from the heaviest to the lightest even them out: begun when the spread
+ * is over a tenth of the average (at once when the workers changed),
+ * until it is a twentieth, so that a little drift moves nothing (each
+ * move lessens the spread, so it ends). Returns, for each partition, the
+ * token held after ('-' before it: the plan gives it elsewhere; renewed
+ * meanwhile), then the commit's token, the workers alive and how long
+ * ago the plan last changed (ms). */
 static const rscript_t keep_lua = {
   "keep", PRELUDE
   "local me, ttl, np = ARGV[2], ARGV[3], tonumber(ARGV[4])\n"
@@ -301,10 +303,8 @@ static const rscript_t keep_lua = {
   "local plan, wt, W = {}, {}, {}\n"
   "local raw = redis.call('HGETALL', p..'plan')\n"
   "for i = 1, #raw, 2 do plan[tonumber(raw[i])] = raw[i + 1] end\n"
-  "for i = 0, np - 1 do wt[i] = 1 end\n"
-  "raw = redis.call('HGETALL', p..'load')\n"
-  "for i = 1, #raw, 2 do\n"
-  "  wt[tonumber(raw[i])] = 1 + tonumber(raw[i + 1])\n"
+  "for i = 0, np - 1 do\n"
+  "  wt[i] = 1 + redis.call('XLEN', p..'part:'..i)\n"
   "end\n"
   "for _, w in ipairs(alive) do W[w] = 0 end\n"
   "local orphans, total, changed = {}, 0, false\n"
@@ -336,13 +336,16 @@ static const rscript_t keep_lua = {
   "  end\n"
   "  local sig = table.concat(alive, ',')\n"
   "  local at = tonumber(redis.call('HGET', p..'planned', 'at') or '0')\n"
-  "  if sig ~= redis.call('HGET', p..'planned', 'alive') or\n"
-  "     now - at >= 1000 then\n"
+  "  local joined = sig ~= redis.call('HGET', p..'planned', 'alive')\n"
+  "  if joined or now - at >= 1000 then\n"
   "    redis.call('HSET', p..'planned', 'at', now, 'alive', sig)\n"
+  "    local limit = total / #alive / 10\n"
+  "    if joined then limit = 0 end\n"
   "    for _ = 1, np do\n"
   "      local hi, lo = extremes()\n"
   "      local spread = W[hi] - W[lo]\n"
-  "      if spread <= total / #alive / 20 then break end\n"
+  "      if spread <= limit then break end\n"
+  "      limit = total / #alive / 20\n"
   "      local best, bd\n"
   "      for i = 0, np - 1 do\n"
   "        if plan[i] == hi and wt[i] < spread then\n"
@@ -432,18 +435,13 @@ static const rscript_t commit_lua = {
   "if tonumber(ARGV[4]) < tonumber(redis.call('HGET', c, 'next_seq')) then\n"
   "  return redis.error_reply('ORDER next_seq would go back')\n"
   "end\n"
-  "local load = {}\n"
   "for i = 13, #ARGV, 7 do\n"
   "  redis.call('SADD', p..'seen:'..ARGV[i + 5], ARGV[i + 6])\n"
   "  if ARGV[i] ~= '' then\n"
   "    redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
   "               'depth', ARGV[i + 1], 'url', ARGV[i + 2],\n"
   "               'host', ARGV[i + 3])\n"
-  "    load[ARGV[i + 4]] = (load[ARGV[i + 4]] or 0) + 1\n"
   "  end\n"
-  "end\n"
-  "for part, n in pairs(load) do\n"
-  "  redis.call('HINCRBY', p..'load', part, n)\n"
   "end\n"
   "redis.call('HSET', c, 'next_seq', ARGV[4], 'next_commit', ARGV[5],\n"
   "           'pages', ARGV[6], 'journal', ARGV[7], 'depth', ARGV[8],\n"

@@ -162,16 +162,15 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
  * brought up to date: a partition whose worker is not alive goes to the
  * lightest worker, and every second (at once when the workers alive
  * change) partitions move from the heaviest worker to the lightest while
- * that evens out their loads, a load being the items ever queued in a
- * partition. Then the leases, as cstate_lease: each partition the plan
- * gives ID is taken if free, each held is renewed, and so is the commit.
- * PARTS[i]: in, the token held for partition i (0: none); out, the token
- * held after (0: none), with GIVE[i] true if the plan gives it to
- * another worker (renewed meanwhile: stop acting for it, then
- * cstate_release it). *COMMIT: in, the commit's token held (0: take it
- * if free); out, the token held after, or 0. *ALIVE: the workers alive;
- * *CHANGED_MS: how long ago the plan last changed.
- * Returns CSTATE_OK or a negative status. */
+ * that evens out their backlogs (the items queued or in flight in each). Then
+ * the leases, as cstate_lease: each partition the plan gives ID is taken if
+ * free, each held is renewed, and so is the commit. PARTS[i]: in, the token
+ * held for partition i (0: none); out, the token held after (0: none), with
+ * GIVE[i] true if the plan gives it to another worker (renewed meanwhile: stop
+ * acting for it, then cstate_release it). *COMMIT: in, the commit's token held
+ * (0: take it if free); out, the token held after, or 0. *ALIVE: the workers
+ * alive; *CHANGED_MS: how long ago the plan last changed. Returns CSTATE_OK or
+ * a negative status. */
 int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
                 uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
                 uint64_t *commit, int *alive, long *changed_ms);
