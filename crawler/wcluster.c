@@ -243,6 +243,14 @@ void wcluster_robots_keep(struct webcrawl *w, const char *url,
   strbuf_release(&b);
 }
 
+void wcluster_pause(struct webcrawl *w, const char *url, double seconds)
+{
+  char *key = url_host_key_normal(url);
+  if (key == NULL || cluster_pause(w->cluster, key, seconds) != CSTATE_OK)
+    fprintf(stderr, "crawler: the pause of '%s' not shared\n", url);
+  free(key);
+}
+
 bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r)
 {
   memset(r, 0, sizeof(*r));

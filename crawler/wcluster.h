@@ -47,6 +47,11 @@ int wcluster_start(struct webcrawl *w);
  * crawl is complete, or WEBCRAWL_ECLUSTER (said on stderr). */
 int wcluster_finish(struct webcrawl *w, int status);
 
+/* wcluster_pause: the host of URL asked for no request for SECONDS
+ * (Retry-After): tell every worker that may take it over. Download
+ * thread. */
+void wcluster_pause(struct webcrawl *w, const char *url, double seconds);
+
 /* wcluster_robots: the answer to robots.txt URL that a worker got
  * before, into *R (zeroed first): true if there was one (then no
  * request is made). Download thread. */

@@ -337,6 +337,8 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
      * Retry-After, else for the back-off): the host's other URLs wait,
      * whether or not this one is tried again. */
     frontier_host_pause(engine_frontier(e), it->host, at);
+    if (w->cluster != NULL)
+      wcluster_pause(w, it->url, at - frontier_now());
   }
   return again ? retry(w, e, it, at) : ENGINE_PARSE;
 }

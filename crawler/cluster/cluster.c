@@ -28,6 +28,13 @@ double cl_now(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+long long cl_wall_ms(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 struct timespec cl_deadline(double seconds)
 {
   struct timespec ts;
@@ -351,6 +358,17 @@ int cluster_robots_put(cluster_t *c, const char *url, const char *data,
   if (cs == NULL)
     return CSTATE_EREDIS;
   int rc = cstate_robots_put(cs, url, data, len);
+  cl_pool_put(c, cs);
+  return rc;
+}
+
+int cluster_pause(cluster_t *c, const char *hostkey, double seconds)
+{
+  cstate_t *cs = cl_pool_get(c);
+  if (cs == NULL)
+    return CSTATE_EREDIS;
+  int rc = cstate_pause(cs, hostkey,
+                        cl_wall_ms() + (long long)(seconds * 1000));
   cl_pool_put(c, cs);
   return rc;
 }

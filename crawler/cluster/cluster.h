@@ -123,6 +123,12 @@ int cluster_robots_get(cluster_t *c, const char *url, char **data, size_t *len);
 int cluster_robots_put(cluster_t *c, const char *url, const char *data,
                        size_t len);
 
+/* cluster_pause: HOSTKEY asked for no request for SECONDS (Retry-After,
+ * or a back-off after 503s): recorded in Redis at once, so that a worker
+ * taking its partition over keeps the pause too (as far as the workers'
+ * clocks agree). Any thread. Returns CSTATE_OK or a negative status. */
+int cluster_pause(cluster_t *c, const char *hostkey, double seconds);
+
 /* cluster_count: one request to HOSTKEY, for --status (sent with the
  * next heartbeat). Any thread. */
 void cluster_count(cluster_t *c, const char *hostkey);

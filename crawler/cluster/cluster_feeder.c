@@ -26,6 +26,8 @@ void cl_ticket_done(cluster_t *c, struct ticket *t, bool acked)
   cl_id_fp(t->id, t->part, fp);
   pthread_mutex_lock(&c->lock);
   fptable_remove(c->taken, fp, NULL);
+  if (t->busy)
+    c->parts[t->part].busy--;
   if (acked) {
     /* A take sent before this answer came may still have read the item
      * as pending (RECOVER): its reply must not bring it back (inject). */
@@ -47,8 +49,12 @@ bool cl_admit(void *rctx, fitem_t *it)
     return true;
   double t0 = cl_now();
   pthread_mutex_lock(&c->lock);
-  const struct part *p = &c->parts[t->part];
-  bool ok = p->held && t0 < p->until && !c->stopping;
+  struct part *p = &c->parts[t->part];
+  bool ok = p->held && !p->giving && t0 < p->until && !c->stopping;
+  if (ok && !t->busy) {
+    t->busy = true;
+    p->busy++;
+  }
   pthread_mutex_unlock(&c->lock);
   return ok;
 }
@@ -172,7 +178,7 @@ void *cl_feeder_main(void *arg)
     for (;;) {
       nh = 0;
       for (int i = 0; i < CSTATE_PARTS; i++)
-        if (c->parts[i].held)
+        if (c->parts[i].held && !c->parts[i].giving)
           nh++;
       /* Room for a quarter of the bound at least: taking as each item
        * finishes would cost a round trip an item. */
@@ -191,11 +197,12 @@ void *cl_feeder_main(void *arg)
      * what this worker read there before and dropped (engine.h, ADMIT:
      * it stays pending under this worker's name). */
     for (int i = 0; i < CSTATE_PARTS; i++)
-      fresh = fresh || (c->parts[i].held && c->parts[i].fresh);
+      fresh = fresh ||
+              (c->parts[i].held && !c->parts[i].giving && c->parts[i].fresh);
     nh = 0;
     for (int i = 0; i < CSTATE_PARTS; i++) {
       struct part *p = &c->parts[i];
-      if (p->held && (!fresh || p->fresh)) {
+      if (p->held && !p->giving && (!fresh || p->fresh)) {
         holds[nh] = (cstate_hold_t){ .part = i, .token = p->token };
         nh++;
       }

@@ -56,6 +56,10 @@ enum { SEQ_BITS = 40 };
  * name (cl_feeder_main). */
 enum { RECOVER_SECONDS = 5 };
 
+/* How long a partition given back waits for its items being fetched
+ * before it is released all the same (struct part). */
+#define GIVE_SECONDS 2.0
+
 /* The keeper's tick at most (cl_keeper_main), and while the plan of
  * the partitions has just changed. */
 #define TICK_SECONDS 0.25
@@ -76,6 +80,7 @@ struct done {
 
 struct ticket {
   bool delivered; /* a result for the commit, not an item to fetch */
+  bool busy;      /* admitted: being fetched here (struct part's busy) */
   char id[CSTATE_ID_SIZE];
   int part;
   uint64_t seq; /* the shared seq */
@@ -86,6 +91,12 @@ struct part {
   bool fresh; /* just taken: the feeder's first take recovers */
   uint64_t token;
   double until; /* monotonic: act for it only before this */
+  /* The plan gives it to another worker: nothing more is taken or
+   * fetched, and it is released once its BUSY items are done (their
+   * results published), or GIVE_SECONDS after GIVING_SINCE. */
+  bool giving;
+  double giving_since;
+  int busy; /* items admitted (being fetched) and not done */
 };
 
 struct cluster {
@@ -156,6 +167,10 @@ struct pub {
 /* cl_now: the monotonic clock, seconds. cl_deadline: a CLOCK_MONOTONIC
  * time SECONDS from now, for pthread_cond_timedwait on `cond`. */
 double cl_now(void);
+
+/* cl_wall_ms: the wall clock, ms since the epoch (what workers on other
+ * machines compare: pauses). */
+long long cl_wall_ms(void);
 struct timespec cl_deadline(double seconds);
 
 /* cl_fail: the crawl cannot go on in this worker: say why (the first

@@ -27,6 +27,18 @@ static bool in_part(void *arg, const char *key)
   return cstate_part(key) == *(const int *)arg;
 }
 
+/* apply_pause: host HOSTKEY of a partition just taken asked (another
+ * worker) for no request before UNTIL_MS (wall clock): pause it here. */
+static void apply_pause(void *arg, const char *hostkey, long long until_ms)
+{
+  cluster_t *c = arg;
+  double left = (double)(until_ms - cl_wall_ms()) / 1000;
+  frontier_t *f = engine_frontier(c->e);
+  uint32_t host;
+  if (left > 0 && frontier_host_id(f, hostkey, &host) == 0)
+    frontier_host_pause(f, host, frontier_now() + left);
+}
+
 /* keep_leases: say this worker is alive, renew what is held, give back
  * the partitions the plan gives others, take those it gives this worker
  * (cstate_keep), and the commit if free: one round trip, and one more
@@ -53,13 +65,29 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
   if (rc < 0)
     return rc;
   *moving = changed_ms < 1000;
-  bool taken = false;
+  int taken[CSTATE_PARTS];
+  size_t ntaken = 0;
   for (int i = 0; i < CSTATE_PARTS; i++) {
     if (tok[i] != 0 && give[i]) {
-      /* Stop acting for it, then give it back. */
+      /* Fetch nothing more of it; once what is being fetched is done
+       * (or after GIVE_SECONDS), stop acting for it and give it back:
+       * its next holder would fetch those items again. */
+      double now = cl_now();
       pthread_mutex_lock(&c->lock);
-      c->parts[i].held = false;
+      struct part *p = &c->parts[i];
+      if (!p->giving || !p->held) {
+        p->giving = true;
+        p->giving_since = now;
+      }
+      bool wait = p->held && tok[i] == had[i] && p->busy > 0 &&
+                  now - p->giving_since < GIVE_SECONDS;
+      if (wait)
+        p->until = until;
+      else
+        p->held = false;
       pthread_mutex_unlock(&c->lock);
+      if (wait)
+        continue;
       char what[16];
       snprintf(what, sizeof(what), "part:%d", i);
       rc = cstate_release(c->kconn, what, tok[i]);
@@ -68,24 +96,40 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
     } else if (tok[i] != 0 && tok[i] == had[i]) {
       pthread_mutex_lock(&c->lock);
       c->parts[i].until = until;
+      c->parts[i].giving = false; /* the plan gave it back here */
       pthread_mutex_unlock(&c->lock);
     } else if (tok[i] != 0) {
       /* Another worker may have fetched its hosts since this one did:
        * their buckets start again from empty, as a new host's. */
       frontier_drain(engine_frontier(c->e), in_part, &i);
-      pthread_mutex_lock(&c->lock);
-      c->parts[i] = (struct part){ true, true, tok[i], until };
-      pthread_cond_broadcast(&c->cond);
-      pthread_mutex_unlock(&c->lock);
-      taken = true;
+      taken[ntaken++] = i;
     } else if (had[i] != 0) {
       pthread_mutex_lock(&c->lock);
       c->parts[i].held = false;
+      c->parts[i].giving = false;
       pthread_mutex_unlock(&c->lock);
     }
   }
+  /* The pauses its hosts asked of another worker (Retry-After) hold
+   * here too, from before the first item. */
+  rc = cstate_pauses(c->kconn, taken, ntaken, apply_pause, c);
+  if (rc < 0)
+    return rc;
+  pthread_mutex_lock(&c->lock);
+  for (size_t j = 0; j < ntaken; j++) {
+    struct part *p = &c->parts[taken[j]];
+    /* Its busy count stays: items of an earlier hold may still end. */
+    *p = (struct part){ .held = true,
+                        .fresh = true,
+                        .token = tok[taken[j]],
+                        .until = until,
+                        .busy = p->busy };
+  }
+  if (ntaken > 0)
+    pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
   /* The feeder may wait on the partitions it had: it has more now. */
-  if (taken)
+  if (ntaken > 0)
     cl_unblock(c, false);
   /* The commit. */
   pthread_mutex_lock(&c->lock);

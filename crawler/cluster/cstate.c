@@ -1021,6 +1021,66 @@ int cstate_robots_put(cstate_t *cs, const char *url, const void *data,
   return rc;
 }
 
+/* ARGV: id, hostkey, part, until (ms since the epoch): the later pause
+ * stands. */
+static const rscript_t pause_lua = {
+  "pause", PRELUDE
+  "local k = p..'pause:'..ARGV[3]\n"
+  "local cur = tonumber(redis.call('HGET', k, ARGV[2]) or '0')\n"
+  "if tonumber(ARGV[4]) > cur then redis.call('HSET', k, ARGV[2], ARGV[4]) end\n"
+  "return 'OK'\n"
+};
+
+int cstate_pause(cstate_t *cs, const char *hostkey, long long until_ms)
+{
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_add(&a, hostkey);
+  args_addf(&a, "%d", cstate_part(hostkey));
+  args_addf(&a, "%lld", until_ms);
+  return cs_run(cs, &pause_lua, &a, false, NULL);
+}
+
+int cstate_pauses(cstate_t *cs, const int *parts, size_t n,
+                  void (*fn)(void *arg, const char *hostkey,
+                             long long until_ms),
+                  void *arg)
+{
+  if (n == 0)
+    return CSTATE_OK;
+  redisReply **m = calloc(n, sizeof(*m));
+  if (m == NULL) {
+    snprintf(cs->err, sizeof(cs->err), "reading pauses: out of memory");
+    return CSTATE_ENOMEM;
+  }
+  int rc = CSTATE_OK;
+  for (size_t i = 0; i < n; i++) {
+    char what[32], key[160];
+    snprintf(what, sizeof(what), "pause:%d", parts[i]);
+    const char *argv[2] = { "HGETALL", cs_key(cs, key, sizeof(key), what) };
+    if (rconn_queue_cmd(cs->r, 2, argv, NULL) != 0)
+      rc = CSTATE_ENOMEM; /* what is queued is still sent, and dropped */
+  }
+  int got = rconn_queued(cs->r) > 0 ? rconn_flush(cs->r, m) : 0;
+  if (rc != CSTATE_OK)
+    snprintf(cs->err, sizeof(cs->err), "reading pauses: out of memory");
+  else if (got < 0)
+    rc = cs_status(cs, NULL, "reading pauses");
+  for (int i = 0; rc == CSTATE_OK && i < got; i++) {
+    rc = cs_status(cs, m[i], "reading pauses");
+    if (rc == CSTATE_OK && !rep_is(m[i], REDIS_REPLY_ARRAY))
+      rc = cs_unexpected(cs, "reading pauses");
+    for (size_t j = 0; rc == CSTATE_OK && j + 1 < m[i]->elements; j += 2)
+      if (rep_str(m[i]->element[j]) && rep_str(m[i]->element[j + 1]))
+        fn(arg, m[i]->element[j]->str,
+           strtoll(m[i]->element[j + 1]->str, NULL, 10));
+  }
+  for (int i = 0; i < got; i++)
+    freeReplyObject(m[i]);
+  free(m);
+  return rc;
+}
+
 int cstate_note_set(cstate_t *cs, const char *field, const char *value)
 {
   char f[96];

@@ -326,6 +326,18 @@ int cstate_robots_get(cstate_t *cs, const char *url, char **data, size_t *len);
 int cstate_robots_put(cstate_t *cs, const char *url, const void *data,
                       size_t len);
 
+/* cstate_pause: HOSTKEY asked for no request before UNTIL_MS (ms since
+ * the epoch: Retry-After), recorded in its partition for whoever holds it
+ * next (the later of two pauses stands). */
+int cstate_pause(cstate_t *cs, const char *hostkey, long long until_ms);
+
+/* cstate_pauses: FN(ARG, hostkey, until_ms) for each pause recorded in
+ * the N partitions PARTS (past ones too), in one round trip. */
+int cstate_pauses(cstate_t *cs, const int *parts, size_t n,
+                  void (*fn)(void *arg, const char *hostkey,
+                             long long until_ms),
+                  void *arg);
+
 /* cstate_note_set, cstate_note_get: a short text FIELD of the crawl's
  * record (e.g. why the seed was not saved); get copies it into OUT (size
  * N; "" if none). */

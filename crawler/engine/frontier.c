@@ -855,6 +855,16 @@ void frontier_drain(frontier_t *f, bool (*pick)(void *arg, const char *key),
   pthread_mutex_unlock(&f->lock);
 }
 
+int frontier_host_id(frontier_t *f, const char *hostkey, uint32_t *host)
+{
+  pthread_mutex_lock(&f->lock);
+  struct host *h = host_get(f, hostkey, frontier_now());
+  if (h != NULL)
+    *host = h->id;
+  pthread_mutex_unlock(&f->lock);
+  return h != NULL ? 0 : -1;
+}
+
 bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
 {
   pthread_mutex_lock(&f->lock);

@@ -179,6 +179,11 @@ void frontier_gate_done(frontier_t *f, uint32_t host);
  * before monotonic time NOT_BEFORE. */
 void frontier_gate_retry(frontier_t *f, uint32_t host, double not_before);
 
+/* frontier_host_id: the id of HOSTKEY's host (created if new, as a push
+ * would) into *HOST, for the calls below. Returns 0, or -1 (out of
+ * memory). */
+int frontier_host_id(frontier_t *f, const char *hostkey, uint32_t *host);
+
 /* frontier_host_pause: hand out nothing of HOST before monotonic time
  * UNTIL (later pauses extend, earlier ones are ignored). */
 void frontier_host_pause(frontier_t *f, uint32_t host, double until);

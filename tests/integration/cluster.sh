@@ -4,7 +4,8 @@
 # are refused, naming the option; Redis unreachable or a wrong URL writes
 # nothing; a worker after the end, --status; kill -9 of a worker, of all
 # of them, Redis restarted (AOF) and Redis emptied, each mid-crawl; and
-# politeness and robots.txt across workers, from the server's log.
+# politeness, robots.txt and Retry-After across workers, from the
+# server's log.
 . "$(dirname "$0")/lib.sh"
 require_file "$BIN/crawler" "$TESTSERVER"
 require_cmd redis-server redis-cli
@@ -281,5 +282,44 @@ for f in "$TEST_DIR/wiped"/[0-9]*; do
   cmp -s "$f" "$TEST_DIR/ref/$(basename "$f")" || bad=$((bad + 1))
 done
 check_eq "Redis back empty: every page saved is the right one" "$bad" 0
+server_stop
+
+# Retry-After across workers: a worker gets a 503 asking for 6 s and is
+# killed; the worker that takes its partition over keeps the pause (no
+# request to the host in the 6 s after the 503, from the server's log).
+S3=$TEST_DIR/busy-site
+mkdir "$S3"
+{
+  echo '<a href="busy.html">busy</a>'
+  for i in 1 2 3 4; do echo "<a href=\"q$i.html\">$i</a>"; done
+} >"$S3/index.html"
+for i in 1 2 3 4; do echo "q $i" >"$S3/q$i.html"; done
+echo busy >"$S3/busy.html"
+printf '/busy.html status 503\n/busy.html header Retry-After 6\n' \
+  >"$TEST_DIR/busy-rules"
+server_start "$S3" --rules "$TEST_DIR/busy-rules" ||
+  { not_ok "server starts"; finish; }
+# One download thread: no request goes out while the 503 is on its way.
+BUSY=(--rate 100 --burst 5 --retries 1 --download-workers 1
+  --lease-timeout 1)
+mkdir "$TEST_DIR/busy"
+worker busy1 "$TEST_DIR/busy" 1 "$BASE_URL/" "${BUSY[@]}"
+b1=$LAST_PID
+for _ in $(seq 100); do
+  awk -F'\t' '$5 == 503 { f = 1 } END { exit !f }' "$SERVER_LOG" && break
+  sleep 0.1
+done
+sleep 0.3
+kill -9 "$b1"
+wait "$b1" 2>/dev/null
+worker busy1 "$TEST_DIR/busy" 1 "$BASE_URL/" "${BUSY[@]}"
+b2=$LAST_PID
+wait "$b2"
+check_eq "Retry-After, its worker killed: the next one exits 0" "$?" 0
+# (Its attempts were the killed worker's: the next one tries it twice.)
+check "busy.html asked again after the kill" \
+  test "$(log_count /busy.html)" -ge 2
+check "Retry-After 6 holds for the worker that took the host over" \
+  quiet_after 6
 server_stop
 finish

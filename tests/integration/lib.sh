@@ -365,6 +365,26 @@ if [ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ]; then
   SLACK=0.25
 fi
 
+# quiet_after SECONDS: no request in the SECONDS after any 503 (20 ms
+# less: the log has microseconds, the pause counts from the crawler's
+# reading of the answer, which comes after its arrival).
+quiet_after() {
+  awk -F'\t' -v s="$1" '
+    { t[n] = $1; st[n++] = $5 }
+    END {
+      bad = 0
+      for (i = 0; i < n; i++)
+        if (st[i] == 503)
+          for (j = 0; j < n; j++)
+            if (t[j] > t[i] && t[j] < t[i] + s - 0.02) {
+              printf "# a request %.3f s after a 503\n", t[j] - t[i] \
+                > "/dev/stderr"
+              bad = 1
+            }
+      exit bad
+    }' "$SERVER_LOG"
+}
+
 window_ok() {  # window_ok LOG ADDR RATE BURST (see the top of this file)
   awk -F'\t' -v a="$2:" -v r="$3" -v b="$4" -v slack="$SLACK" '
     index($2, a) == 1 { t[n++] = $1 }
