@@ -243,6 +243,48 @@ void wcluster_robots_keep(struct webcrawl *w, const char *url,
   strbuf_release(&b);
 }
 
+bool wcluster_hand(struct webcrawl *w, fitem_t *it, const struct page *p,
+                   const char *to, const char *key)
+{
+  strbuf_t b = STRBUF_INIT;
+  for (int i = 0; i < p->hops; i++) {
+    strbuf_adds(&b, p->chain[i]);
+    strbuf_addc(&b, '\n');
+  }
+  if (b.oom) {
+    strbuf_release(&b);
+    return false; /* fetched here, from this worker's bucket (NEEDSWORK) */
+  }
+  int gone = cluster_hand(w->cluster, it, to, key, b.p ? b.p : "");
+  strbuf_release(&b);
+  return gone != 0;
+}
+
+int wcluster_chain(struct webcrawl *w, fitem_t *it, struct page *p)
+{
+  (void)w;
+  const char *chain = cluster_chain(it);
+  if (chain == NULL || p->hops > 0)
+    return 0;
+  size_t n = 0;
+  for (const char *s = chain; *s; s++)
+    n += *s == '\n';
+  char **v = calloc(n ? n : 1, sizeof(*v));
+  if (v == NULL)
+    return -1;
+  size_t k = 0;
+  for (const char *s = chain, *nl; k < n && (nl = strchr(s, '\n')); s = nl + 1)
+    if ((v[k++] = strndup(s, (size_t)(nl - s))) == NULL) {
+      while (k > 0)
+        free(v[--k]);
+      free(v);
+      return -1;
+    }
+  p->chain = v;
+  p->hops = (int)k;
+  return 0;
+}
+
 void wcluster_pause(struct webcrawl *w, const char *url, double seconds)
 {
   char *key = url_host_key_normal(url);

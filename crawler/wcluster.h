@@ -19,6 +19,7 @@
 #include "webcrawl.h"
 
 struct webcrawl;
+struct page;
 
 /* wcluster_join: join crawl NAME at Redis URL as one worker, with leases
  * of LEASE seconds, creating it if new (*CREATED): the options that must
@@ -46,6 +47,17 @@ int wcluster_start(struct webcrawl *w);
  * left. Returns the status for webcrawl_run: STATUS, CRAWL_OK once the
  * crawl is complete, or WEBCRAWL_ECLUSTER (said on stderr). */
 int wcluster_finish(struct webcrawl *w, int status);
+
+/* wcluster_hand: IT redirects to TO (host KEY), P's chain has the hop:
+ * hand it to the worker whose partition has that host (cluster_hand).
+ * True if it left this worker (ENGINE_GONE). Download thread. */
+bool wcluster_hand(struct webcrawl *w, fitem_t *it, const struct page *p,
+                   const char *to, const char *key);
+
+/* wcluster_chain: IT came handed over (wcluster_hand): the redirects
+ * before it into P's chain, once. Returns 0, or -1 (out of memory).
+ * Download thread. */
+int wcluster_chain(struct webcrawl *w, fitem_t *it, struct page *p);
 
 /* wcluster_pause: the host of URL asked for no request for SECONDS
  * (Retry-After): tell every worker that may take it over. Download

@@ -186,6 +186,12 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e, fitem_t *it,
   p->chain[p->hops++] = from;
   p->attempts = 0;
   atomic_fetch_add(&w->redirects, 1);
+  if (w->cluster != NULL && wcluster_hand(w, it, p, to, key)) {
+    /* Its host is another worker's: it goes on there. */
+    free(to);
+    free(key);
+    return ENGINE_GONE;
+  }
   engine_requeue(e, it, to, key, 0);
   free(to);
   free(key);
@@ -291,6 +297,11 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
   struct page *p = page_of(it);
   if (p == NULL)
     return ENGINE_PARSE; /* out of memory: commit reports a failure */
+  if (w->cluster != NULL && wcluster_chain(w, it, p) != 0) {
+    p->res.outcome = FETCH_NET_ERROR;
+    snprintf(p->res.error, sizeof(p->res.error), "out of memory");
+    return ENGINE_PARSE;
+  }
   if (f == NULL) {
     p->res.outcome = FETCH_NET_ERROR;
     snprintf(p->res.error, sizeof(p->res.error),

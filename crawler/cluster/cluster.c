@@ -418,6 +418,7 @@ void cluster_delete(cluster_t *c)
   free(c->done);
   for (struct pub *p = c->phead, *next; p != NULL; p = next) {
     next = p->next;
+    free(p->t->chain);
     free(p->t);
     free(p->data);
     free(p);

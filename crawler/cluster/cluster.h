@@ -129,6 +129,21 @@ int cluster_robots_put(cluster_t *c, const char *url, const char *data,
  * clocks agree). Any thread. Returns CSTATE_OK or a negative status. */
 int cluster_pause(cluster_t *c, const char *hostkey, double seconds);
 
+/* cluster_hand: IT, taken from the shared crawl, redirects to URL on
+ * host HOSTKEY, after the URLs of CHAIN (one a line, the first the one
+ * added): if another worker's partition has that host, the item goes
+ * there to be fetched (cstate_hand; its ticket done here). Returns 0 if
+ * the hop is this worker's to fetch (or IT is not from the shared
+ * crawl), 1 if IT left this worker (handed over, or its partition is no
+ * longer this worker's): the engine finishes it (ENGINE_GONE). Download
+ * thread. */
+int cluster_hand(cluster_t *c, fitem_t *it, const char *url,
+                 const char *hostkey, const char *chain);
+
+/* cluster_chain: the redirect chain IT came with (cluster_hand), or
+ * NULL. Borrowed: lives as long as IT's ticket. */
+const char *cluster_chain(const fitem_t *it);
+
 /* cluster_count: one request to HOSTKEY, for --status (sent with the
  * next heartbeat). Any thread. */
 void cluster_count(cluster_t *c, const char *hostkey);

@@ -38,6 +38,7 @@ void cl_ticket_done(cluster_t *c, struct ticket *t, bool acked)
   c->inflight--;
   pthread_cond_broadcast(&c->cond);
   pthread_mutex_unlock(&c->lock);
+  free(t->chain);
   free(t);
 }
 
@@ -133,7 +134,10 @@ static bool inject(cluster_t *c, cstate_item_t *v, int n, uint64_t gen)
       cl_fail(c, CSTATE_ENOMEM, "out of memory taking items");
       return false;
     }
-    *t = (struct ticket){ .part = v[i].part, .seq = v[i].seq };
+    *t = (struct ticket){ .part = v[i].part,
+                          .seq = v[i].seq,
+                          .chain = v[i].chain };
+    v[i].chain = NULL; /* the ticket's now */
     memcpy(t->id, v[i].id, sizeof(t->id));
     uint64_t lseq = (c->worker_no << SEQ_BITS) | v[i].seq;
     int rc = engine_inject(c->e, v[i].url, v[i].depth, lseq, v[i].hostkey, t);
@@ -142,6 +146,7 @@ static bool inject(cluster_t *c, cstate_item_t *v, int n, uint64_t gen)
       fptable_remove(c->taken, fp, NULL);
       c->inflight--;
       pthread_mutex_unlock(&c->lock);
+      free(t->chain);
       free(t);
       if (rc == -1)
         return false;

@@ -84,6 +84,7 @@ struct ticket {
   char id[CSTATE_ID_SIZE];
   int part;
   uint64_t seq; /* the shared seq */
+  char *chain;  /* the redirects that led here (cstate_item_t), or NULL */
 };
 
 struct part {

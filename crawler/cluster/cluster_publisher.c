@@ -56,6 +56,48 @@ int cl_publish(void *rctx, engine_t *e, fitem_t *it)
   return 0;
 }
 
+const char *cluster_chain(const fitem_t *it)
+{
+  const struct ticket *t = it->remote;
+  return t != NULL && !t->delivered ? t->chain : NULL;
+}
+
+int cluster_hand(cluster_t *c, fitem_t *it, const char *url,
+                 const char *hostkey, const char *chain)
+{
+  struct ticket *t = it->remote;
+  if (t == NULL || t->delivered)
+    return 0;
+  int to = cstate_part(hostkey);
+  pthread_mutex_lock(&c->lock);
+  bool mine = c->parts[to].held && !c->parts[to].giving;
+  uint64_t tok = c->parts[t->part].held ? c->parts[t->part].token : 0;
+  pthread_mutex_unlock(&c->lock);
+  if (mine)
+    return 0;
+  it->remote = NULL;
+  int rc = CSTATE_FENCED; /* not ours: whoever holds it fetches it */
+  if (tok != 0) {
+    cstate_item_t from = { .part = t->part, .seq = t->seq };
+    memcpy(from.id, t->id, sizeof(from.id));
+    cstate_item_t next = { .part = to,
+                           .seq = t->seq,
+                           .depth = it->depth,
+                           .url = (char *)url,
+                           .hostkey = (char *)hostkey,
+                           .chain = (char *)chain };
+    cstate_t *cs = cl_pool_get(c);
+    rc = cs != NULL ? cstate_hand(cs, &from, tok, &next) : CSTATE_EREDIS;
+    if (rc != CSTATE_OK && rc != CSTATE_FENCED)
+      cl_fail(c, rc, "handing '%s' over: %s", url,
+              cs != NULL ? cstate_error(cs) : "no connection to Redis");
+    if (cs != NULL)
+      cl_pool_put(c, cs);
+  }
+  cl_ticket_done(c, t, rc == CSTATE_OK);
+  return 1;
+}
+
 /* publish_batch: send the results of LIST (as many as RESULT_BATCH) in
  * one round trip, each under its partition's token cl_now; a result fenced
  * while this worker holds the partition again, under a newer token (the

@@ -240,13 +240,16 @@ int cstate_flush(cstate_t *cs, int *status);
 /* ---- partitions: items to fetch ---- */
 
 /* An item read from a partition: entry ID (the stream's), seq, depth,
- * URL and host key. Strings owned by the array (cstate_items_free). */
+ * URL and host key, and the redirect chain that led there (NULL: none;
+ * else the URLs before, a line each, the first the one added). Strings
+ * owned by the array (cstate_items_free). */
 typedef struct cstate_item {
   char id[32];
   int part;
   uint64_t seq;
   int depth;
   char *url, *hostkey;
+  char *chain;
 } cstate_item_t;
 
 /* A partition held: its number and lease token (in), and what
@@ -289,6 +292,14 @@ void cstate_items_free(cstate_item_t *items, size_t n);
  * now: drop the result), CSTATE_LOST, CSTATE_EREDIS. */
 int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                   const void *data, size_t len);
+
+/* cstate_hand: item IT (as cstate_result) is a redirect to a host of
+ * partition TO->part: it leaves its partition and TO (its seq and depth,
+ * the next hop's URL and host key, and the chain so far) joins that one,
+ * atomically, for the worker holding it to fetch. Returns as
+ * cstate_result. */
+int cstate_hand(cstate_t *cs, const cstate_item_t *it, uint64_t token,
+                const cstate_item_t *to);
 
 /* cstate_result_queue: as cstate_result, but only queued on CS's
  * connection, sent with the others by cstate_flush. Returns CSTATE_OK,

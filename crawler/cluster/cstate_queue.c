@@ -17,8 +17,8 @@
 
 /* ARGV: id, consumer, max, recover (1/0), then partition and token
  * pairs. Returns {items, fenced, last}: items flat (part, entry id, seq,
- * depth, url, host, ...), the partitions fenced, and (part, last id)
- * pairs. */
+ * depth, url, host, chain or '', ...), the partitions fenced, and (part,
+ * last id) pairs. */
 static const rscript_t take_lua = {
   "take",
   "local meta = KEYS[1]\n"
@@ -34,7 +34,8 @@ static const rscript_t take_lua = {
   "  local t = {}\n"
   "  for i = 1, #f, 2 do t[f[i]] = f[i + 1] end\n"
   "  if not (t.seq and t.depth and t.url and t.host) then return end\n"
-  "  for _, v in ipairs({part, e[1], t.seq, t.depth, t.url, t.host}) do\n"
+  "  for _, v in ipairs({part, e[1], t.seq, t.depth, t.url, t.host,\n"
+  "                      t.chain or ''}) do\n"
   "    out[#out + 1] = v\n"
   "  end\n"
   "  n = n + 1\n"
@@ -86,6 +87,32 @@ static const rscript_t take_lua = {
   "return {out, fenced, last}\n"
 };
 
+/* ARGV: id, part, token, entry id, seq, depth, url, host, to part,
+ * chain, worker ('': any). As result, but the item goes on to partition
+ * TO PART (the host of its redirect's next hop) instead of a result. */
+static const rscript_t hand_lua = {
+  "hand",
+  "local meta = KEYS[1]\n"
+  "local p = string.sub(meta, 1, -5)\n"
+  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"
+  "  return redis.error_reply('LOST crawl not found')\n"
+  "end\n"
+  "local lk = p..'lease:part:'..ARGV[2]\n"
+  "if redis.call('HGET', lk, 'token') ~= ARGV[3] or\n"
+  "   (ARGV[11] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[11]) then\n"
+  "  return redis.error_reply('FENCED the partition lease is not held')\n"
+  "end\n"
+  "local k = p..'part:'..ARGV[2]\n"
+  "if redis.call('XACK', k, 'g', ARGV[4]) == 0 then\n"
+  "  return 'DONE'\n"
+  "end\n"
+  "redis.call('XDEL', k, ARGV[4])\n"
+  "redis.call('XADD', p..'part:'..ARGV[9], '*', 'seq', ARGV[5],\n"
+  "           'depth', ARGV[6], 'url', ARGV[7], 'host', ARGV[8],\n"
+  "           'chain', ARGV[10])\n"
+  "return 'OK'\n"
+};
+
 /* ARGV: id, part, token, entry id, seq, data, worker ('': any). */
 static const rscript_t result_lua = {
   "result",
@@ -115,6 +142,7 @@ void cstate_items_free(cstate_item_t *items, size_t n)
   for (size_t i = 0; i < n; i++) {
     free(items[i].url);
     free(items[i].hostkey);
+    free(items[i].chain);
   }
   free(items);
 }
@@ -151,12 +179,12 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
   if (!rep_array(rep, 3) || !rep_is(rep->element[0], REDIS_REPLY_ARRAY) ||
       !rep_is(rep->element[1], REDIS_REPLY_ARRAY) ||
       !rep_is(rep->element[2], REDIS_REPLY_ARRAY) ||
-      rep->element[0]->elements % 6 != 0) {
+      rep->element[0]->elements % 7 != 0) {
     freeReplyObject(rep);
     return cs_unexpected(cs, "taking items");
   }
   const redisReply *items = rep->element[0];
-  size_t n = items->elements / 6;
+  size_t n = items->elements / 7;
   cstate_item_t *v = calloc(n ? n : 1, sizeof(*v));
   if (v == NULL) {
     freeReplyObject(rep);
@@ -165,10 +193,10 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
   }
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
-    redisReply *const *e = &items->element[6 * i];
-    const char *f[6];
+    redisReply *const *e = &items->element[7 * i];
+    const char *f[7];
     bool ok = true;
-    for (int j = 0; j < 6; j++)
+    for (int j = 0; j < 7; j++)
       ok = ok && (f[j] = rep_str(e[j])) != NULL;
     if (!ok || strlen(f[1]) >= sizeof(v[k].id))
       continue;
@@ -179,8 +207,9 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
     it->depth = atoi(f[3]);
     it->url = strdup(f[4]);
     it->hostkey = strdup(f[5]);
+    it->chain = f[6][0] ? strdup(f[6]) : NULL;
     k++;
-    if (it->url == NULL || it->hostkey == NULL) {
+    if (it->url == NULL || it->hostkey == NULL || (f[6][0] && !it->chain)) {
       cstate_items_free(v, k);
       freeReplyObject(rep);
       snprintf(cs->err, sizeof(cs->err), "taking items: out of memory");
@@ -264,6 +293,24 @@ int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
   struct args a = { 0 };
   result_args(cs, &a, it, token, data, len);
   return cs_run(cs, &result_lua, &a, false, NULL);
+}
+
+int cstate_hand(cstate_t *cs, const cstate_item_t *it, uint64_t token,
+                const cstate_item_t *to)
+{
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_addf(&a, "%d", it->part);
+  args_addf(&a, "%" PRIu64, token);
+  args_add(&a, it->id);
+  args_addf(&a, "%" PRIu64, to->seq);
+  args_addf(&a, "%d", to->depth);
+  args_add(&a, to->url);
+  args_add(&a, to->hostkey);
+  args_addf(&a, "%d", to->part);
+  args_add(&a, to->chain);
+  args_add(&a, cs->worker);
+  return cs_run(cs, &hand_lua, &a, false, NULL);
 }
 
 int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,

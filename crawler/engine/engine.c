@@ -583,6 +583,10 @@ static void *download_main(void *arg)
       frontier_done(e->frontier, it);
       fitem_delete(it);
       break;
+    case ENGINE_GONE:
+      frontier_done(e->frontier, it);
+      finish(e, it);
+      break;
     }
   }
   if (e->hooks.worker_fini)

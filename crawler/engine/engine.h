@@ -64,7 +64,9 @@ enum {
 typedef enum {
   ENGINE_PARSE,    /* pass the item (with its data) to a parse thread */
   ENGINE_REQUEUED, /* the hook gave the item to engine_requeue */
-  ENGINE_CONSUMED  /* a gate item was handled: the engine frees it */
+  ENGINE_CONSUMED, /* a gate item was handled: the engine frees it */
+  ENGINE_GONE      /* the item left this process (remote: another
+                      fetches it): the engine finishes it, no commit */
 } engine_fetched_t;
 
 typedef struct engine_hooks {

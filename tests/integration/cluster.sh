@@ -284,6 +284,48 @@ done
 check_eq "Redis back empty: every page saved is the right one" "$bad" 0
 server_stop
 
+# Redirects across partitions: 5 hosts redirect 4 pages each to a sixth,
+# which has 6 pages of its own; 3 workers. A redirect to a host another
+# worker holds is handed to it (its bucket), so the sixth host stays
+# within 1 + R t whoever fetched the redirect, and the directory is one
+# process's.
+S4=$TEST_DIR/hop-site
+mkdir "$S4"
+AHOSTS=$(seq 8 12 | sed 's/^/127.0.0./')
+B=127.0.0.13
+{
+  for h in $AHOSTS; do echo "<a href=\"http://$h:{{port}}/a.html\">$h</a>"; done
+  echo "<a href=\"http://$B:{{port}}/b.html\">$B</a>"
+} >"$S4/start.html"
+for i in 1 2 3 4; do echo "<a href=\"r$i.html\">r$i</a>"; done >"$S4/a.html"
+for i in $(seq 6); do echo "<a href=\"q$i.html\">q$i</a>"; done >"$S4/b.html"
+for i in $(seq 6); do echo "q $i" >"$S4/q$i.html"; done
+for h in $AHOSTS; do
+  for i in 1 2 3 4; do
+    echo "t $h $i" >"$S4/t-$h-$i.html"
+    echo "$h /r$i.html redirect 302 http://$B:{{port}}/t-$h-$i.html"
+  done
+done >"$TEST_DIR/hop-rules"
+host_args=(--rules "$TEST_DIR/hop-rules" --host "$B")
+for h in $AHOSTS; do host_args+=(--host "$h"); done
+server_start "$S4" "${host_args[@]}" || { not_ok "server starts"; finish; }
+HOP=(--rate $R --burst 1 --domain "$B")
+for h in $AHOSTS; do HOP+=(--domain "$h"); done
+HSEED=http://127.0.0.8:$PORT/start.html
+mkdir "$TEST_DIR/hop-ref"
+"$BIN/crawler" --quiet "${HOP[@]}" "$HSEED" "$TEST_DIR/hop-ref" 2
+: >"$SERVER_LOG"
+codes=$(workers 3 hop1 "$TEST_DIR/hop" 2 "$HSEED" "${HOP[@]}")
+check_eq "redirects across partitions, 3 workers: every worker exits 0" \
+  "$codes" "0 0 0"
+check "redirects across partitions: the directory equals one process's" \
+  diff -r "$TEST_DIR/hop-ref" "$TEST_DIR/hop"
+check_eq "redirects across partitions: each target asked once" \
+  "$(log_targets "$B" | grep -c '^/t-')" 20
+check "redirects across partitions: $B got at most 1 + $R/s" \
+  window_ok "$SERVER_LOG" "$B" $R 1
+server_stop
+
 # Retry-After across workers: a worker gets a 503 asking for 6 s and is
 # killed; the worker that takes its partition over keeps the pause (no
 # request to the host in the 6 s after the 503, from the server's log).
