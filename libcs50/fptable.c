@@ -118,11 +118,18 @@ fptable_t *fptable_new(size_t value_size, size_t hint)
   return t;
 }
 
+/* home: FP's home slot under MASK, from both words: a fingerprint cut to
+ * 80 bits (a shared crawl's) has fp[0]'s low bits zero. */
+static inline size_t home(const uint64_t fp[2], size_t mask)
+{
+  return (size_t)(fp[0] ^ fp[1]) & mask;
+}
+
 /* probe: index of FP's slot, or of the empty slot where it would go. */
 static inline size_t probe(const fptable_t *t, const uint64_t fp[2])
 {
   size_t mask = t->capacity - 1;
-  size_t i = (size_t)fp[0] & mask;
+  size_t i = home(fp, mask);
   for (;;) {
     const uint64_t *k = t->key[i];
     if ((k[0] == fp[0] && k[1] == fp[1]) || empty(k))
@@ -141,7 +148,7 @@ static bool grow(fptable_t *t)
     if (empty(t->key[i]))
       continue;
     /* Keys are distinct: the first empty slot from home is its place. */
-    size_t j = (size_t)t->key[i][0] & mask;
+    size_t j = home(t->key[i], mask);
     while (!empty(bigger.key[j]))
       j = (j + 1) & mask;
     bigger.key[j][0] = t->key[i][0];
@@ -195,8 +202,8 @@ bool fptable_remove(fptable_t *t, const uint64_t fp[2], void *value)
    * home lies cyclically in (i, j]: then the hole is not on its path. */
   size_t mask = t->capacity - 1;
   for (size_t j = (i + 1) & mask; !empty(t->key[j]); j = (j + 1) & mask) {
-    size_t home = (size_t)t->key[j][0] & mask;
-    if ((i < j) ? (home <= i || home > j) : (home <= i && home > j)) {
+    size_t h = home(t->key[j], mask);
+    if ((i < j) ? (h <= i || h > j) : (h <= i && h > j)) {
       t->key[i][0] = t->key[j][0];
       t->key[i][1] = t->key[j][1];
       if (t->vsize > 0)

@@ -9,8 +9,8 @@
  * n*n / 2^129, i.e. 1e-25 at five million keys.
  *
  * Layout: open addressing with linear probing over an array of 16-byte
- * fingerprints ({0,0} = empty; home slot = the low bits of the first
- * word), grown by doubling at 3/4 load; values sit in a parallel array of
+ * fingerprints ({0,0} = empty; home slot = the low bits of the two
+ * words' xor), grown by doubling at 3/4 load; values sit in a parallel array of
  * VALUE_SIZE bytes a slot. So a probe reads fingerprints only, four to a
  * cache line, and a set pays 16 bytes a slot and nothing for values: 21
  * to 43 bytes a key whatever the key's length. A map pays 16 + VALUE_SIZE
