@@ -28,13 +28,6 @@ double cl_now(void)
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-long long cl_wall_ms(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 struct timespec cl_deadline(double seconds)
 {
   struct timespec ts;
@@ -367,8 +360,7 @@ int cluster_pause(cluster_t *c, const char *hostkey, double seconds)
   cstate_t *cs = cl_pool_get(c);
   if (cs == NULL)
     return CSTATE_EREDIS;
-  int rc = cstate_pause(cs, hostkey,
-                        cl_wall_ms() + (long long)(seconds * 1000));
+  int rc = cstate_pause(cs, hostkey, seconds);
   cl_pool_put(c, cs);
   return rc;
 }

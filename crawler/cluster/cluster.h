@@ -125,8 +125,9 @@ int cluster_robots_put(cluster_t *c, const char *url, const char *data,
 
 /* cluster_pause: HOSTKEY asked for no request for SECONDS (Retry-After,
  * or a back-off after 503s): recorded in Redis at once, so that a worker
- * taking its partition over keeps the pause too (as far as the workers'
- * clocks agree). Any thread. Returns CSTATE_OK or a negative status. */
+ * holding its partition, now or next, keeps the pause too (its keeper
+ * reads pauses again when their count changes). Any thread. Returns
+ * CSTATE_OK or a negative status. */
 int cluster_pause(cluster_t *c, const char *hostkey, double seconds);
 
 /* cluster_hand: IT, taken from the shared crawl, redirects to URL on

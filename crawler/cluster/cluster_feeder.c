@@ -27,7 +27,7 @@ void cl_ticket_done(cluster_t *c, struct ticket *t, bool acked)
   pthread_mutex_lock(&c->lock);
   fptable_remove(c->taken, fp, NULL);
   if (t->busy)
-    c->parts[t->part].busy--;
+    c->parts[t->busy_part].busy--;
   if (acked) {
     /* A take sent before this answer came may still have read the item
      * as pending (RECOVER): its reply must not bring it back (inject). */
@@ -49,11 +49,23 @@ bool cl_admit(void *rctx, fitem_t *it)
   if (t == NULL || t->delivered)
     return true;
   double t0 = cl_now();
+  /* The host it is fetched from now: after a redirect kept here, one of
+   * another partition than the item's, which must be this worker's too
+   * (it may have moved since). */
+  const char *key = frontier_host_key(engine_frontier(c->e), it->host);
+  int part = key != NULL ? cstate_part(key) : t->part;
   pthread_mutex_lock(&c->lock);
-  struct part *p = &c->parts[t->part];
-  bool ok = p->held && !p->giving && t0 < p->until && !c->stopping;
+  const struct part *own = &c->parts[t->part];
+  struct part *p = &c->parts[part];
+  bool ok = own->held && t0 < own->until && p->held && !p->giving &&
+            t0 < p->until && !c->stopping;
+  if (ok && t->busy && t->busy_part != part) {
+    c->parts[t->busy_part].busy--;
+    t->busy = false;
+  }
   if (ok && !t->busy) {
     t->busy = true;
+    t->busy_part = part;
     p->busy++;
   }
   pthread_mutex_unlock(&c->lock);

@@ -81,6 +81,8 @@ struct done {
 struct ticket {
   bool delivered; /* a result for the commit, not an item to fetch */
   bool busy;      /* admitted: being fetched here (struct part's busy) */
+  int busy_part;  /* the partition of the host it is fetched from, then
+                     (a redirect's may not be PART) */
   char id[CSTATE_ID_SIZE];
   int part;
   uint64_t seq; /* the shared seq */
@@ -113,6 +115,8 @@ struct cluster {
   pthread_mutex_t lock;
   pthread_cond_t cond;
   struct part parts[CSTATE_PARTS];
+  long pauses; /* the keeper's: cstate_keep's count of pauses when last
+                  read */
   bool commit_held;
   uint64_t commit_token;
   double commit_until;
@@ -168,10 +172,6 @@ struct pub {
 /* cl_now: the monotonic clock, seconds. cl_deadline: a CLOCK_MONOTONIC
  * time SECONDS from now, for pthread_cond_timedwait on `cond`. */
 double cl_now(void);
-
-/* cl_wall_ms: the wall clock, ms since the epoch (what workers on other
- * machines compare: pauses). */
-long long cl_wall_ms(void);
 struct timespec cl_deadline(double seconds);
 
 /* cl_fail: the crawl cannot go on in this worker: say why (the first

@@ -27,16 +27,15 @@ static bool in_part(void *arg, const char *key)
   return cstate_part(key) == *(const int *)arg;
 }
 
-/* apply_pause: host HOSTKEY of a partition just taken asked (another
- * worker) for no request before UNTIL_MS (wall clock): pause it here. */
-static void apply_pause(void *arg, const char *hostkey, long long until_ms)
+/* apply_pause: host HOSTKEY of a partition held asked (some worker) for
+ * no request for SECONDS more: pause it here (a later pause stands). */
+static void apply_pause(void *arg, const char *hostkey, double seconds)
 {
   cluster_t *c = arg;
-  double left = (double)(until_ms - cl_wall_ms()) / 1000;
   frontier_t *f = engine_frontier(c->e);
   uint32_t host;
-  if (left > 0 && frontier_host_id(f, hostkey, &host) == 0)
-    frontier_host_pause(f, host, frontier_now() + left);
+  if (seconds > 0 && frontier_host_id(f, hostkey, &host) == 0)
+    frontier_host_pause(f, host, frontier_now() + seconds);
 }
 
 /* keep_leases: say this worker is alive, renew what is held, give back
@@ -58,13 +57,13 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
     tok[i] = had[i] = c->parts[i].held ? c->parts[i].token : 0;
   ctok = c->commit_held ? c->commit_token : 0;
   pthread_mutex_unlock(&c->lock);
-  int alive;
-  long changed_ms;
+  int alive, nmoving;
+  long pauses;
   int rc = cstate_keep(c->kconn, c->worker, ms, tok, give, &ctok, &alive,
-                       &changed_ms);
+                       &nmoving, &pauses);
   if (rc < 0)
     return rc;
-  *moving = changed_ms < 1000;
+  *moving = nmoving > 0;
   int taken[CSTATE_PARTS];
   size_t ntaken = 0;
   for (int i = 0; i < CSTATE_PARTS; i++) {
@@ -111,10 +110,19 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
     }
   }
   /* The pauses its hosts asked of another worker (Retry-After) hold
-   * here too, from before the first item. */
-  rc = cstate_pauses(c->kconn, taken, ntaken, apply_pause, c);
+   * here too, from before the first item; and when pauses were recorded
+   * since the last tick (one of ours, or one another worker got from a
+   * request made before the partition moved), those of every partition
+   * held. */
+  int readp[CSTATE_PARTS];
+  size_t nread = 0;
+  for (int i = 0; i < CSTATE_PARTS; i++)
+    if (tok[i] != 0 && !give[i] && (pauses != c->pauses || tok[i] != had[i]))
+      readp[nread++] = i;
+  rc = cstate_pauses(c->kconn, readp, nread, apply_pause, c);
   if (rc < 0)
     return rc;
+  c->pauses = pauses;
   pthread_mutex_lock(&c->lock);
   for (size_t j = 0; j < ntaken; j++) {
     struct part *p = &c->parts[taken[j]];
@@ -250,5 +258,7 @@ void *cl_keeper_main(void *arg)
   pthread_mutex_unlock(&c->lock);
   if (had && !lost)
     cstate_release(c->kconn, "commit", tok);
+  if (!lost)
+    cstate_leave(c->kconn, c->worker); /* its partitions go at once */
   return NULL;
 }

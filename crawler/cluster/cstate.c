@@ -275,93 +275,110 @@ static const rscript_t lease_lua = {
 };
 
 /* ARGV: id, worker, ttl ms, nparts, commit token ('0': none held), then
- * the partitions held as part, token pairs. The plan (hash `plan`: part
- * -> worker) is where the partitions should be, weighed by their
- * backlog (the items queued or in flight: the stream's length, as a
- * result deletes its item), each one more so that empty ones spread by
+ * the partitions held as part, token pairs. Liveness: `alive`, a sorted
+ * set of workers scored by when their heartbeat lapses (Redis's clock),
+ * pruned here; `alive:ID` keys as well, for --status. The plan (hash
+ * `plan`: part -> worker) is where the partitions should be, weighed by
+ * their backlog (the items queued or in flight: the stream's length, as
+ * a result deletes its item), each one more so that empty ones spread by
  * count. A partition whose worker is not alive goes to the lightest
- * worker; every second, or at once when the workers alive change, moves
- * from the heaviest to the lightest even them out: begun when the spread
- * is over a tenth of the average (at once when the workers changed),
- * until it is a twentieth, so that a little drift moves nothing (each
- * move lessens the spread, so it ends). Returns, for each partition, the
- * token held after ('-' before it: the plan gives it elsewhere; renewed
- * meanwhile), then the commit's token, the workers alive and how long
- * ago the plan last changed (ms). */
+ * worker; every second, or at once when the workers alive change,
+ * partitions move to the lightest worker from the heaviest that has one
+ * to give (one lighter than the spread between them): begun when the
+ * spread is over a tenth of the average (at once when the workers
+ * changed), until it is a twentieth, so that a little drift moves
+ * nothing (each move lessens the sum of squares, so it ends). Returns,
+ * for each partition, the token held after ('-' before it: the plan
+ * gives it elsewhere; renewed meanwhile), then the commit's token, the
+ * workers alive, how many partitions are on their way to or from this
+ * worker (planned here and held by another, or given back), and the
+ * count of pauses recorded (pause_lua). */
 static const rscript_t keep_lua = {
   "keep", PRELUDE
-  "local me, ttl, np = ARGV[2], ARGV[3], tonumber(ARGV[4])\n"
-  "redis.call('SET', p..'alive:'..me, '1', 'PX', ttl)\n"
-  "local alive, live = {}, {}\n"
-  "for _, w in ipairs(redis.call('HKEYS', p..'workers')) do\n"
-  "  if redis.call('EXISTS', p..'alive:'..w) == 1 then\n"
-  "    alive[#alive + 1] = w\n"
-  "    live[w] = true\n"
-  "  end\n"
-  "end\n"
-  "table.sort(alive)\n"
-  "local plan, wt, W = {}, {}, {}\n"
-  "local raw = redis.call('HGETALL', p..'plan')\n"
-  "for i = 1, #raw, 2 do plan[tonumber(raw[i])] = raw[i + 1] end\n"
-  "for i = 0, np - 1 do\n"
-  "  wt[i] = 1 + redis.call('XLEN', p..'part:'..i)\n"
-  "end\n"
-  "for _, w in ipairs(alive) do W[w] = 0 end\n"
-  "local orphans, total, changed = {}, 0, false\n"
+  "local me, ttl, np = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])\n"
   "local t = redis.call('TIME')\n"
   "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+  "redis.call('SET', p..'alive:'..me, '1', 'PX', ttl)\n"
+  "redis.call('ZADD', p..'alive', now + ttl, me)\n"
+  "redis.call('ZREMRANGEBYSCORE', p..'alive', '-inf', '('..now)\n"
+  "local alive = redis.call('ZRANGE', p..'alive', 0, -1)\n"
+  "table.sort(alive)\n"
+  "local live = {}\n"
+  "for _, w in ipairs(alive) do live[w] = true end\n"
+  "local plan = {}\n"
+  "local raw = redis.call('HGETALL', p..'plan')\n"
+  "for i = 1, #raw, 2 do plan[tonumber(raw[i])] = raw[i + 1] end\n"
+  "local orphans, changed = {}, false\n"
   "for i = 0, np - 1 do\n"
-  "  total = total + wt[i]\n"
-  "  if live[plan[i]] then W[plan[i]] = W[plan[i]] + wt[i]\n"
-  "  else orphans[#orphans + 1] = i end\n"
+  "  if not live[plan[i]] then orphans[#orphans + 1] = i end\n"
   "end\n"
-  "local function extremes()\n"
-  "  local hi, lo\n"
-  "  for _, w in ipairs(alive) do\n"
-  "    if hi == nil or W[w] > W[hi] then hi = w end\n"
-  "    if lo == nil or W[w] < W[lo] then lo = w end\n"
+  "local sig = table.concat(alive, ',')\n"
+  "local at = tonumber(redis.call('HGET', p..'planned', 'at') or '0')\n"
+  "if at > now then at = 0 end\n"
+  "local joined = sig ~= redis.call('HGET', p..'planned', 'alive')\n"
+  "local due = joined or now - at >= 1000\n"
+  "if #alive > 0 and (#orphans > 0 or due) then\n"
+  "  local wt, W, total = {}, {}, 0\n"
+  "  for i = 0, np - 1 do\n"
+  "    wt[i] = 1 + redis.call('XLEN', p..'part:'..i)\n"
+  "    total = total + wt[i]\n"
   "  end\n"
-  "  return hi, lo\n"
-  "end\n"
-  "if #alive > 0 then\n"
+  "  for _, w in ipairs(alive) do W[w] = 0 end\n"
+  "  for i = 0, np - 1 do\n"
+  "    if live[plan[i]] then W[plan[i]] = W[plan[i]] + wt[i] end\n"
+  "  end\n"
+  "  local function lightest()\n"
+  "    local lo\n"
+  "    for _, w in ipairs(alive) do\n"
+  "      if lo == nil or W[w] < W[lo] then lo = w end\n"
+  "    end\n"
+  "    return lo\n"
+  "  end\n"
   "  table.sort(orphans, function(a, b)\n"
   "    if wt[a] ~= wt[b] then return wt[a] > wt[b] end\n"
   "    return a < b\n"
   "  end)\n"
   "  for _, i in ipairs(orphans) do\n"
-  "    local _, lo = extremes()\n"
+  "    local lo = lightest()\n"
   "    plan[i] = lo\n"
   "    W[lo] = W[lo] + wt[i]\n"
   "    changed = true\n"
   "  end\n"
-  "  local sig = table.concat(alive, ',')\n"
-  "  local at = tonumber(redis.call('HGET', p..'planned', 'at') or '0')\n"
-  "  local joined = sig ~= redis.call('HGET', p..'planned', 'alive')\n"
-  "  if joined or now - at >= 1000 then\n"
+  "  if due then\n"
   "    redis.call('HSET', p..'planned', 'at', now, 'alive', sig)\n"
   "    local limit = total / #alive / 10\n"
   "    if joined then limit = 0 end\n"
   "    for _ = 1, np do\n"
-  "      local hi, lo = extremes()\n"
-  "      local spread = W[hi] - W[lo]\n"
-  "      if spread <= limit then break end\n"
-  "      limit = total / #alive / 20\n"
+  "      local lo = lightest()\n"
+  "      local donors = {}\n"
+  "      for _, w in ipairs(alive) do\n"
+  "        if W[w] - W[lo] > limit then donors[#donors + 1] = w end\n"
+  "      end\n"
+  "      table.sort(donors, function(a, b)\n"
+  "        if W[a] ~= W[b] then return W[a] > W[b] end\n"
+  "        return a < b\n"
+  "      end)\n"
   "      local best, bd\n"
-  "      for i = 0, np - 1 do\n"
-  "        if plan[i] == hi and wt[i] < spread then\n"
-  "          local d = math.abs(spread - 2 * wt[i])\n"
-  "          if best == nil or d < bd then best, bd = i, d end\n"
+  "      for _, hi in ipairs(donors) do\n"
+  "        local spread = W[hi] - W[lo]\n"
+  "        for i = 0, np - 1 do\n"
+  "          if plan[i] == hi and wt[i] < spread then\n"
+  "            local d = math.abs(spread - 2 * wt[i])\n"
+  "            if best == nil or d < bd then best, bd = i, d end\n"
+  "          end\n"
   "        end\n"
+  "        if best ~= nil then break end\n"
   "      end\n"
   "      if best == nil then break end\n"
+  "      local hi = plan[best]\n"
   "      plan[best] = lo\n"
   "      W[hi] = W[hi] - wt[best]\n"
   "      W[lo] = W[lo] + wt[best]\n"
   "      changed = true\n"
+  "      limit = total / #alive / 20\n"
   "    end\n"
   "  end\n"
   "  if changed then\n"
-  "    redis.call('HSET', p..'planned', 'changed', now)\n"
   "    local v = {}\n"
   "    for i = 0, np - 1 do\n"
   "      v[#v + 1] = i\n"
@@ -370,7 +387,7 @@ static const rscript_t keep_lua = {
   "    redis.call('HSET', p..'plan', unpack(v))\n"
   "  end\n"
   "end\n"
-  "local held, out = {}, {}\n"
+  "local held, out, moving = {}, {}, 0\n"
   "for i = 6, #ARGV, 2 do held[tonumber(ARGV[i])] = ARGV[i + 1] end\n"
   "local function keep(k, mine, had)\n"
   "  local owner = redis.call('HGET', k, 'owner')\n"
@@ -381,11 +398,15 @@ static const rscript_t keep_lua = {
   "    redis.call('PEXPIRE', k, ttl)\n"
   "    return t\n"
   "  end\n"
-  "  if owner ~= me then return '0' end\n"
+  "  if owner ~= me then\n"
+  "    if mine then moving = moving + 1 end\n"
+  "    return '0'\n"
+  "  end\n"
   "  local cur = redis.call('HGET', k, 'token')\n"
   "  if had ~= nil and had ~= cur then return '0' end\n"
   "  redis.call('PEXPIRE', k, ttl)\n"
   "  if mine then return cur end\n"
+  "  moving = moving + 1\n"
   "  return '-'..cur\n"
   "end\n"
   "for i = 0, np - 1 do\n"
@@ -395,10 +416,17 @@ static const rscript_t keep_lua = {
   "if ARGV[5] ~= '0' then ct = ARGV[5] end\n"
   "out[#out + 1] = keep(p..'lease:commit', true, ct)\n"
   "out[#out + 1] = #alive\n"
-  "local ch = tonumber(redis.call('HGET', p..'planned', 'changed') or '0')\n"
-  "out[#out + 1] = now - ch\n"
+  "out[#out + 1] = moving\n"
+  "out[#out + 1] = tonumber(redis.call('GET', p..'pauses') or '0')\n"
   "return out\n"
 };
+
+/* ARGV: id, worker. A worker that stops: no longer alive, at once, so
+ * that the plan gives its partitions to the others. */
+static const rscript_t leave_lua = { "leave", PRELUDE
+                                     "redis.call('ZREM', p..'alive', ARGV[2])\n"
+                                     "redis.call('DEL', p..'alive:'..ARGV[2])\n"
+                                     "return 'OK'\n" };
 
 /* ARGV: id, what, token. */
 static const rscript_t release_lua = {
@@ -471,6 +499,9 @@ static const rscript_t register_lua = {
 static const rscript_t alive_lua = {
   "alive",
   PRELUDE "redis.call('SET', p..'alive:'..ARGV[2], '1', 'PX', ARGV[3])\n"
+          "local t = redis.call('TIME')\n"
+          "redis.call('ZADD', p..'alive', tonumber(t[1]) * 1000 +\n"
+          "           math.floor(tonumber(t[2]) / 1000) + ARGV[3], ARGV[2])\n"
           "return 'OK'\n"
 };
 
@@ -730,7 +761,7 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
 
 int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
                 uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
-                uint64_t *commit, int *alive, long *changed_ms)
+                uint64_t *commit, int *alive, int *moving, long *pauses)
 {
   struct args a = { 0 };
   args_add(&a, cs->id);
@@ -746,9 +777,10 @@ int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
   redisReply *rep = NULL;
   int rc = cs_run(cs, &keep_lua, &a, false, &rep);
   if (rc == CSTATE_OK &&
-      (!rep_is(rep, REDIS_REPLY_ARRAY) || rep->elements != CSTATE_PARTS + 3 ||
+      (!rep_is(rep, REDIS_REPLY_ARRAY) || rep->elements != CSTATE_PARTS + 4 ||
        !rep_is(rep->element[CSTATE_PARTS + 1], REDIS_REPLY_INTEGER) ||
-       !rep_is(rep->element[CSTATE_PARTS + 2], REDIS_REPLY_INTEGER)))
+       !rep_is(rep->element[CSTATE_PARTS + 2], REDIS_REPLY_INTEGER) ||
+       !rep_is(rep->element[CSTATE_PARTS + 3], REDIS_REPLY_INTEGER)))
     rc = cs_unexpected(cs, "keeping leases");
   for (size_t i = 0; rc == CSTATE_OK && i <= CSTATE_PARTS; i++) {
     const char *s = rep_str(rep->element[i]);
@@ -766,11 +798,20 @@ int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
   }
   if (rc == CSTATE_OK) {
     *alive = (int)rep->element[CSTATE_PARTS + 1]->integer;
-    *changed_ms = (long)rep->element[CSTATE_PARTS + 2]->integer;
+    *moving = (int)rep->element[CSTATE_PARTS + 2]->integer;
+    *pauses = (long)rep->element[CSTATE_PARTS + 3]->integer;
   }
   if (rep)
     freeReplyObject(rep);
   return rc;
+}
+
+int cstate_leave(cstate_t *cs, const char *id)
+{
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_add(&a, id);
+  return cs_run(cs, &leave_lua, &a, false, NULL);
 }
 
 int cstate_release(cstate_t *cs, const char *what, uint64_t token)
@@ -827,9 +868,56 @@ int cstate_commit_state(cstate_t *cs, cstate_commit_t *c)
   return rc;
 }
 
+/* The seen set's buckets read in one round trip, at most. */
+enum { SEEN_PIPELINE = 64 };
+
+/* seen_chunk: FN(ARG, bucket, member) for every member of the N bucket
+ * keys KEYS (SCAN's replies; PLEN: the length of the prefix before the
+ * bucket's number), in one round trip. */
+static int seen_chunk(cstate_t *cs, redisReply *const *keys, size_t n,
+                      size_t plen, void (*fn)(void *arg, uint32_t b, int64_t m),
+                      void *arg)
+{
+  redisReply *m[SEEN_PIPELINE];
+  int rc = CSTATE_OK;
+  for (size_t i = 0; i < n; i++) {
+    const char *argv[2] = { "SMEMBERS", rep_str(keys[i]) };
+    if (argv[1] != NULL && strlen(argv[1]) > plen &&
+        rconn_queue_cmd(cs->r, 2, argv, NULL) != 0)
+      rc = CSTATE_ENOMEM; /* what is queued is still sent, and dropped */
+  }
+  int got = rconn_queued(cs->r) > 0 ? rconn_flush(cs->r, m) : 0;
+  if (rc != CSTATE_OK)
+    snprintf(cs->err, sizeof(cs->err), "reading the seen set: out of memory");
+  else if (got < 0)
+    rc = cs_status(cs, NULL, "reading the seen set");
+  for (size_t i = 0, q = 0; rc == CSTATE_OK && i < n; i++) {
+    const char *k = rep_str(keys[i]);
+    if (k == NULL || strlen(k) <= plen)
+      continue;
+    uint32_t b = (uint32_t)strtoul(k + plen, NULL, 10);
+    redisReply *r = q < (size_t)got ? m[q] : NULL;
+    q++;
+    rc = cs_status(cs, r, "reading the seen set");
+    if (rc == CSTATE_OK && !rep_is(r, REDIS_REPLY_ARRAY))
+      rc = cs_unexpected(cs, "reading the seen set");
+    for (size_t j = 0; rc == CSTATE_OK && j < r->elements; j++)
+      if (rep_str(r->element[j]))
+        fn(arg, b, strtoll(r->element[j]->str, NULL, 10));
+  }
+  for (int i = 0; i < got; i++)
+    freeReplyObject(m[i]);
+  return rc;
+}
+
 int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
                      void *arg)
 {
+  if (rconn_queued(cs->r) != 0) {
+    snprintf(cs->err, sizeof(cs->err),
+             "reading the seen set: commands left queued");
+    return CSTATE_EREDIS;
+  }
   int complete = cstate_complete(cs); /* the crawl's id checked */
   if (complete < 0)
     return complete;
@@ -849,42 +937,15 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
       return rc;
     }
     snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
-    /* The buckets of this batch in one round trip. */
+    /* The buckets of this batch, SEEN_PIPELINE of them a round trip (a
+     * round trip's replies are held at once: a bound on memory). */
     redisReply *keys = rep->element[1];
-    redisReply **m = calloc(keys->elements ? keys->elements : 1, sizeof(*m));
-    if (m == NULL) {
-      freeReplyObject(rep);
-      snprintf(cs->err, sizeof(cs->err), "reading the seen set: out of memory");
-      return CSTATE_ENOMEM;
+    for (size_t i = 0; rc == CSTATE_OK && i < keys->elements;
+         i += SEEN_PIPELINE) {
+      size_t end = i + SEEN_PIPELINE < keys->elements ? i + SEEN_PIPELINE
+                                                      : keys->elements;
+      rc = seen_chunk(cs, keys->element + i, end - i, plen, fn, arg);
     }
-    for (size_t i = 0; i < keys->elements; i++) {
-      const char *argv[2] = { "SMEMBERS", rep_str(keys->element[i]) };
-      if (argv[1] != NULL && strlen(argv[1]) > plen &&
-          rconn_queue_cmd(cs->r, 2, argv, NULL) != 0)
-        rc = CSTATE_ENOMEM; /* what is queued is still sent, and dropped */
-    }
-    int got = rconn_queued(cs->r) > 0 ? rconn_flush(cs->r, m) : 0;
-    if (rc != CSTATE_OK)
-      snprintf(cs->err, sizeof(cs->err), "reading the seen set: out of memory");
-    else if (got < 0)
-      rc = cs_status(cs, NULL, "reading the seen set");
-    for (size_t i = 0, q = 0; rc == CSTATE_OK && i < keys->elements; i++) {
-      const char *k = rep_str(keys->element[i]);
-      if (k == NULL || strlen(k) <= plen)
-        continue;
-      uint32_t b = (uint32_t)strtoul(k + plen, NULL, 10);
-      redisReply *r = q < (size_t)got ? m[q] : NULL;
-      q++;
-      rc = cs_status(cs, r, "reading the seen set");
-      if (rc == CSTATE_OK && !rep_is(r, REDIS_REPLY_ARRAY))
-        rc = cs_unexpected(cs, "reading the seen set");
-      for (size_t j = 0; rc == CSTATE_OK && j < r->elements; j++)
-        if (rep_str(r->element[j]))
-          fn(arg, b, strtoll(r->element[j]->str, NULL, 10));
-    }
-    for (int i = 0; i < got; i++)
-      freeReplyObject(m[i]);
-    free(m);
     if (rc != CSTATE_OK) {
       freeReplyObject(rep);
       return rc;
@@ -1021,63 +1082,75 @@ int cstate_robots_put(cstate_t *cs, const char *url, const void *data,
   return rc;
 }
 
-/* ARGV: id, hostkey, part, until (ms since the epoch): the later pause
- * stands. */
+/* ARGV: id, hostkey, part, ms: no request to the host for MS from now
+ * (Redis's clock, so that workers' clocks need not agree); the later of
+ * two pauses stands. `pauses` counts them, for keepers to notice. */
 static const rscript_t pause_lua = {
   "pause", PRELUDE
+  "local t = redis.call('TIME')\n"
+  "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+  "local till = now + tonumber(ARGV[4])\n"
   "local k = p..'pause:'..ARGV[3]\n"
   "local cur = tonumber(redis.call('HGET', k, ARGV[2]) or '0')\n"
-  "if tonumber(ARGV[4]) > cur then redis.call('HSET', k, ARGV[2], ARGV[4]) end\n"
+  "if till > cur then redis.call('HSET', k, ARGV[2], till) end\n"
+  "redis.call('INCR', p..'pauses')\n"
   "return 'OK'\n"
 };
 
-int cstate_pause(cstate_t *cs, const char *hostkey, long long until_ms)
+/* ARGV: id, then partitions. Returns host, ms left pairs, for the pauses
+ * of those partitions not over yet (those over are deleted). */
+static const rscript_t pauses_lua = {
+  "pauses", PRELUDE
+  "local t = redis.call('TIME')\n"
+  "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+  "local out = {}\n"
+  "for i = 2, #ARGV do\n"
+  "  local k = p..'pause:'..ARGV[i]\n"
+  "  local raw = redis.call('HGETALL', k)\n"
+  "  for j = 1, #raw, 2 do\n"
+  "    local left = tonumber(raw[j + 1]) - now\n"
+  "    if left > 0 then\n"
+  "      out[#out + 1] = raw[j]\n"
+  "      out[#out + 1] = left\n"
+  "    else\n"
+  "      redis.call('HDEL', k, raw[j])\n"
+  "    end\n"
+  "  end\n"
+  "end\n"
+  "return out\n"
+};
+
+int cstate_pause(cstate_t *cs, const char *hostkey, double seconds)
 {
   struct args a = { 0 };
   args_add(&a, cs->id);
   args_add(&a, hostkey);
   args_addf(&a, "%d", cstate_part(hostkey));
-  args_addf(&a, "%lld", until_ms);
+  args_addf(&a, "%lld", (long long)(seconds * 1000));
   return cs_run(cs, &pause_lua, &a, false, NULL);
 }
 
 int cstate_pauses(cstate_t *cs, const int *parts, size_t n,
-                  void (*fn)(void *arg, const char *hostkey,
-                             long long until_ms),
+                  void (*fn)(void *arg, const char *hostkey, double seconds),
                   void *arg)
 {
   if (n == 0)
     return CSTATE_OK;
-  redisReply **m = calloc(n, sizeof(*m));
-  if (m == NULL) {
-    snprintf(cs->err, sizeof(cs->err), "reading pauses: out of memory");
-    return CSTATE_ENOMEM;
-  }
-  int rc = CSTATE_OK;
-  for (size_t i = 0; i < n; i++) {
-    char what[32], key[160];
-    snprintf(what, sizeof(what), "pause:%d", parts[i]);
-    const char *argv[2] = { "HGETALL", cs_key(cs, key, sizeof(key), what) };
-    if (rconn_queue_cmd(cs->r, 2, argv, NULL) != 0)
-      rc = CSTATE_ENOMEM; /* what is queued is still sent, and dropped */
-  }
-  int got = rconn_queued(cs->r) > 0 ? rconn_flush(cs->r, m) : 0;
-  if (rc != CSTATE_OK)
-    snprintf(cs->err, sizeof(cs->err), "reading pauses: out of memory");
-  else if (got < 0)
-    rc = cs_status(cs, NULL, "reading pauses");
-  for (int i = 0; rc == CSTATE_OK && i < got; i++) {
-    rc = cs_status(cs, m[i], "reading pauses");
-    if (rc == CSTATE_OK && !rep_is(m[i], REDIS_REPLY_ARRAY))
-      rc = cs_unexpected(cs, "reading pauses");
-    for (size_t j = 0; rc == CSTATE_OK && j + 1 < m[i]->elements; j += 2)
-      if (rep_str(m[i]->element[j]) && rep_str(m[i]->element[j + 1]))
-        fn(arg, m[i]->element[j]->str,
-           strtoll(m[i]->element[j + 1]->str, NULL, 10));
-  }
-  for (int i = 0; i < got; i++)
-    freeReplyObject(m[i]);
-  free(m);
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  for (size_t i = 0; i < n; i++)
+    args_addf(&a, "%d", parts[i]);
+  redisReply *rep = NULL;
+  int rc = cs_run(cs, &pauses_lua, &a, false, &rep);
+  if (rc == CSTATE_OK && !rep_is(rep, REDIS_REPLY_ARRAY))
+    rc = cs_unexpected(cs, "reading pauses");
+  for (size_t j = 0; rc == CSTATE_OK && j + 1 < rep->elements; j += 2)
+    if (rep_str(rep->element[j]) &&
+        rep_is(rep->element[j + 1], REDIS_REPLY_INTEGER))
+      fn(arg, rep->element[j]->str,
+         (double)rep->element[j + 1]->integer / 1000);
+  if (rep)
+    freeReplyObject(rep);
   return rc;
 }
 

@@ -24,7 +24,14 @@
  *   fence         counter: every lease granted gets the next value, its
  *                 fencing token
  *   workers       hash: worker id -> "host pid started"; alive:ID keys
- *                 with a time to live say which are alive
+ *                 with a time to live say which are alive (for --status),
+ *                 and so does `alive`, a sorted set of worker ids scored
+ *                 by when their heartbeat lapses (ms, Redis's clock)
+ *   plan          hash: partition -> the worker that should hold it;
+ *   planned       hash: at (ms: last weighed), alive (the workers then)
+ *   pause:P       hash: host key of partition P -> ms (Redis's clock)
+ *                 before which it is not asked (Retry-After); pauses:
+ *                 a counter of the pauses recorded
  *   stats         hash: counts for --status (pages per depth, failures)
  *
  * Fencing: every script that changes the crawl on a lease's behalf
@@ -161,19 +168,26 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
  * alive for TTL_MS. The plan of which worker fetches which partition is
  * brought up to date: a partition whose worker is not alive goes to the
  * lightest worker, and every second (at once when the workers alive
- * change) partitions move from the heaviest worker to the lightest while
- * that evens out their backlogs (the items queued or in flight in each). Then
- * the leases, as cstate_lease: each partition the plan gives ID is taken if
- * free, each held is renewed, and so is the commit. PARTS[i]: in, the token
- * held for partition i (0: none); out, the token held after (0: none), with
- * GIVE[i] true if the plan gives it to another worker (renewed meanwhile: stop
- * acting for it, then cstate_release it). *COMMIT: in, the commit's token held
- * (0: take it if free); out, the token held after, or 0. *ALIVE: the workers
- * alive; *CHANGED_MS: how long ago the plan last changed. Returns CSTATE_OK or
- * a negative status. */
+ * change) partitions move to the lightest worker from the heaviest that
+ * can give one, while that evens out their backlogs (the items queued or
+ * in flight in each). Then the leases, as cstate_lease: each partition
+ * the plan gives ID is taken if free, each held is renewed, and so is
+ * the commit. PARTS[i]: in, the token held for partition i (0: none);
+ * out, the token held after (0: none), with GIVE[i] true if the plan
+ * gives it to another worker (renewed meanwhile: stop acting for it,
+ * then cstate_release it). *COMMIT: in, the commit's token held (0: take
+ * it if free); out, the token held after, or 0. *ALIVE: the workers
+ * alive; *MOVING: partitions on their way to or from ID (planned to it
+ * and held by another, or to give back); *PAUSES: the count of pauses
+ * ever recorded (cstate_pause), to read them again when it changes.
+ * Returns CSTATE_OK or a negative status. */
 int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
                 uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
-                uint64_t *commit, int *alive, long *changed_ms);
+                uint64_t *commit, int *alive, int *moving, long *pauses);
+
+/* cstate_leave: worker ID stops: not alive from now (its partitions go
+ * to the others at their next tick). */
+int cstate_leave(cstate_t *cs, const char *id);
 
 /* cstate_release: give lease WHAT back if TOKEN still holds it. */
 int cstate_release(cstate_t *cs, const char *what, uint64_t token);
@@ -337,16 +351,16 @@ int cstate_robots_get(cstate_t *cs, const char *url, char **data, size_t *len);
 int cstate_robots_put(cstate_t *cs, const char *url, const void *data,
                       size_t len);
 
-/* cstate_pause: HOSTKEY asked for no request before UNTIL_MS (ms since
- * the epoch: Retry-After), recorded in its partition for whoever holds it
- * next (the later of two pauses stands). */
-int cstate_pause(cstate_t *cs, const char *hostkey, long long until_ms);
+/* cstate_pause: HOSTKEY asked for no request for SECONDS from now
+ * (Retry-After), recorded in its partition, by Redis's clock, for
+ * whoever holds it (the later of two pauses stands; cstate_keep's
+ * *PAUSES counts them). */
+int cstate_pause(cstate_t *cs, const char *hostkey, double seconds);
 
-/* cstate_pauses: FN(ARG, hostkey, until_ms) for each pause recorded in
- * the N partitions PARTS (past ones too), in one round trip. */
+/* cstate_pauses: FN(ARG, hostkey, seconds left) for each pause not over
+ * yet in the N partitions PARTS, in one round trip. */
 int cstate_pauses(cstate_t *cs, const int *parts, size_t n,
-                  void (*fn)(void *arg, const char *hostkey,
-                             long long until_ms),
+                  void (*fn)(void *arg, const char *hostkey, double seconds),
                   void *arg);
 
 /* cstate_note_set, cstate_note_get: a short text FIELD of the crawl's

@@ -855,6 +855,14 @@ void frontier_drain(frontier_t *f, bool (*pick)(void *arg, const char *key),
   pthread_mutex_unlock(&f->lock);
 }
 
+const char *frontier_host_key(frontier_t *f, uint32_t host)
+{
+  pthread_mutex_lock(&f->lock);
+  const char *key = host < f->nhosts ? f->host[host]->key : NULL;
+  pthread_mutex_unlock(&f->lock);
+  return key;
+}
+
 int frontier_host_id(frontier_t *f, const char *hostkey, uint32_t *host)
 {
   pthread_mutex_lock(&f->lock);

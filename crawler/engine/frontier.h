@@ -179,6 +179,10 @@ void frontier_gate_done(frontier_t *f, uint32_t host);
  * before monotonic time NOT_BEFORE. */
 void frontier_gate_retry(frontier_t *f, uint32_t host, double not_before);
 
+/* frontier_host_key: the key of HOST (NULL if no such host). Borrowed:
+ * it lives as long as F (hosts are never removed). */
+const char *frontier_host_key(frontier_t *f, uint32_t host);
+
 /* frontier_host_id: the id of HOSTKEY's host (created if new, as a push
  * would) into *HOST, for the calls below. Returns 0, or -1 (out of
  * memory). */

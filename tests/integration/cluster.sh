@@ -364,4 +364,56 @@ check "busy.html asked again after the kill" \
 check "Retry-After 6 holds for the worker that took the host over" \
   quiet_after 6
 server_stop
+
+# A Retry-After that comes after its host moved: busy.html answers 503
+# (Retry-After 10) 3 s after it is asked; meanwhile a second worker joins
+# and the plan gives it the host's partition (the heaviest but one). The
+# pause reaches it when it is recorded: no request from 0.05 s after the
+# answer until 10 s after it (the server logs a request when it decides
+# the answer, before the delay).
+S5=$TEST_DIR/late-site
+mkdir "$S5"
+{
+  echo '<a href="busy.html">busy</a>'
+  for i in $(seq 30); do echo "<a href=\"q$i.html\">$i</a>"; done
+} >"$S5/index.html"
+for i in $(seq 30); do echo "q $i" >"$S5/q$i.html"; done
+echo busy >"$S5/busy.html"
+printf '/busy.html delay 3\n/busy.html status 503\n/busy.html header Retry-After 10\n' \
+  >"$TEST_DIR/late-rules"
+server_start "$S5" --rules "$TEST_DIR/late-rules" ||
+  { not_ok "server starts"; finish; }
+LATE=(--rate 2 --burst 1 --retries 1 --download-workers 2)
+mkdir "$TEST_DIR/late"
+worker late1 "$TEST_DIR/late" 1 "$BASE_URL/" "${LATE[@]}"
+l1=$LAST_PID
+for _ in $(seq 100); do
+  grep -q busy.html "$SERVER_LOG" && break
+  sleep 0.05
+done
+worker late1 "$TEST_DIR/late" 1 "$BASE_URL/" "${LATE[@]}"
+l2=$LAST_PID
+wait "$l1"
+c1=$?
+wait "$l2"
+check_eq "a late Retry-After: both workers exit 0" "$c1 $?" "0 0"
+late_quiet() {
+  awk -F'\t' '
+    { t[n] = $1; st[n] = $5; tg[n++] = $4 }
+    END {
+      bad = 0
+      for (i = 0; i < n; i++)
+        if (st[i] == 503 && tg[i] == "/busy.html")
+          for (j = 0; j < n; j++)
+            if (t[j] > t[i] + 3.05 && t[j] < t[i] + 3 + 10 - 0.02) {
+              printf "# a request %.3f s after the 503 was sent\n",
+                t[j] - t[i] - 3 > "/dev/stderr"
+              bad = 1
+            }
+      exit bad
+    }' "$SERVER_LOG"
+}
+check "a Retry-After that came after its host moved holds there too" \
+  late_quiet
+server_stop
 finish

@@ -455,6 +455,20 @@ static void test_memory_per_url(void)
   cstate_close(cs);
 }
 
+struct pause_seen {
+  int n;
+  double seconds;
+};
+
+static void pause_one(void *arg, const char *hostkey, double seconds)
+{
+  struct pause_seen *ps = arg;
+  if (strcmp(hostkey, "http://a.test:80") == 0) {
+    ps->n++;
+    ps->seconds = seconds;
+  }
+}
+
 /* plan_weight: the backlog of the partitions held (TOK[i] not 0), each
  * one more than its backlog (as the plan weighs them). */
 static long plan_weight(uint64_t tok[CSTATE_PARTS], const long *load)
@@ -496,22 +510,23 @@ static void test_plan_balances(void)
   }
   uint64_t t1[CSTATE_PARTS] = { 0 }, t2[CSTATE_PARTS] = { 0 }, c1 = 0, c2 = 0;
   bool give[CSTATE_PARTS];
-  int alive;
-  long changed;
-  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &changed),
+  int alive, moving;
+  long pauses;
+  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &moving, &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 1);
-  CHECK(changed < 1000);
+  CHECK_INT(moving, 0);
   CHECK(c1 != 0);
   CHECK_INT(plan_weight(t1, load), total);
   /* The second joins: the plan changes at once, its partitions are still
    * the first's. */
-  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &changed),
+  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &moving, &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 2);
   CHECK_INT(plan_weight(t2, load), 0);
-  CHECK_INT(c2, 0); /* the commit is the first's */
-  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &changed),
+  CHECK(moving > 0); /* planned here, still the first's */
+  CHECK_INT(c2, 0);  /* the commit is the first's */
+  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &moving, &pauses),
             CSTATE_OK);
   int given = 0;
   for (int i = 0; i < CSTATE_PARTS; i++)
@@ -523,7 +538,7 @@ static void test_plan_balances(void)
       given++;
     }
   CHECK(given > 0 && given < CSTATE_PARTS);
-  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &changed),
+  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &moving, &pauses),
             CSTATE_OK);
   long a = plan_weight(t1, load), b = plan_weight(t2, load);
   fprintf(stderr, "plan: %d partitions moved; backlogs %ld and %ld\n", given, a,
@@ -534,10 +549,10 @@ static void test_plan_balances(void)
     CHECK((t1[i] != 0) != (t2[i] != 0));
   /* Again: nothing moves while the backlogs stay as they are. */
   nap_ms(1100);
-  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &changed),
+  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &moving, &pauses),
             CSTATE_OK);
   CHECK_INT(plan_weight(t2, load), b);
-  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &changed),
+  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &moving, &pauses),
             CSTATE_OK);
   for (int i = 0; i < CSTATE_PARTS; i++)
     CHECK(!give[i]);
@@ -545,10 +560,116 @@ static void test_plan_balances(void)
   /* The second stops (its heartbeat and leases lapse): the first gets
    * everything. */
   nap_ms(1600);
-  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &changed),
+  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &moving, &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 1);
   CHECK_INT(plan_weight(t1, load), total);
+  cstate_close(cs);
+}
+
+/* plan_of: the weight of each worker's partitions by the plan in Redis
+ * (crawl NAME, backlog LOAD, each one more), into W[0..2] for w1..w3. */
+static void plan_of(cstate_t *cs, const char *name, const long *load, long w[3])
+{
+  char key[64];
+  snprintf(key, sizeof(key), "tse:{%s}:plan", name);
+  w[0] = w[1] = w[2] = 0;
+  redisReply *rep = rconn_cmdf(cstate_rconn(cs), "HGETALL", key, NULL);
+  for (size_t i = 0; rep != NULL && i + 1 < rep->elements; i += 2) {
+    int part = atoi(rep->element[i]->str);
+    int who = atoi(rep->element[i + 1]->str + 1) - 1;
+    if (part >= 0 && part < CSTATE_PARTS && who >= 0 && who < 3)
+      w[who] += load[part] + 1;
+  }
+  if (rep)
+    freeReplyObject(rep);
+}
+
+/* The review's case: w1 holds one partition of 3,000 items, w2 forty of
+ * 30, w3 the rest, empty. w1 cannot give (its one partition outweighs
+ * the spread), so w2 must give to w3; the plan once moved only from the
+ * heaviest and stalled. A worker that leaves has its partitions handed
+ * out at the next tick, not after its heartbeat lapses. And a pause is
+ * kept by Redis's clock and counted for the keepers. */
+static void test_plan_second_donor(void)
+{
+  char err[256], w[3][32];
+  int rc;
+  bool created;
+  cstate_t *cs = join("pd", params, 3, &rc, &created, err, sizeof(err));
+  rconn_t *r = cstate_rconn(cs);
+  long load[CSTATE_PARTS] = { 0 };
+  load[0] = 3000;
+  for (int i = 1; i <= 40; i++)
+    load[i] = 30;
+  for (int i = 0; i < CSTATE_PARTS; i++) {
+    char key[32];
+    snprintf(key, sizeof(key), "tse:{pd}:part:%d", i);
+    for (long k = 0; k < load[i]; k++) {
+      redisReply *rep = rconn_cmdf(r, "XADD", key, "*", "seq", "1", NULL);
+      if (rep)
+        freeReplyObject(rep);
+    }
+  }
+  for (int k = 0; k < 3; k++)
+    CHECK_INT(cstate_register(cs, "localhost 1", w[k], sizeof(w[k])),
+              CSTATE_OK);
+  uint64_t t[3][CSTATE_PARTS] = { { 0 } }, c[3] = { 0 };
+  bool give[CSTATE_PARTS];
+  int alive, moving;
+  long pauses;
+  for (int k = 0; k < 3; k++)
+    CHECK_INT(cstate_keep(cs, w[k], 60000, t[k], give, &c[k], &alive, &moving,
+                          &pauses),
+              CSTATE_OK);
+  CHECK_INT(alive, 3);
+  /* Then the plan as it stood, set by hand (the workers alive are those
+   * it was weighed for: nothing moves before a rebalance is due). */
+  for (int i = 0; i < CSTATE_PARTS; i++) {
+    char part[16];
+    snprintf(part, sizeof(part), "%d", i);
+    const char *who = i == 0 ? "w1" : i <= 40 ? "w2" : "w3";
+    redisReply *rep = rconn_cmdf(r, "HSET", "tse:{pd}:plan", part, who, NULL);
+    if (rep)
+      freeReplyObject(rep);
+  }
+  nap_ms(1100); /* a rebalance is due */
+  CHECK_INT(cstate_keep(cs, w[2], 60000, t[2], give, &c[2], &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  long wt[3];
+  plan_of(cs, "pd", load, wt);
+  fprintf(stderr, "plan: w1 %ld, w2 %ld, w3 %ld\n", wt[0], wt[1], wt[2]);
+  CHECK_INT(wt[0], 3001);
+  CHECK(labs(wt[1] - wt[2]) <= 62); /* a partition of 30, one more */
+  /* w3 leaves: at the next tick its partitions are the others'. */
+  for (int i = 0; i < CSTATE_PARTS; i++)
+    if (t[2][i] != 0) {
+      char what[16];
+      snprintf(what, sizeof(what), "part:%d", i);
+      CHECK_INT(cstate_release(cs, what, t[2][i]), CSTATE_OK);
+    }
+  CHECK_INT(cstate_leave(cs, w[2]), CSTATE_OK);
+  CHECK_INT(cstate_keep(cs, w[1], 60000, t[1], give, &c[1], &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  CHECK_INT(alive, 2);
+  plan_of(cs, "pd", load, wt);
+  CHECK_INT(wt[2], 0);
+  CHECK_INT(wt[0] + wt[1], 3000 + 1200 + CSTATE_PARTS);
+  /* Pauses: by Redis's clock, the later standing, counted. */
+  long before = pauses;
+  CHECK_INT(cstate_pause(cs, "http://a.test:80", 5), CSTATE_OK);
+  CHECK_INT(cstate_pause(cs, "http://a.test:80", 2), CSTATE_OK);
+  CHECK_INT(cstate_keep(cs, w[1], 60000, t[1], give, &c[1], &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  CHECK_INT(pauses, before + 2);
+  int part = cstate_part("http://a.test:80");
+  struct pause_seen ps = { 0 };
+  CHECK_INT(cstate_pauses(cs, &part, 1, pause_one, &ps), CSTATE_OK);
+  CHECK_INT(ps.n, 1);
+  CHECK(ps.seconds > 4 && ps.seconds <= 5);
   cstate_close(cs);
 }
 
@@ -562,6 +683,7 @@ int main(void)
   RUN(test_commit_flow);
   RUN(test_takeover);
   RUN(test_plan_balances);
+  RUN(test_plan_second_donor);
   RUN(test_join_needs_every_option);
   RUN(test_restart_and_wipe);
   RUN(test_memory_per_url);
