@@ -272,8 +272,8 @@ typedef struct cstate_hold {
   int part;
   uint64_t token;
   bool fenced;   /* out: the lease is someone else's now */
-  char last[32]; /* out: the partition's last entry id, for
-                    cstate_wait */
+  char last[32]; /* out, when no item was taken: the partition's last entry id,
+                    for cstate_wait */
 } cstate_hold_t;
 
 /* cstate_take: items of the partitions held, HOLDS (NH of them, leased

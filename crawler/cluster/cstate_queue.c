@@ -17,8 +17,9 @@
 
 /* ARGV: id, consumer, max, recover (1/0), then partition and token
  * pairs. Returns {items, fenced, last}: items flat (part, entry id, seq,
- * depth, url, host, chain or '', ...), the partitions fenced, and (part,
- * last id) pairs. */
+ * depth, url, host, chain or '', ...), the partitions fenced, and, when
+ * there are no items (the caller then waits for some), (part, last id)
+ * pairs. */
 static const rscript_t take_lua = {
   "take",
   "local meta = KEYS[1]\n"
@@ -27,7 +28,7 @@ static const rscript_t take_lua = {
   "  return redis.error_reply('LOST crawl not found')\n"
   "end\n"
   "local me, max = ARGV[2], tonumber(ARGV[3])\n"
-  "local out, fenced, last, n = {}, {}, {}, 0\n"
+  "local out, fenced, last, held, n = {}, {}, {}, {}, 0\n"
   "local function add(part, e)\n"
   "  local f = e[2]\n"
   "  if type(f) ~= 'table' then return end\n"
@@ -75,7 +76,12 @@ static const rscript_t take_lua = {
   "                           max - n, 'STREAMS', k, '>')\n"
   "      if r then for _, e in ipairs(r[1][2]) do add(part, e) end end\n"
   "    end\n"
-  "    local info = redis.call('XINFO', 'STREAM', k)\n"
+  "    held[#held + 1] = part\n"
+  "  end\n"
+  "end\n"
+  "if n == 0 then\n"
+  "  for _, part in ipairs(held) do\n"
+  "    local info = redis.call('XINFO', 'STREAM', p..'part:'..part)\n"
   "    for j = 1, #info, 2 do\n"
   "      if info[j] == 'last-generated-id' then\n"
   "        last[#last + 1] = part\n"
