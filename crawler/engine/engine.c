@@ -16,6 +16,8 @@
  * Condition variable `fetched` (on lock): parse threads wait on it while
  * the page queue is empty and downloaders are still running; signalled by
  * each push of a fetched page, broadcast when the last downloader exits.
+ * push_fetched and parse_main signal after unlocking, so that the thread
+ * woken does not block at once on the lock its waker still holds.
  * Condition variable `space` (on lock): with a fetched_limit, downloaders
  * wait on it while the page queue is full, nobody is pushing into a
  * bounded frontier (`pushing`) and the engine is not stopping; signalled
