@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -41,6 +42,30 @@ static int write_all(int fd, const void *buf, size_t len)
     }
     p += w;
     len -= (size_t)w;
+  }
+  return 0;
+}
+
+/* writev_all: write the IOV buffers (N of them, changed) to FD in one
+ * system call when it takes them all, riding out short writes. */
+static int writev_all(int fd, struct iovec *iov, int n)
+{
+  while (n > 0) {
+    ssize_t w = writev(fd, iov, n);
+    if (w < 0) {
+      if (errno == EINTR)
+        continue;
+      return -1;
+    }
+    while (n > 0 && (size_t)w >= iov->iov_len) {
+      w -= (ssize_t)iov->iov_len;
+      iov++;
+      n--;
+    }
+    if (n > 0) {
+      iov->iov_base = (char *)iov->iov_base + w;
+      iov->iov_len -= (size_t)w;
+    }
   }
   return 0;
 }
@@ -195,12 +220,11 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
   if (path == NULL)
     return NULL;
   /* A new file, never one truncated in place: the name may be a hard
-   * link to a published page (pagedir_publish_link). */
-  if (unlink(path) != 0 && errno != ENOENT) {
-    free(path);
-    return NULL;
-  }
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+   * link to a published page (pagedir_publish_link). Almost always the
+   * name is free, so it is unlinked only when taken. */
+  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
+  if (fd < 0 && errno == EEXIST && unlink(path) == 0)
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644);
   if (fd < 0) {
     free(path);
     return NULL;
@@ -227,8 +251,11 @@ char *pagedir_write_tmp(const char *dir, unsigned long long key,
         errno = EIO;
     }
   } else {
-    rc = write_all(fd, url, strlen(url)) != 0 ||
-         write_all(fd, head, (size_t)hl) != 0 || write_all(fd, body, len) != 0;
+    /* One system call for the three parts. */
+    struct iovec iov[3] = { { (char *)url, strlen(url) },
+                            { head, (size_t)hl },
+                            { (char *)body, len } };
+    rc = writev_all(fd, iov, 3);
     if (rc == 0 && (flags & PAGEDIR_FSYNC) && fsync(fd) != 0)
       rc = -1;
     if (close(fd) != 0)

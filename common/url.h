@@ -60,8 +60,9 @@
  *   - "http://host[:port][/path[?query]][#frag]" or the same with https,
  *     in normal form already: host of dot-separated labels of [a-z0-9-],
  *     the last one starting with a letter (so it is no IPv4 number that
- *     libcurl would rewrite), port 1-65535 without leading zeros and not
- *     the scheme's default, a plain path;
+ *     libcurl would rewrite), or an IPv4 address as libcurl writes one
+ *     (four decimal parts of 0-255, no leading zeros), port 1-65535
+ *     without leading zeros and not the scheme's default, a plain path;
  *   - "scheme:..." with any scheme but http(s): NULL, as from the slow
  *     path, which follows no other scheme.
  * A plain path is unreserved characters, sub-delims, '@', '/' and, after

@@ -108,6 +108,25 @@ static bool splice(const char *a, size_t an, const char *b, size_t bn,
   return true;
 }
 
+/* dotted_quad: whether a[0..n) is an IPv4 address as libcurl writes one:
+ * four decimal numbers of 0-255 without leading zeros, so that its
+ * rewriting of IPv4 numbers (octal, hex, fewer parts) leaves it alone. */
+static bool dotted_quad(const char *a, size_t n)
+{
+  size_t i = 0;
+  for (int part = 0; part < 4; part++) {
+    if (part > 0 && (i >= n || a[i++] != '.'))
+      return false;
+    size_t start = i;
+    unsigned v = 0;
+    while (i < n && i - start < 3 && ascii_isdigit((unsigned char)a[i]))
+      v = v * 10 + (unsigned)(a[i++] - '0');
+    if (i == start || v > 255 || (a[start] == '0' && i - start > 1))
+      return false;
+  }
+  return i == n;
+}
+
 /* plain_authority: length of the "host[:port]" at a when it is in normal
  * form and plain (see url.h) and followed by '/', '#' or the end; else 0. */
 static size_t plain_authority(const char *a, const char *defport)
@@ -125,7 +144,7 @@ static size_t plain_authority(const char *a, const char *defport)
       break;
     i++;
   }
-  if (!letter)
+  if (!letter && !dotted_quad(a, i))
     return 0;
   if (a[i] == ':') {
     size_t p = ++i;

@@ -9,7 +9,10 @@
  * whose Content-Type is not text/html, application/xhtml+xml or text/plain
  * is abandoned before its body, as is every non-200 response (its body is
  * of no use), unless the exchange is captured for a WARC file: then the
- * non-page body is read too, up to FETCH_CAPTURE_MAX bytes.
+ * non-page body is read too, up to FETCH_CAPTURE_MAX bytes. A short
+ * unwanted body (64 KiB at most, by its Content-Length when it has one)
+ * is read and dropped instead, so that the connection stays open: an
+ * abandoned transfer closes it.
  *
  * libcurl removes the chunked transfer coding (it parses the chunks to
  * find the body's end in any case); this module undoes the gzip/deflate

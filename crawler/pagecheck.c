@@ -202,10 +202,62 @@ static bool foreign_label(const char *body, size_t len, size_t i)
   return !ascii_label(label, n);
 }
 
-/* One pass over the body for three words at once (it runs on every page
- * at maxDepth, and a pass per word cost nearly as much as the parse it
- * saves): a table marks the bytes a match can start with, the first
- * letter of a word in either case, and '&' for all of them. */
+static bool tag_ws(int c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* meta_at: whether BODY[I..LEN) starts a meta start tag as the HTML
+ * tokenizer reads one: "<meta", in any ASCII case, ended by white space,
+ * '/' or '>' (a tag name is never written with references). */
+static bool meta_at(const char *body, size_t len, size_t i)
+{
+  return len - i > 5 && ascii_strnieq(body + i + 1, "meta", 4) &&
+         (tag_ws((unsigned char)body[i + 5]) || body[i + 5] == '/' ||
+          body[i + 5] == '>');
+}
+
+/* tag_end: the end of the attributes of the tag whose name ends at
+ * BODY[I], read as links_html.c's read_tag reads them (the HTML
+ * tokenizer's attribute states): the index of its '>', or LEN when the
+ * page ends first. A '>' inside a quoted value does not end it. */
+static size_t tag_end(const char *body, size_t len, size_t i)
+{
+  for (;;) {
+    while (i < len && (tag_ws((unsigned char)body[i]) || body[i] == '/'))
+      i++;
+    if (i >= len || body[i] == '>')
+      return i;
+    i++; /* an attribute name; its first character may be '=' */
+    while (i < len && !tag_ws((unsigned char)body[i]) && body[i] != '/' &&
+           body[i] != '>' && body[i] != '=')
+      i++;
+    while (i < len && tag_ws((unsigned char)body[i]))
+      i++;
+    if (i >= len || body[i] != '=')
+      continue;
+    i++;
+    while (i < len && tag_ws((unsigned char)body[i]))
+      i++;
+    if (i < len && (body[i] == '"' || body[i] == '\'')) {
+      const char *q = memchr(body + i + 1, body[i], len - i - 1);
+      if (q == NULL)
+        return len;
+      i = (size_t)(q - body) + 1;
+    } else {
+      while (i < len && !tag_ws((unsigned char)body[i]) && body[i] != '>')
+        i++;
+    }
+  }
+}
+
+/* Only meta tags are read for robots metas (links_html.c's on_meta) and
+ * for a charset (the prescan, links_charset.c), so only their attributes
+ * are searched: '<' is found with memchr, and a tag's extent (quoted
+ * values and all) is read as the tokenizer reads it. Within one, a table
+ * marks the bytes a match can start with, the first letter of a word in
+ * either case, and '&' for all of them. Text that merely mentions robots
+ * costs nothing more than the memchr. */
 bool pagecheck_meta_possible(const char *body, size_t len, const char *charset,
                              const char *agent)
 {
@@ -226,21 +278,26 @@ bool pagecheck_meta_possible(const char *body, size_t len, const char *charset,
                                                                         << w);
   }
   starts['&'] = 7;
-  for (size_t i = 0; i < len; i++) {
-    unsigned m = starts[(unsigned char)body[i]];
-    if (m == 0)
+  const char *lt = body;
+  while ((lt = memchr(lt, '<', len - (size_t)(lt - body))) != NULL) {
+    size_t at = (size_t)(lt - body);
+    lt++;
+    if (!meta_at(body, len, at))
       continue;
-    /* A letter is followed by the word's second one, or a '&', or it is
-     * no match: most candidates end here, without a call. */
-    int next = i + 1 < len ? ascii_tolower((unsigned char)body[i + 1]) : 0;
-    size_t end;
-    for (int w = 0; w < nwords; w++)
-      if ((m & (1u << w)) &&
-          (body[i] == '&' || next == '&' || word[w][1] == '\0' ||
-           next == ascii_tolower((unsigned char)word[w][1])) &&
-          match_at(body, len, i, word[w], &end) &&
-          (w != 1 || foreign_label(body, len, end)))
-        return true;
+    size_t end = tag_end(body, len, at + 5);
+    for (size_t i = at + 5; i < end; i++) {
+      unsigned m = starts[(unsigned char)body[i]];
+      if (m == 0)
+        continue;
+      size_t past;
+      for (int w = 0; w < nwords; w++)
+        if ((m & (1u << w)) && match_at(body, end, i, word[w], &past) &&
+            (w != 1 || foreign_label(body, end, past)))
+          return true;
+    }
+    if (end >= len)
+      break;
+    lt = body + end;
   }
   return false;
 }

@@ -53,9 +53,12 @@ bool pagecheck_mentions(const char *body, size_t len, const char *word);
  * surely cannot, so that pagecheck_meta_robots gives the same answer as
  * the parse at every depth. True when BODY starts with a UTF-16 byte
  * order mark or has a NUL byte (not ASCII-compatible), when CHARSET (its
- * HTTP charset, borrowed, or NULL) or a "charset=" in BODY names an
- * encoding not known to write ASCII as ASCII bytes, or when BODY mentions
- * (pagecheck_mentions) "robots" or AGENT. */
+ * HTTP charset, borrowed, or NULL) or a "charset=" in a meta tag names an
+ * encoding not known to write ASCII as ASCII bytes, or when the
+ * attributes of a meta tag (from "<meta" to its '>' as the HTML
+ * tokenizer reads them, quoted values and all) mention "robots" or AGENT
+ * (as pagecheck_mentions reads a word). O(LEN): a memchr for '<', and a
+ * scan of meta tags only. */
 bool pagecheck_meta_possible(const char *body, size_t len, const char *charset,
                              const char *agent);
 

@@ -16,6 +16,8 @@
  * Condition variable `fetched` (on lock): parse threads wait on it while
  * the page queue is empty and downloaders are still running; signalled by
  * each push of a fetched page, broadcast when the last downloader exits.
+ * push_fetched and parse_main signal after unlocking, so that the thread
+ * woken does not block at once on the lock its waker still holds.
  * Condition variable `space` (on lock): with a fetched_limit, downloaders
  * wait on it while the page queue is full, nobody is pushing into a
  * bounded frontier (`pushing`) and the engine is not stopping; signalled
@@ -486,8 +488,17 @@ static void push_fetched(engine_t *e, fitem_t *it)
   while (e->cfg.fetched_limit && e->nfetched >= e->cfg.fetched_limit &&
          e->pushing == 0 && !atomic_load(&e->stopped))
     pthread_cond_wait(&e->space, &e->lock);
-  append_fetched(e, it);
+  it->next = NULL;
+  e->nfetched++;
+  if (e->ptail)
+    e->ptail->next = it;
+  else
+    e->phead = it;
+  e->ptail = it;
   pthread_mutex_unlock(&e->lock);
+  /* Signalled once unlocked, so that the parse thread it wakes does not
+   * wake only to wait for the lock this thread still holds. */
+  pthread_cond_signal(&e->fetched);
 }
 
 /* requeue_spec: engine_requeue for a speculative item. */
@@ -731,11 +742,12 @@ static void *parse_main(void *arg)
       if (e->phead == NULL)
         e->ptail = NULL;
       e->nfetched--;
-      pthread_cond_signal(&e->space);
     }
     pthread_mutex_unlock(&e->lock);
     if (it == NULL)
       break;
+    /* Once unlocked (see push_fetched). */
+    pthread_cond_signal(&e->space);
     if (!e->cfg.ordered) {
       e->hooks.parse(e->cfg.ctx, e, it);
       finish(e, it);

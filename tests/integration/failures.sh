@@ -73,6 +73,17 @@ check "... and says why: a 404" said main "crawler: failed: 1 x HTTP 404"
 check "... and a 500" \
   said main "crawler: failed: 1 x HTTP 500 Internal Server Error"
 
+# An unwanted short body (robots.txt's 404, a 404, a 500) is read and
+# dropped, not abandoned, so the connection stays open: one download
+# worker makes every request on one.
+before=$(wc -l <"$SERVER_LOG")
+crawl keepalive "$H1/" 1 --download-workers 1
+tail -n +"$((before + 1))" "$SERVER_LOG" >"$TEST_DIR/keepalive.server"
+check_eq "one worker: robots.txt, 2 pages, a 404 and a 500 requested" \
+  "$(wc -l <"$TEST_DIR/keepalive.server")" 5
+check_eq "... all on one connection" \
+  "$(cut -f7 "$TEST_DIR/keepalive.server" | sort -u | wc -l)" 1
+
 crawl refused "$REFUSED/" 1
 check "refused: the seed's IgnRobots line says why robots.txt failed" \
   logged refused "IgnRobots: $REFUSED/ (robots.txt unreachable: Failed\

@@ -6,6 +6,7 @@
 
 #include "../../testdir.h"
 #include "../../testhelp.h"
+#include "file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -499,6 +500,40 @@ static void test_named_files(void)
   remove_dir(dir);
 }
 
+/* A temporary file is written anew, never through a name that is a hard
+ * link to a published page; plain, it holds exactly the page format. */
+static void test_tmp_rewrite(void)
+{
+  char *dir = fresh_dir();
+  char err[256];
+  CHECK_INT(pagedir_init(dir, NULL, err, sizeof(err)), 0);
+  char *tmp = pagedir_write_tmp(dir, 5, "http://h/a", 1, "first\n", 6, 0);
+  CHECK(tmp != NULL);
+  CHECK_INT(pagedir_publish_link(dir, tmp, 1), 0);
+  char *again = pagedir_write_tmp(dir, 5, "http://h/b", 2, "second", 6, 0);
+  CHECK(again != NULL);
+  CHECK(again != NULL && strcmp(again, tmp) == 0);
+  pagedir_page_t page;
+  CHECK_INT(pagedir_load(dir, 1, &page), 0);
+  CHECK_STR(page.url, "http://h/a");
+  CHECK_STR(page.body, "first\n");
+  pagedir_page_free(&page);
+  size_t n = 0;
+  char *text = NULL;
+  FILE *fp = again ? fopen(again, "r") : NULL;
+  CHECK(fp != NULL);
+  if (fp != NULL) {
+    text = file_readAll(fp, &n);
+    fclose(fp);
+  }
+  CHECK(text != NULL && n == 19 &&
+        memcmp(text, "http://h/b\n2\nsecond", 19) == 0);
+  free(text);
+  free(tmp);
+  free(again);
+  remove_dir(dir);
+}
+
 int main(void)
 {
   RUN(test_init_writes_the_format);
@@ -513,5 +548,6 @@ int main(void)
   RUN(test_golden_samples);
   RUN(test_journal);
   RUN(test_named_files);
+  RUN(test_tmp_rewrite);
   return TEST_EXIT();
 }

@@ -143,6 +143,27 @@ static void test_meta_possible(void)
   CHECK(possible("<meta charset=&#73;BM037>", "utf-8"));
   CHECK(possible("<meta &#99;harset=ebcdic-us>", NULL));
   CHECK(possible("<meta charset=>", NULL));
+  /* Only the attributes of meta tags count: words in the text, in other
+   * tags or past a meta tag's end do not. */
+  CHECK(!possible("<p>robots</p><meta charset=utf-8>", NULL));
+  CHECK(!possible("<meta name=viewport><p>tse-crawler, robots</p>", NULL));
+  CHECK(!possible("<p>charset=ebcdic</p>", NULL));
+  CHECK(!possible("<a title=robots href=x>", NULL));
+  CHECK(!possible("<metarobots name=robots>", NULL));
+  CHECK(!possible("<meta name=x>robots", NULL));
+  CHECK(!possible("<meta name='x'>'robots'", NULL));
+  CHECK(!possible("<meta", NULL));
+  CHECK(!possible("robots<meta", NULL));
+  CHECK(possible("<meta content='a>b' name=robots>", NULL));
+  CHECK(possible("<meta content=\"a>b\" name=robots>", NULL));
+  CHECK(possible("<META\nNAME=ROBOTS CONTENT=NONE>", NULL));
+  CHECK(possible("<meta/name=robots content=none>", NULL));
+  CHECK(possible("<meta x=a\"b name=robots content=none>", NULL));
+  CHECK(possible("<meta name = \"robots\" content=none>", NULL));
+  CHECK(possible("<p>x</p><meta charset=x-user-defined>", NULL));
+  /* A tag cut off by the end of the page is no tag, but the check may
+   * still say yes. */
+  CHECK(possible("<meta name=robots", NULL));
 }
 
 /* The check is complete: wherever a full parse finds a robots meta,
@@ -179,6 +200,16 @@ static void test_meta_possible_complete(void)
     P("<meta name=&#0114obots content=noindex>", "utf-8"),
     P("<meta name=tse&#45;crawler content=noindex>", NULL),
     P("<meta name=TSE-CRAWLER content=nofollow>", "windows-1252"),
+    /* a meta tag's extent as the tokenizer reads it */
+    P("<p>robots</p><meta title='a>b' name=robots content=none>", NULL),
+    P("<meta title=\"a>b\" name=\"robots\" content=noindex>", NULL),
+    P("<META\r\nNAME=ROBOTS CONTENT=NONE>", NULL),
+    P("<meta/name=robots content=none>", NULL),
+    P("<meta x=a\"b name=robots content=none>", NULL),
+    P("<meta x='y'name=robots content=none>", NULL),
+    P("<meta =x name=robots content=none>", NULL),
+    P("<meta name = robots content = none >", NULL),
+    P("<meta name=x><meta\tname=robots content=none>", NULL),
     P("\xff\xfe<\0m\0e\0t\0a\0 \0n\0a\0m\0e\0=\0r\0o\0b\0o\0t\0s\0"
       " \0c\0o\0n\0t\0e\0n\0t\0=\0n\0o\0n\0e\0>\0",
       NULL),
