@@ -36,7 +36,10 @@
  *            spill (loaded below 3/4 of the budget; forced, once per wait,
  *            when no host is ready, waiting or delayed and no gate is
  *            out, or when the horizon lets through what is on disk), a
- *            ready host, or the earliest deadline.
+ *            ready host, or the earliest deadline. Only one waiter
+ *            sleeps until a given deadline (`timer`: the earliest one a
+ *            waiter has set); the others wait for a signal, and the baton
+ *            a pop passes on makes one of them the next timekeeper.
  *   notfull  waited on by frontier_push while every slot is taken;
  *            signalled by frontier_done and by a withdrawal (a slot
  *            freed), broadcast by close. Waiters re-check: closed or a
@@ -163,6 +166,7 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
     return NULL;
   f->cfg = *cfg;
   f->horizon = UINT64_MAX;
+  f->timer = INFINITY;
   if (cfg->spill_path != NULL &&
       (f->spill = diskq_new(cfg->spill_path, SPILL_BUF, cfg->budget)) == NULL) {
     free(f);
@@ -524,9 +528,14 @@ fitem_t *frontier_pop(frontier_t *f)
     fitem_t *d = heap_top(f->delayed);
     if (d != NULL && d->not_before < deadline)
       deadline = d->not_before;
-    if (isinf(deadline)) {
+    if (isinf(deadline) || deadline >= f->timer) {
+      /* Nothing will be due, or another waiter wakes by then and passes
+       * the baton: one timed waiter per deadline, or every idle worker
+       * of a large pool would wake at each due time, and all but one
+       * sleep again (a storm of wake-ups at hundreds of threads). */
       pthread_cond_wait(&f->work, &f->lock);
     } else {
+      f->timer = deadline;
       struct timespec ts;
       ts.tv_sec = (time_t)deadline;
       ts.tv_nsec = (long)((deadline - (double)ts.tv_sec) * 1e9);
@@ -535,6 +544,8 @@ fitem_t *frontier_pop(frontier_t *f)
         ts.tv_nsec -= 1000000000L;
       }
       pthread_cond_timedwait(&f->work, &f->lock, &ts);
+      if (f->timer == deadline)
+        f->timer = INFINITY; /* the next waiter keeps the time */
     }
     forced = false; /* a wait between forced loads, not one per call */
   }

@@ -56,6 +56,8 @@ struct frontier {
   int error;               /* errno of a spill that failed; 0 = none */
   int push_waiters;        /* frontier_push calls waiting for capacity */
   uint64_t horizon;        /* only seqs below it are handed out */
+  double timer;            /* the earliest deadline a waiter in
+                              frontier_pop sleeps until; INFINITY if none */
   bool closed;
 };
 
