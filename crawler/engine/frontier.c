@@ -78,7 +78,6 @@ static size_t item_cost(const fitem_t *it)
 
 /* ---- heaps ---- */
 
-
 static bool ready_less(const void *a, const void *b)
 {
   const struct host *x = a, *y = b;
@@ -99,7 +98,6 @@ static bool delayed_less(const void *a, const void *b)
 }
 
 /* ---- hosts ---- */
-
 
 /* spec_enqueue: insert speculative IT into H's speculative queue in seq
  * order (normally at the tail). */
@@ -641,7 +639,6 @@ void frontier_spec_return(frontier_t *f)
   pthread_cond_signal(&f->work);
   pthread_mutex_unlock(&f->lock);
 }
-
 
 size_t frontier_count(frontier_t *f)
 {
