@@ -73,9 +73,9 @@ typedef struct conn {
   bool keep;
   int status;
   char target[4096];
-  double due;          /* monotonic, when the response may go */
-  struct timespec t0;  /* realtime, when the request had arrived */
-  struct conn *qnext;  /* in the FIFO of WAITING connections */
+  double due;         /* monotonic, when the response may go */
+  struct timespec t0; /* realtime, when the request had arrived */
+  struct conn *qnext; /* in the FIFO of WAITING connections */
 } conn_t;
 
 static conn_t *qhead, *qtail;
@@ -105,8 +105,7 @@ static const char *ctype(const char *path)
 
 /* Read file DIR/ADDR:PORT/path (or DIR/ADDR/path) into a malloc'd buffer
  * of HL spare bytes in front; NULL if absent. */
-static char *load(const listener_t *l, const char *path, size_t hl,
-                  size_t *len)
+static char *load(const listener_t *l, const char *path, size_t hl, size_t *len)
 {
   if (path[0] != '/' || strstr(path, "/../") != NULL ||
       (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
@@ -261,8 +260,8 @@ static void log_line(const conn_t *c)
   struct timespec t1;
   clock_gettime(CLOCK_REALTIME, &t1);
   fprintf(log_file, "%ld.%06ld %ld.%06ld %s:%d %s %d\n", (long)c->t0.tv_sec,
-          c->t0.tv_nsec / 1000, (long)t1.tv_sec, t1.tv_nsec / 1000,
-          c->l->addr, c->l->port, c->target, c->status);
+          c->t0.tv_nsec / 1000, (long)t1.tv_sec, t1.tv_nsec / 1000, c->l->addr,
+          c->l->port, c->target, c->status);
   fflush(log_file);
 }
 
@@ -360,8 +359,7 @@ int main(int argc, char **argv)
     }
   }
   if (port <= 0 || nports < 1 || nports > MAX_PORTS ||
-      port + nports - 1 > 65535 || root == NULL || na == 0 ||
-      delay_ms < 0) {
+      port + nports - 1 > 65535 || root == NULL || na == 0 || delay_ms < 0) {
     fprintf(stderr, "usage: delayserver --port P [--ports N] --delay-ms D "
                     "--root DIR [--log FILE] [--lifetime S] ADDR...\n");
     return 1;
@@ -391,8 +389,7 @@ int main(int argc, char **argv)
       int one = 1;
       l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
       if (l->fd < 0 ||
-          setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) !=
-            0 ||
+          setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
           bind(l->fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
           listen(l->fd, 1024) != 0) {
         fprintf(stderr, "delayserver: %s:%d: %s\n", l->addr, p,
