@@ -83,7 +83,7 @@ static void usage(void)
 "Options:\n"
 "  --download-workers N  exactly N threads fetching pages (default: 8, and\n"
 "                        more while pages are due and none is free, up to\n"
-"                        %d; fewer again when idle)\n"
+"                        %d, or 64 at --rate 0; fewer again when idle)\n"
 "  --parse-workers N     threads parsing pages (default 2)\n"
 "  --queue-size N        most URLs queued (in memory or on disk) or being\n"
 "                        fetched; 0 = no bound (default 0)\n"

@@ -169,6 +169,12 @@ static long connection_share(int nfixed, int *dmax)
  * flight, its stack, its libcurl handle), for the elastic pool's cap. */
 #define THREAD_MEMORY ((size_t)1024 * 1024)
 
+/* The elastic pool's cap at --rate 0, where every queued page is due at
+ * once, so "due and no thread free" holds on a fast server too, and the
+ * pool would grow for nothing but context switches (DESIGN.md,
+ * "Concurrency without tuning"). */
+enum { RATE0_MAX = 64 };
+
 static void *wc_worker_init(void *ctx)
 {
   struct webcrawl *w = ctx;
@@ -873,6 +879,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   int dmax = o->download_max > o->download_workers ? o->download_max : 0;
   /* A download in flight holds its page, outside the budget: an elastic
    * pool grows to at most a thread per THREAD_MEMORY of it. */
+  if (dmax > RATE0_MAX && o->rate <= 0)
+    dmax = RATE0_MAX;
   if (dmax > 0 && o->max_memory > 0 &&
       o->max_memory / THREAD_MEMORY < (size_t)dmax)
     dmax = o->max_memory / THREAD_MEMORY > (size_t)o->download_workers
