@@ -21,13 +21,23 @@
 #      (bench/hol-plot.sh, gnuplot) into BENCH_HOL_SVG
 #   7. memory: peak RSS on the hostile pages of bench/hostile-site.sh,
 #      and with --max-memory 16 MiB when the crawler has that option
+#   8. many hosts (`many`): 1,000 hosts answering 200 ms late
+#      (bench/many-site.sh, one port each of 127.0.0.12, bench/delayserver
+#      --ports), depth 2, default options (--rate 1): efficiency against
+#      the per-host bound (the crawler's summary), peak RSS, CPU per
+#      request, the most requests in flight at once (the server's log);
+#      once each with --download-workers 8 and 512 for comparison; then
+#      the 20 ms site with default options (but --rate 0, as wget2 has no
+#      per-host rate) against wget2 -t32, alternating, BENCH_RUNS rounds
 #
 # Environment: BENCH_RUNS (default 5), BENCH_POLITE_RUNS (default 3),
 # BENCH_TMP (tmpfs work directory, default /dev/shm/tse-bench),
 # BENCH_DISK (disk output directory, default /var/tmp/tse-bench),
 # BENCH_PORT (default 38517; +1 latency server, +2 politeness site, +3
 # head-of-line site, +4 hostile pages), BENCH_ONLY (space-separated subset
-# of: engine links wrk gen docs lat polite hol mem cluster), BENCH_HOL_SVG (the
+# of: engine links wrk gen docs lat many polite hol mem cluster),
+# BENCH_MANY_PORT (first of the 1,000 ports of the many-host site on
+# 127.0.0.12, default 44000), BENCH_HOL_SVG (the
 # timeline picture, default bench/headofline-after.svg in the source
 # tree), BENCH_TOOLS (crawlers compared, a subset of: wget wget2 tse;
 # for quick runs of one tool; the ratios need all three).
@@ -46,7 +56,7 @@ DPORT=$((PORT + 1))
 PPORT=$((PORT + 2))
 HPORT=$((PORT + 3))
 MPORT=$((PORT + 4))
-ONLY=${BENCH_ONLY:-engine links wrk gen docs lat polite hol mem cluster}
+ONLY=${BENCH_ONLY:-engine links wrk gen docs lat many polite hol mem cluster}
 TOOLS=${BENCH_TOOLS:-wget wget2 tse}
 NTOOLS=$(echo $TOOLS | wc -w)
 HOSTS="127.0.0.2 127.0.0.3 127.0.0.4 127.0.0.5 127.0.0.6 127.0.0.7 127.0.0.8 127.0.0.9"
@@ -189,10 +199,11 @@ check() {
     order=$(find "$dir" -maxdepth 1 -name '[0-9]*' -type f -printf '%f\n' | sort -n |
       awk -v d="$dir" '{ getline l1 < (d "/" $1); getline l2 < (d "/" $1); close(d "/" $1); if (l2 + 0 < prev) bad++; prev = l2 + 0 } END { print bad ? "no" : "yes" }')
   fi
-  awk -v tool="$tool" -v order="$order" '
+  awk -v tool="$tool" -v order="$order" -v keepport="${CHECK_KEEP_PORT:-}" '
     # wget2 names its directories without the port: compare without it
-    # (every site here has one port).
-    { sub(/:[0-9]+\//, "/", $1) }
+    # (every site here has one port but the many-host one, which only we
+    # crawl: CHECK_KEEP_PORT).
+    { if (keepport == "") sub(/:[0-9]+\//, "/", $1) }
     NR == FNR { ed[$1] = $2; ek[$1] = $3; next }
     { got[$1] = $2 }
     END {
@@ -283,7 +294,7 @@ if want engine; then
 fi
 
 # --- generate the sites ------------------------------------------------------------
-if want links || want wrk || want gen || want lat || want polite; then
+if want links || want wrk || want gen || want lat || want many || want polite; then
   say "generating sites in $W/site"
   "$W/bin/gensite" "$W/site/gen" "$PORT" 8 1000 "$GEN_DEPTH" 2>&1 | sed 's/^/  /' >&2
   "$W/bin/gensite" "$W/site/lat" "$DPORT" 8 100 "$LAT_DEPTH" 2>&1 | sed 's/^/  /' >&2
@@ -387,6 +398,109 @@ if want lat; then
     "-H -D $DOMAINS" "$(scopes "$DPORT")"
   kill "$DELAY_PID" 2> /dev/null || true
   DELAY_PID=
+fi
+
+# --- 8. many hosts --------------------------------------------------------------------------------
+if want many; then
+  MADDR=127.0.0.12
+  MPORT=${BENCH_MANY_PORT:-44000}
+  MH=1000
+  MK=5
+  MLOG=$W/many.log
+  MANY=$W/many.tsv # medium round efficiency% inflight
+  : > "$MANY"
+  if ss -Hltn | awk -v lo="$MPORT" -v hi=$((MPORT + MH)) '{ n = split($4, a, ":"); p = a[n] + 0; if (p >= lo && p < hi) bad = 1 } END { exit !bad }'; then
+    echo "run.sh: ports $MPORT-$((MPORT + MH - 1)) are in use; set BENCH_MANY_PORT" >&2
+    exit 1
+  fi
+  say "many hosts: $MH hosts x ($MK + 1) pages, 200 ms per response"
+  sh "$TOP/bench/many-site.sh" "$W/site/many" "$MADDR" "$MPORT" "$MH" "$MK"
+  # The breadth-first set: the seed, its pages and the other indexes at
+  # depth 1, their pages at depth 2.
+  {
+    echo "http://$MADDR:$MPORT/index.html 0 page"
+    for i in $(seq 1 "$MK"); do echo "http://$MADDR:$MPORT/p$i.html 1 page"; done
+    for p in $(seq $((MPORT + 1)) $((MPORT + MH - 1))); do
+      echo "http://$MADDR:$p/index.html 1 page"
+      for i in $(seq 1 "$MK"); do echo "http://$MADDR:$p/p$i.html 2 page"; done
+    done
+  } > "$W/site/many/expected.txt"
+  "$W/bin/delayserver" --port "$MPORT" --ports "$MH" --delay-ms 200 \
+    --root "$W/site/many" --log "$MLOG" --lifetime 3000 "$MADDR" &
+  DELAY_PID=$!
+  sleep 1
+  # many_run MEDIUM ROUND ARGS...: one crawl; its efficiency (the
+  # crawler's summary) and the most requests in flight at once (the log).
+  many_run() {
+    local m=$1 r=$2
+    shift 2
+    crawl many "$m" "$r" tse "$W/site/many/expected.txt" "$MLOG" "$W/out/tse" -- \
+      "$CRAWLER" "$@" --domain "$MADDR" "http://$MADDR:$MPORT/index.html" "$W/out/tse" 2
+    local eff inflight
+    eff=$(grep -o '[0-9]*% of it' "$W/last-tse.err" | cut -d% -f1)
+    inflight=$(awk '{ print $1, 1; print $2, -1 }' "$MLOG" | sort -k1,1g -k2,2n |
+      awk '{ n += $2; if (n > m) m = n } END { print m + 0 }')
+    echo "$m $r ${eff:--} $inflight" >> "$MANY"
+    say "    efficiency ${eff:--}%, $inflight in flight at most"
+  }
+  CHECK_KEEP_PORT=1
+  for r in $(seq 0 "$RUNS"); do
+    many_run default "$r"
+  done
+  many_run w8 1 --download-workers 8
+  many_run w512 1 --download-workers 512
+  CHECK_KEEP_PORT=
+  kill "$DELAY_PID" 2> /dev/null || true
+  DELAY_PID=
+  md "## Many hosts: $MH hosts answering 200 ms late, default options"
+  md ""
+  md "\`crawler [--download-workers N] --domain $MADDR http://$MADDR:$MPORT/index.html OUT 2\` (default --rate 1 --burst 1), $MH hosts x ($MK + 1) pages ($((MH * (MK + 2))) requests with robots.txt), one port each (bench/many-site.sh, bench/delayserver --ports $MH --delay-ms 200); default: warm-up + $RUNS rounds, medians; 8 and 512 workers: one round each. Efficiency = the crawler's summary (requests / the per-host bound 1 + 1 x t, t from when each host was found); in flight = the most requests whose [arrival, answer] overlap in the server's log; CPU = user + system of the crawler."
+  md ""
+  md "| download workers | rounds | exact | wall s | efficiency % | peak RSS MB | CPU s | CPU us/request | in flight at most |"
+  md "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+  for m in default w8 w512; do
+    mc() { awk -v m="$m" '$1 == "many" && $2 == m && $3 > 0 && $17 < 124 { print '"$1"' }' "$RES"; }
+    me() { awk -v m="$m" '$1 == m && $2 > 0 { print $'"$1"' }' "$MANY"; }
+    n=$(mc 1 | wc -l)
+    ex=$(mc '($13 == 0 && $14 == 0 && $15 == 0)' | awk '{ s += $1 } END { print s + 0 }')
+    case $m in default) label="default (8 to 512)" ;; w8) label=8 ;; w512) label=512 ;; esac
+    md "| $label | $n | $ex/$n | $(mc '$5' | median) | $(me 3 | median) | $(mc '$8 / 1024' | median | awk '{ printf "%.1f", $1 }') | $(mc '$6 + $7' | median) | $(mc '($9 > 0 ? ($6 + $7) * 1e6 / $9 : 0)' | median | awk '{ printf "%.0f", $1 }') | $(me 4 | median) |"
+  done
+  md ""
+  if [ -d "$W/site/lat" ]; then
+    say "latency site (20 ms), default options (--rate 0) vs wget2 -t32"
+    "$W/bin/delayserver" --port "$DPORT" --delay-ms 20 --root "$W/site/lat" \
+      --log "$DLOG" --lifetime 1200 $HOSTS &
+    DELAY_PID=$!
+    sleep 0.3
+    for r in $(seq 0 "$RUNS"); do
+      for k in 0 1; do
+        if [ $(((r + k) % 2)) = 0 ]; then
+          crawl latdef tmpfs "$r" wget2 "$W/site/lat/expected-$LAT_DEPTH.txt" "$DLOG" "$W/out/wget2" -- \
+            wget2 --no-config -q -r -l "$LAT_DEPTH" --max-threads 32 -H -D "$DOMAINS" -P "$W/out/wget2" \
+            "http://127.0.0.2:$DPORT/index.html"
+        else
+          crawl latdef tmpfs "$r" tse "$W/site/lat/expected-$LAT_DEPTH.txt" "$DLOG" "$W/out/tse" -- \
+            "$CRAWLER" --rate 0 $(scopes "$DPORT") "http://127.0.0.2:$DPORT/index.html" "$W/out/tse" "$LAT_DEPTH"
+        fi
+      done
+    done
+    kill "$DELAY_PID" 2> /dev/null || true
+    DELAY_PID=
+    lc() { awk -v t="$1" '$1 == "latdef" && $4 == t && $3 > 0 && $17 < 124 { print '"$2"' }' "$RES"; }
+    lratio=$(awk '$1 == "latdef" && $3 > 0 && $5 > 0 && $17 < 124 { v = $10 / $5; if ($4 == "tse") a[$3] = v; else b[$3] = v }
+      END { for (r in a) if ((r in b) && b[r] > 0) print a[r] / b[r] }' "$RES" | median | awk '{ printf "%.2f", $1 }')
+    md "20 ms site (8 hosts x 100 pages, depth $LAT_DEPTH): \`crawler --rate 0 --scope ...\` (no worker count) against \`wget2 --max-threads 32\`, warm-up + $RUNS alternating rounds, medians."
+    md ""
+    md "| tool | files | missing | wall s | files/s | CPU s | peak RSS MB |"
+    md "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for t in tse wget2; do
+      md "| $t | $(lc $t '$10' | median) | $(lc $t '$13' | median) | $(lc $t '$5' | median) | $(lc $t '($5 > 0 ? $10 / $5 : 0)' | median | awk '{ printf "%.0f", $1 }') | $(lc $t '$6 + $7' | median) | $(lc $t '$8 / 1024' | median | awk '{ printf "%.1f", $1 }') |"
+    done
+    md ""
+    md "files/s, ours / wget2 -t32, per round then the median: $lratio."
+    md ""
+  fi
 fi
 
 # --- 5. politeness -------------------------------------------------------------------------------
@@ -572,6 +686,7 @@ if awk '$1 != "pol"' "$RES" | grep -q .; then
       s=${sm%%:*}
       m=${sm##*:}
       [ "$s" = pol ] && continue
+      [ "$s" = many ] && continue # ours alone: its own table above
       ratio() { # ratio PEER EXPR
         awk -v s="$s" -v m="$m" -v p="$1" '$1 == s && $2 == m && $3 > 0 && $5 > 0 && $9 > 0 && $17 < 124 {
             v = '"$2"'; if ($4 == "tse") a[$3] = v; if ($4 == p) b[$3] = v }

@@ -50,6 +50,9 @@ enum {
  * hostile site cannot make it hold more; any laptop has it to spare
  * (DESIGN.md, "The memory budget"). */
 #define DEFAULT_MAX_MEMORY ((size_t)512 * 1024 * 1024)
+/* The elastic download pool's cap without --download-workers (DESIGN.md,
+ * "Concurrency without tuning"). */
+#define DEFAULT_DOWNLOAD_MAX 512
 #define DEFAULT_UA                                                             \
   "tse-crawler/" CRAWL_VERSION                                                 \
   " (+https://example.invalid/change-me; set --user-agent)"
@@ -78,7 +81,9 @@ static void usage(void)
 "  maxDepth        0 to %d\n"
 "\n"
 "Options:\n"
-"  --download-workers N  threads fetching pages (default 8)\n"
+"  --download-workers N  exactly N threads fetching pages (default: 8, and\n"
+"                        more while pages are due and none is free, up to\n"
+"                        %d, or 64 at --rate 0; fewer again when idle)\n"
 "  --parse-workers N     threads parsing pages (default 2)\n"
 "  --queue-size N        most URLs queued (in memory or on disk) or being\n"
 "                        fetched; 0 = no bound (default 0)\n"
@@ -105,7 +110,7 @@ static void usage(void)
 "  --max-memory BYTES    what waits for its turn (links found, URLs queued,\n"
 "                        pages fetched ahead) beyond BYTES waits on disk,\n"
 "                        in pageDirectory; 0 = no limit (default 536870912)\n",
-         MAX_DEPTH, DEFAULT_UA);
+         MAX_DEPTH, DEFAULT_DOWNLOAD_MAX, DEFAULT_UA);
   fputs(
 "  --ca-certificate FILE trust the certificate authorities in FILE (PEM),\n"
 "                        instead of the system's\n"
@@ -387,6 +392,8 @@ static void parse_option(struct cmd *c, int opt, const char *name)
       refuse(EXIT_USAGE, "%s: '%s' is not a worker count (1 to 4096)",
              opt == O_DW ? "--download-workers" : "--parse-workers", optarg);
     *(opt == O_DW ? &o->download_workers : &o->parse_workers) = (int)v;
+    if (opt == O_DW)
+      o->download_max = 0; /* a count given is the count */
     break;
   case O_QS:
     if (!parse_long(optarg, 0, LONG_MAX, &v))
@@ -541,7 +548,8 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
 {
   *c = (struct cmd){
     .o = {
-      .download_workers = 8, .parse_workers = 2, .queue_size = 0,
+      .download_workers = 8, .download_max = DEFAULT_DOWNLOAD_MAX,
+      .parse_workers = 2, .queue_size = 0,
       .rate = 1, .burst = 1, .user_agent = DEFAULT_UA, .timeout = 30,
       .retries = 2, .max_page_size = 10 * 1024 * 1024,
       .max_memory = DEFAULT_MAX_MEMORY,
@@ -602,10 +610,18 @@ static void set_ctype_locale(void)
 }
 
 /* init_libraries: the process-wide setup, before any thread starts: the
- * locale, libcurl, libxml2. Returns 0, or EXIT_FATAL after saying why. */
+ * locale, the open-file limit, libcurl, libxml2. Returns 0, or EXIT_FATAL after
+ * saying why. */
 static int init_libraries(void)
 {
   set_ctype_locale();
+  /* Hundreds of download threads keep connections open (webcrawl.c shares
+   * the limit out among them): take what the hard limit allows. */
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+    rl.rlim_cur = rl.rlim_max;
+    (void)setrlimit(RLIMIT_NOFILE, &rl); /* the old limit is fine too */
+  }
   if (curl_global_init(CURL_GLOBAL_ALL) != 0) {
     fprintf(stderr, "%s: cannot initialise libcurl\n", prog);
     return EXIT_FATAL;

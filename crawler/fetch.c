@@ -499,8 +499,10 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
   /* Keep a connection open to every host this worker talks to (the
-   * default, 5, makes a crawl over more hosts reconnect all the time). */
-  curl_easy_setopt(c, CURLOPT_MAXCONNECTS, 64L);
+   * default, 5, makes a crawl over more hosts reconnect all the time);
+   * fewer when there are many workers (webcrawl.c, file descriptors). */
+  curl_easy_setopt(c, CURLOPT_MAXCONNECTS,
+                   f->cfg.max_connects > 0 ? f->cfg.max_connects : 64L);
   curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
   /* libcurl removes the chunked coding; we undo the content coding (see
    * the top of fetch.h). */

@@ -40,7 +40,9 @@ typedef struct fetch_config {
    * names, openssl rehash) are the ones trusted, in place of the
    * system's (libcurl's defaults); both borrowed, NULL for none. */
   const char *ca_file, *ca_dir;
-  bool insecure; /* check no certificate: test servers only */
+  bool insecure;     /* check no certificate: test servers only */
+  long max_connects; /* connections a fetcher keeps open (its libcurl
+                        connection cache, CURLOPT_MAXCONNECTS); 0: 64 */
 } fetch_config_t;
 
 /* Room for a failure's reason: libcurl's CURL_ERROR_SIZE. */

@@ -82,6 +82,10 @@ int wcluster_join(const char *url, const char *name, double lease,
   if (oom) {
     snprintf(err, n, "out of memory");
   } else {
+    /* Items in flight here: enough for every download thread the pool
+     * may grow to (webcrawl.h, download_max). */
+    int dw = o->download_max > o->download_workers ? o->download_max
+                                                   : o->download_workers;
     cluster_config_t cfg = { .url = url,
                              .name = name,
                              .params = p,
@@ -89,7 +93,7 @@ int wcluster_join(const char *url, const char *name, double lease,
                              .seed = o->seed,
                              .seed_hostkey = key,
                              .lease = lease,
-                             .inflight = (size_t)(4 * o->download_workers +
+                             .inflight = (size_t)(4 * dw +
                                                   4 * o->parse_workers + 16) };
     rc = cluster_join(&cfg, out, created, err, n);
   }

@@ -18,10 +18,12 @@
 #include "webcrawl.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "budget.h"
@@ -135,6 +137,43 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
 }
 
 /* ---- download threads ---- */
+
+/* The connections the fetchers keep open in all, at most: enough for a
+ * fixed pool of 8 to keep 64 each, as before pools grew. A pool of
+ * hundreds keeps 2 each (the one in use and one more): at --rate 1 a
+ * thread rarely gets the same host again, so more would hold thousands
+ * of idle connections (memory, and descriptors on both ends) for little
+ * reuse (DESIGN.md, "Concurrency without tuning"). */
+enum { CONNS_TOTAL = 1024, FDS_RESERVE = 256 };
+
+/* connection_share: how many connections each fetcher keeps (its libcurl
+ * cache), for a pool of NFIXED threads or, *DMAX above 0, up to *DMAX:
+ * CONNS_TOTAL, or the open-file limit less FDS_RESERVE if lower, shared
+ * out, 2 to 64 each; an elastic pool too large for the open-file limit
+ * at 2 each (a connection in use and one kept) is lowered to fit, not
+ * below NFIXED + 1. Main thread, before the pools start. */
+static long connection_share(int nfixed, int *dmax)
+{
+  long fds = LONG_MAX;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    fds = (long)rl.rlim_cur - FDS_RESERVE;
+  if (*dmax > nfixed && fds / 3 < *dmax)
+    *dmax = fds / 3 > nfixed ? (int)(fds / 3) : nfixed + 1;
+  long threads = *dmax > nfixed ? *dmax : nfixed;
+  long each = (fds < CONNS_TOTAL ? fds : CONNS_TOTAL) / (threads + 1);
+  return each < 2 ? 2 : each > 64 ? 64 : each;
+}
+
+/* What a download thread may hold besides the budget (its page in
+ * flight, its stack, its libcurl handle), for the elastic pool's cap. */
+#define THREAD_MEMORY ((size_t)1024 * 1024)
+
+/* The elastic pool's cap at --rate 0, where every queued page is due at
+ * once, so "due and no thread free" holds on a fast server too, and the
+ * pool would grow for nothing but context switches (DESIGN.md,
+ * "Concurrency without tuning"). */
+enum { RATE0_MAX = 64 };
 
 static void *wc_worker_init(void *ctx)
 {
@@ -850,7 +889,19 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
    * in robots.txt (robots.h). */
   snprintf(w.agent, sizeof(w.agent), "%.*s",
            (int)strcspn(o->user_agent, "/ \t"), o->user_agent);
+  int dmax = o->download_max > o->download_workers ? o->download_max : 0;
+  /* A download in flight holds its page, outside the budget: an elastic
+   * pool grows to at most a thread per THREAD_MEMORY of it. */
+  if (dmax > RATE0_MAX && o->rate <= 0)
+    dmax = RATE0_MAX;
+  if (dmax > 0 && o->max_memory > 0 &&
+      o->max_memory / THREAD_MEMORY < (size_t)dmax)
+    dmax = o->max_memory / THREAD_MEMORY > (size_t)o->download_workers
+           ? (int)(o->max_memory / THREAD_MEMORY)
+           : 0;
+  long conns = connection_share(o->download_workers, &dmax);
   w.fcfg = (fetch_config_t){
+    .max_connects = conns,
     .user_agent = o->user_agent,
     .connect_timeout = o->timeout < 10 ? o->timeout : 10,
     .timeout = o->timeout,
@@ -900,6 +951,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   }
   engine_config_t cfg = {
     .download_workers = o->download_workers,
+    .download_max = dmax,
     .parse_workers = o->parse_workers,
     .queue_size = o->queue_size,
     /* Enough fetched pages to keep every parser busy, few enough that

@@ -26,6 +26,9 @@ typedef struct webcrawl_opts {
                           for --resume */
   int max_depth;
   int download_workers, parse_workers;
+  int download_max;     /* above download_workers: the download pool is
+                           elastic, from download_workers up to this many
+                           threads (engine.h); else fixed */
   size_t queue_size;    /* 0 = unbounded */
   double rate, burst;   /* per host; rate 0 = no limit */
   const scope_t *scope; /* links and redirects followed */

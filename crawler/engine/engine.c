@@ -10,14 +10,16 @@
  * Only speculation nests them, always in this order: lock, then
  * seen_lock or the frontier's lock. Nothing takes lock while holding
  * either of those.
- * Atomics: pending (items added and not finished), stopped, failure.
+ * Atomics: pending (items added and not finished), stopped, failure;
+ * the elastic pool's idle, threads, space_wait, last_grow (below).
  * The frontier has its own lock (frontier.h).
  *
  * Condition variable `fetched` (on lock): parse threads wait on it while
- * the page queue is empty and downloaders are still running; signalled by
- * each push of a fetched page, broadcast when the last downloader exits.
- * push_fetched and parse_main signal after unlocking, so that the thread
- * woken does not block at once on the lock its waker still holds.
+ * the page queue is empty and downloaders are still running, and
+ * engine_run until no downloader is left; signalled by each push of a
+ * fetched page, broadcast when the last downloader exits. push_fetched
+ * and parse_main signal after unlocking, so that the thread woken does
+ * not block at once on the lock its waker still holds.
  * Condition variable `space` (on lock): with a fetched_limit, downloaders
  * wait on it while the page queue is full, nobody is pushing into a
  * bounded frontier (`pushing`) and the engine is not stopping; signalled
@@ -39,6 +41,36 @@
  * engine_add looks the URL up in smap after inserting it into seen, and
  * engine_speculate checks seen inside lock, so no URL is both queued for
  * real and speculated.
+ *
+ * Elastic download pool (cfg.download_max > cfg.download_workers): the
+ * pool starts with download_workers threads. A thread that takes an item
+ * while no other download thread waits in frontier_pop (`idle` is 0), no
+ * downloader waits for a parser (`space_wait` is 0: more downloads would
+ * only wait too), the budget is less than three quarters full (a thread,
+ * its transfer and its share of the allocator are outside the budget, so
+ * a crawl short of memory does not add them; speculation stops there
+ * too) and the pool is below download_max starts GROW_STEP more
+ * threads, which go straight to frontier_pop: the pool grows as fast as
+ * items fall due with nobody free to take them (doubling while a burst
+ * of due items lasts: a thousand new hosts' robots.txt at once), and
+ * stops with a thread or two idle. Since the frontier hands out only
+ * what politeness allows (token buckets, robots.txt gates, Crawl-delay,
+ * Retry-After), what the pool follows is the work that is due, never
+ * more: at --rate 1, as many threads as requests in flight need. A
+ * thread that finishes an item while more than 2 + threads/4 others stand
+ * idle and the pool has not grown for GROW_QUIET ms leaves, down to
+ * download_workers: idle threads cost no CPU (they sleep on the
+ * frontier's condition variable), only memory, so the pool shrinks
+ * slowly and never oscillates at the pace of single requests. Grown
+ * threads are detached, with a DL_STACK stack; every download thread is
+ * counted in `downloaders` from before it starts until its last unlock,
+ * and engine_run returns only once that count is 0, so no thread touches
+ * the engine after engine_run. The counts `idle`, `threads` and
+ * `space_wait` are atomics: the grow and leave decisions read them
+ * without a lock, and a decision made on a stale count costs one thread
+ * too many or too few for a moment, never a lost item (a leaving thread
+ * holds none) nor a wait without a waker (every other thread still
+ * serves the frontier).
  *
  * The reorder buffer (ordered mode) is a min-heap (heap.h) of parsed
  * items by seq.
@@ -74,6 +106,12 @@ struct spec {
  * the frontier's to charge while queued; parked, the page's owner). */
 enum { SPEC_COST = sizeof(struct spec) + BUDGET_OVERHEAD + 64 };
 
+/* The elastic pool (above): a grown thread's stack (the hooks' deepest
+ * path, libcurl with TLS, uses a small part of it; only the pages touched
+ * count in memory), and how long the pool must not have grown before a
+ * thread may leave. */
+enum { DL_STACK = 1024 * 1024, GROW_QUIET = 1000, GROW_STEP = 2 };
+
 struct engine {
   engine_config_t cfg;
   engine_hooks_t hooks;
@@ -88,7 +126,8 @@ struct engine {
   fitem_t *phead, *ptail; /* fetched pages waiting for a parse thread */
   size_t nfetched;        /* pages in that queue */
   int pushing;            /* engine_add calls inside frontier_push */
-  int downloaders;        /* download threads still running */
+  int downloaders;        /* download threads still running, grown
+                             ones from before they start */
   heap_t *order;          /* reorder heap: parsed items by seq */
   bool committing;
   uint64_t next_commit;
@@ -96,6 +135,11 @@ struct engine {
   fptable_t *smap;  /* URL fingerprint -> struct spec *; NULL = no
                        speculation */
   uint64_t next_spec;
+
+  atomic_int idle;        /* download threads in frontier_pop */
+  atomic_int threads;     /* download threads, leaving ones not */
+  atomic_int space_wait;  /* downloaders waiting on `space` */
+  atomic_llong last_grow; /* ms (frontier_now) of the last growth */
 
   atomic_size_t pending;
   atomic_bool stopped;
@@ -117,6 +161,7 @@ engine_t *engine_new(const engine_config_t *cfg)
       (cfg->ordered && h->commit == NULL) || cfg->download_workers < 1 ||
       cfg->parse_workers < 1 || cfg->download_workers > ENGINE_MAX_WORKERS ||
       cfg->parse_workers > ENGINE_MAX_WORKERS ||
+      cfg->download_max > ENGINE_MAX_WORKERS ||
       (cfg->remote != NULL && !cfg->ordered))
     return NULL;
   engine_t *e = calloc(1, sizeof(*e));
@@ -486,8 +531,11 @@ static void push_fetched(engine_t *e, fitem_t *it)
   frontier_done(e->frontier, it);
   pthread_mutex_lock(&e->lock);
   while (e->cfg.fetched_limit && e->nfetched >= e->cfg.fetched_limit &&
-         e->pushing == 0 && !atomic_load(&e->stopped))
+         e->pushing == 0 && !atomic_load(&e->stopped)) {
+    atomic_fetch_add(&e->space_wait, 1);
     pthread_cond_wait(&e->space, &e->lock);
+    atomic_fetch_sub(&e->space_wait, 1);
+  }
   it->next = NULL;
   e->nfetched++;
   if (e->ptail)
@@ -569,13 +617,87 @@ void engine_requeue(engine_t *e, fitem_t *it, const char *new_url,
     push_fetched(e, n);
 }
 
+static void *download_main(void *arg);
+
+static bool elastic(const engine_t *e)
+{
+  return e->cfg.download_max > e->cfg.download_workers;
+}
+
+static long long now_ms(void)
+{
+  return (long long)(frontier_now() * 1000.0);
+}
+
+/* grow_one: start one more download thread if the pool may grow. */
+static void grow_one(engine_t *e)
+{
+  if (atomic_load(&e->space_wait) > 0 || atomic_load(&e->stopped) ||
+      budget_full(e->cfg.budget, 0.75))
+    return;
+  int n = atomic_load(&e->threads);
+  do {
+    if (n >= e->cfg.download_max)
+      return;
+  } while (!atomic_compare_exchange_weak(&e->threads, &n, n + 1));
+  atomic_store(&e->last_grow, now_ms());
+  pthread_mutex_lock(&e->lock);
+  e->downloaders++; /* not 0 meanwhile: the caller is one */
+  pthread_mutex_unlock(&e->lock);
+  pthread_attr_t at;
+  pthread_t tid;
+  int rc = pthread_attr_init(&at);
+  if (rc == 0) {
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&at, DL_STACK);
+    rc = pthread_create(&tid, &at, download_main, e);
+    pthread_attr_destroy(&at);
+  }
+  if (rc != 0) {
+    /* The pool stays as it is; the crawl goes on at its size. */
+    atomic_fetch_sub(&e->threads, 1);
+    pthread_mutex_lock(&e->lock);
+    e->downloaders--;
+    pthread_mutex_unlock(&e->lock);
+  }
+}
+
+/* leave: whether the calling download thread, holding no item, should
+ * leave the pool now (see the top); if so it is no longer counted in
+ * `threads`. */
+/* grow: the calling download thread took an item and found nobody idle:
+ * start GROW_STEP more download threads if the pool may grow (see the
+ * top). */
+static void grow(engine_t *e)
+{
+  for (int i = 0; i < GROW_STEP; i++)
+    grow_one(e);
+}
+
+static bool leave(engine_t *e)
+{
+  int n = atomic_load(&e->threads);
+  if (n <= e->cfg.download_workers || atomic_load(&e->idle) <= 2 + n / 4 ||
+      now_ms() - atomic_load(&e->last_grow) < GROW_QUIET)
+    return false;
+  return atomic_compare_exchange_strong(&e->threads, &n, n - 1);
+}
+
 static void *download_main(void *arg)
 {
   engine_t *e = arg;
   void *ws = e->hooks.worker_init ? e->hooks.worker_init(e->cfg.ctx) : NULL;
   fitem_t *it;
   const engine_remote_t *r = e->cfg.remote;
-  while ((it = frontier_pop(e->frontier)) != NULL) {
+  bool el = elastic(e);
+  for (;;) {
+    if (el)
+      atomic_fetch_add(&e->idle, 1);
+    it = frontier_pop(e->frontier);
+    if (el && atomic_fetch_sub(&e->idle, 1) == 1 && it != NULL)
+      grow(e);
+    if (it == NULL)
+      break;
     if (r != NULL && r->admit != NULL && !(it->flags & FITEM_GATE) &&
         !r->admit(r->ctx, it)) {
       /* Its host is another process's now: no request, token back. */
@@ -599,6 +721,8 @@ static void *download_main(void *arg)
       finish(e, it);
       break;
     }
+    if (el && leave(e))
+      break;
   }
   if (e->hooks.worker_fini)
     e->hooks.worker_fini(e->cfg.ctx, ws);
@@ -606,6 +730,7 @@ static void *download_main(void *arg)
   if (--e->downloaders == 0)
     pthread_cond_broadcast(&e->fetched);
   pthread_mutex_unlock(&e->lock);
+  /* Nothing of E is touched from here on: engine_run may return. */
   return NULL;
 }
 
@@ -810,6 +935,8 @@ int engine_run(engine_t *e)
     frontier_set_horizon(e->frontier, e->cfg.window);
   int status = CRAWL_OK, started = 0;
   e->downloaders = nd;
+  atomic_store(&e->threads, nd);
+  atomic_store(&e->last_grow, now_ms());
   for (; started < nd + np; started++) {
     bool dl = started < nd;
     if (pthread_create(&tid[started], NULL, dl ? download_main : parse_main,
@@ -832,6 +959,12 @@ int engine_run(engine_t *e)
   for (int i = 0; i < started; i++)
     pthread_join(tid[i], NULL);
   free(tid);
+  /* Grown download threads are detached: wait for the last to leave
+   * (the parsers did already, unless none started). */
+  pthread_mutex_lock(&e->lock);
+  while (e->downloaders > 0)
+    pthread_cond_wait(&e->fetched, &e->lock);
+  pthread_mutex_unlock(&e->lock);
   int lost = frontier_error(e->frontier);
   if (status == CRAWL_OK && lost)
     /* It closed itself: queued URLs are lost. */

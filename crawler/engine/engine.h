@@ -130,7 +130,17 @@ typedef struct engine_remote {
 } engine_remote_t;
 
 typedef struct engine_config {
-  int download_workers;          /* 1 to ENGINE_MAX_WORKERS */
+  int download_workers;          /* 1 to ENGINE_MAX_WORKERS: the download
+                                    threads started, and with no
+                                    download_max, the fixed count */
+  int download_max;              /* above download_workers: an elastic pool
+                                    (engine.c, "Elastic download pool") that
+                                    grows up to this many download threads
+                                    while items are due and none is free, and
+                                    shrinks back to download_workers when
+                                    threads stand idle; 0 or at most
+                                    download_workers = a fixed pool; at most
+                                    ENGINE_MAX_WORKERS */
   int parse_workers;             /* 1 to ENGINE_MAX_WORKERS */
   size_t queue_size;             /* frontier capacity; 0 = unbounded */
   size_t fetched_limit;          /* downloaders wait while this many fetched
@@ -161,8 +171,9 @@ typedef struct engine_config {
 
 /* engine_new: an engine ready for engine_add and engine_run. CFG copied.
  * Returns: owned by caller (engine_delete); NULL if CFG is invalid (counts
- * below 1, no fetch or parse hook, commit missing in ordered mode) or out
- * of memory. Thread-safety: any thread. */
+ * below 1, download_max above ENGINE_MAX_WORKERS, no fetch or parse hook,
+ * commit missing in ordered mode) or out of memory. Thread-safety: any
+ * thread. */
 engine_t *engine_new(const engine_config_t *cfg);
 
 /* engine_add: add URL (borrowed) at DEPTH under HOSTKEY (borrowed; "" for

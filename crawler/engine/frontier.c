@@ -36,7 +36,10 @@
  *            spill (loaded below 3/4 of the budget; forced, once per wait,
  *            when no host is ready, waiting or delayed and no gate is
  *            out, or when the horizon lets through what is on disk), a
- *            ready host, or the earliest deadline.
+ *            ready host, or the earliest deadline. Only one waiter
+ *            sleeps until a given deadline (`timer`: the earliest one a
+ *            waiter has set); the others wait for a signal, and the baton
+ *            a pop passes on makes one of them the next timekeeper.
  *   notfull  waited on by frontier_push while every slot is taken;
  *            signalled by frontier_done and by a withdrawal (a slot
  *            freed), broadcast by close. Waiters re-check: closed or a
@@ -53,51 +56,10 @@
 #include "budget.h"
 #include "diskq.h"
 #include "fptable.h"
+#include "frontier_int.h"
 #include "heap.h"
 
-enum { NOWHERE, READY, WAITING };
-/* The spill's write buffer, and the most items a pop brings back at once. */
-enum { SPILL_BUF = 64 * 1024, SPILL_BATCH = 1024 };
-enum { GATE_OPEN, GATE_NEEDED, GATE_INFLIGHT };
-
-struct host {
-  char *key;
-  uint32_t id;            /* index in f->host */
-  fitem_t *head, *tail;   /* ordinary items, in seq order */
-  fitem_t *shead, *stail; /* speculative items, in seq order */
-  double tokens;          /* bucket level at time `last` */
-  double last;
-  double last_take;   /* when the last token was taken; < 0: never */
-  double pause_until; /* Retry-After and gate retries */
-  double interval;    /* Crawl-delay; 0 if none */
-  double due;         /* when the host may be fetched next */
-  double born;        /* when it was first named */
-  int gate;
-  int where;   /* NOWHERE, READY or WAITING */
-  size_t hpos; /* index in the heap named by `where`; the heap
-                  writes it */
-};
-
-struct frontier {
-  pthread_mutex_t lock;
-  pthread_cond_t work, notfull;
-  frontier_config_t cfg;
-  struct host **host; /* host[id] */
-  size_t nhosts, cap_hosts;
-  fptable_t *map;          /* host key fingerprint -> id (uint32_t) */
-  heap_t *ready, *waiting; /* hosts, positions in hpos */
-  heap_t *delayed;         /* items */
-  size_t count;            /* ordinary items queued or delayed */
-  size_t nspec;            /* speculative items queued or delayed */
-  size_t spec_out;         /* speculative items handed out, not returned */
-  size_t slots;            /* items holding FITEM_SLOT */
-  size_t gates_out;        /* gate items handed out, not done */
-  diskq_t *spill;          /* pushes over the budget; NULL = no spill */
-  int error;               /* errno of a spill that failed; 0 = none */
-  int push_waiters;        /* frontier_push calls waiting for capacity */
-  uint64_t horizon;        /* only seqs below it are handed out */
-  bool closed;
-};
+/* struct host, struct frontier: frontier_int.h. */
 
 double frontier_now(void)
 {
@@ -116,15 +78,10 @@ static size_t item_cost(const fitem_t *it)
 
 /* ---- heaps ---- */
 
-static fitem_t *first_item(const struct host *h)
-{
-  return h->head ? h->head : h->shead;
-}
-
 static bool ready_less(const void *a, const void *b)
 {
   const struct host *x = a, *y = b;
-  return first_item(x)->seq < first_item(y)->seq;
+  return frontier_first(x)->seq < frontier_first(y)->seq;
 }
 
 static bool waiting_less(const void *a, const void *b)
@@ -141,99 +98,6 @@ static bool delayed_less(const void *a, const void *b)
 }
 
 /* ---- hosts ---- */
-
-static double host_rate(const frontier_t *f, const struct host *h)
-{
-  double r = f->cfg.rate;
-  if (h->interval > 0 && (r <= 0 || 1.0 / h->interval < r))
-    r = 1.0 / h->interval;
-  return r;
-}
-
-static double host_burst(const frontier_t *f, const struct host *h)
-{
-  return h->interval > 0 ? 1.0 : f->cfg.burst;
-}
-
-/* refill: bring H's bucket up to time NOW. */
-static void refill(const frontier_t *f, struct host *h, double now)
-{
-  double r = host_rate(f, h);
-  if (r <= 0)
-    return;
-  if (now > h->last) {
-    h->tokens += (now - h->last) * r;
-    double b = host_burst(f, h);
-    if (h->tokens > b)
-      h->tokens = b;
-    h->last = now;
-  }
-}
-
-/* host_schedule: put H in the heap its state calls for. Caller holds lock. */
-static void host_schedule(frontier_t *f, struct host *h, double now)
-{
-  if (h->where == READY)
-    heap_remove(f->ready, h->hpos);
-  else if (h->where == WAITING)
-    heap_remove(f->waiting, h->hpos);
-  h->where = NOWHERE;
-  if (first_item(h) == NULL || h->gate == GATE_INFLIGHT)
-    return;
-  double due = h->pause_until;
-  double r = host_rate(f, h);
-  if (r > 0) {
-    refill(f, h, now);
-    if (h->tokens < 1.0 - 1e-9) {
-      double t = now + (1.0 - h->tokens) / r;
-      if (t > due)
-        due = t;
-    }
-  }
-  h->due = due;
-  h->where = due <= now ? READY : WAITING;
-  /* Cannot fail: host_get reserved room for every host in both. */
-  (void)heap_push(h->where == READY ? f->ready : f->waiting, h);
-}
-
-/* host_get: the host for KEY, created if new. Caller holds lock.
- * Returns NULL if out of memory. */
-static struct host *host_get(frontier_t *f, const char *key, double now)
-{
-  uint64_t fp[2];
-  uint32_t id;
-  fptable_hash128(key, strlen(key), fp);
-  if (fptable_find(f->map, fp, &id))
-    return f->host[id];
-  if (f->nhosts == f->cap_hosts) {
-    size_t cap = f->cap_hosts * 2;
-    struct host **v = realloc(f->host, cap * sizeof(*v));
-    if (v == NULL)
-      return NULL;
-    f->host = v;
-    f->cap_hosts = cap;
-  }
-  if (!heap_reserve(f->ready, f->nhosts + 1) ||
-      !heap_reserve(f->waiting, f->nhosts + 1))
-    return NULL;
-  id = (uint32_t)f->nhosts;
-  if (fptable_insert(f->map, fp, &id) != 1)
-    return NULL;
-  struct host *h = calloc(1, sizeof(*h));
-  if (h == NULL || (h->key = strdup(key)) == NULL) {
-    free(h);
-    fptable_remove(f->map, fp, NULL);
-    return NULL;
-  }
-  h->tokens = f->cfg.start_empty ? 0 : f->cfg.burst;
-  h->last = now;
-  h->born = now;
-  h->last_take = -1;
-  h->gate = f->cfg.gate ? GATE_NEEDED : GATE_OPEN;
-  h->id = id;
-  f->host[f->nhosts++] = h;
-  return h;
-}
 
 /* spec_enqueue: insert speculative IT into H's speculative queue in seq
  * order (normally at the tail). */
@@ -300,6 +164,7 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
     return NULL;
   f->cfg = *cfg;
   f->horizon = UINT64_MAX;
+  f->timer = INFINITY;
   if (cfg->spill_path != NULL &&
       (f->spill = diskq_new(cfg->spill_path, SPILL_BUF, cfg->budget)) == NULL) {
     free(f);
@@ -358,7 +223,7 @@ static int add(frontier_t *f, fitem_t *it, struct host *h, double not_before,
     it->flags |= FITEM_DELAYED;
   } else {
     enqueue(h, it);
-    host_schedule(f, h, now);
+    frontier_schedule(f, h, now);
   }
   if (!charged)
     budget_force(f->cfg.budget, item_cost(it));
@@ -493,7 +358,7 @@ int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey)
   }
   int rc = -1;
   struct host *h = NULL;
-  if (!f->closed && (h = host_get(f, hostkey, frontier_now())) == NULL)
+  if (!f->closed && (h = frontier_host_get(f, hostkey, frontier_now())) == NULL)
     rc = -2;
   if (h != NULL) {
     /* In memory if it fits and nothing older waits on disk; else on disk.
@@ -526,7 +391,7 @@ int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
   pthread_mutex_lock(&f->lock);
   int rc = -1;
   if (!f->closed) {
-    struct host *h = host_get(f, hostkey, frontier_now());
+    struct host *h = frontier_host_get(f, hostkey, frontier_now());
     if (h == NULL)
       rc = -2;
     else if (!(it->flags & FITEM_SLOT) && (full(f) || f->push_waiters > 0))
@@ -566,7 +431,7 @@ static void release_delayed(frontier_t *f, double now)
     it->flags &= ~FITEM_DELAYED;
     struct host *h = f->host[it->host];
     enqueue(h, it);
-    host_schedule(f, h, now);
+    frontier_schedule(f, h, now);
   }
 }
 
@@ -599,19 +464,19 @@ static fitem_t *take(frontier_t *f, struct host *h, double now)
     budget_give(f->cfg.budget, item_cost(it));
   }
   it->host = h->id;
-  if (host_rate(f, h) > 0) {
-    refill(f, h, now);
+  if (frontier_host_rate(f, h) > 0) {
+    frontier_refill(f, h, now);
     h->tokens -= 1.0;
   }
   h->last_take = now;
-  host_schedule(f, h, now);
+  frontier_schedule(f, h, now);
   return it;
 }
 
 /* may_take: whether ready host H may hand out its next item now. */
 static bool may_take(const frontier_t *f, const struct host *h)
 {
-  const fitem_t *first = first_item(h);
+  const fitem_t *first = frontier_first(h);
   if (first->flags & FITEM_SPEC)
     /* Past the bound too when a push waits for a slot: fetching it is
      * what frees one, if speculative items hold them all. */
@@ -632,7 +497,7 @@ fitem_t *frontier_pop(frontier_t *f)
     release_delayed(f, now);
     struct host *h;
     while ((h = heap_top(f->waiting)) != NULL && h->due <= now)
-      host_schedule(f, h, now);
+      frontier_schedule(f, h, now);
     h = heap_top(f->ready);
     if (!forced && h == NULL && heap_count(f->waiting) == 0 &&
         heap_count(f->delayed) == 0 && f->gates_out == 0 && spilled(f)) {
@@ -661,9 +526,14 @@ fitem_t *frontier_pop(frontier_t *f)
     fitem_t *d = heap_top(f->delayed);
     if (d != NULL && d->not_before < deadline)
       deadline = d->not_before;
-    if (isinf(deadline)) {
+    if (isinf(deadline) || deadline >= f->timer) {
+      /* Nothing will be due, or another waiter wakes by then and passes
+       * the baton: one timed waiter per deadline, or every idle worker
+       * of a large pool would wake at each due time, and all but one
+       * sleep again (a storm of wake-ups at hundreds of threads). */
       pthread_cond_wait(&f->work, &f->lock);
     } else {
+      f->timer = deadline;
       struct timespec ts;
       ts.tv_sec = (time_t)deadline;
       ts.tv_nsec = (long)((deadline - (double)ts.tv_sec) * 1e9);
@@ -672,6 +542,8 @@ fitem_t *frontier_pop(frontier_t *f)
         ts.tv_nsec -= 1000000000L;
       }
       pthread_cond_timedwait(&f->work, &f->lock, &ts);
+      if (f->timer == deadline)
+        f->timer = INFINITY; /* the next waiter keeps the time */
     }
     forced = false; /* a wait between forced loads, not one per call */
   }
@@ -691,8 +563,8 @@ void frontier_set_horizon(frontier_t *f, uint64_t horizon)
     uint64_t old = f->horizon == UINT64_MAX ? 0 : f->horizon;
     f->horizon = horizon;
     struct host *h = heap_top(f->ready);
-    if ((h != NULL && first_item(h)->seq >= old &&
-         first_item(h)->seq < horizon) ||
+    if ((h != NULL && frontier_first(h)->seq >= old &&
+         frontier_first(h)->seq < horizon) ||
         spilled(f)) /* what the horizon now lets through may be on disk */
       pthread_cond_signal(&f->work);
   }
@@ -712,7 +584,7 @@ static void unqueue(frontier_t *f, fitem_t *it)
       }
   } else {
     spec_unlink(h, it);
-    host_schedule(f, h, frontier_now());
+    frontier_schedule(f, h, frontier_now());
   }
   it->flags &= ~(FITEM_QUEUED | FITEM_DELAYED);
   f->nspec--;
@@ -766,138 +638,6 @@ void frontier_spec_return(frontier_t *f)
     f->spec_out--;
   pthread_cond_signal(&f->work);
   pthread_mutex_unlock(&f->lock);
-}
-
-void frontier_gate_done(frontier_t *f, uint32_t host)
-{
-  pthread_mutex_lock(&f->lock);
-  struct host *h = f->host[host];
-  if (h->gate == GATE_INFLIGHT)
-    f->gates_out--;
-  h->gate = GATE_OPEN;
-  host_schedule(f, h, frontier_now());
-  pthread_cond_signal(&f->work);
-  pthread_mutex_unlock(&f->lock);
-}
-
-void frontier_gate_retry(frontier_t *f, uint32_t host, double not_before)
-{
-  pthread_mutex_lock(&f->lock);
-  struct host *h = f->host[host];
-  if (h->gate == GATE_INFLIGHT)
-    f->gates_out--;
-  h->gate = GATE_NEEDED;
-  if (not_before > h->pause_until)
-    h->pause_until = not_before;
-  host_schedule(f, h, frontier_now());
-  pthread_cond_signal(&f->work);
-  pthread_mutex_unlock(&f->lock);
-}
-
-void frontier_host_pause(frontier_t *f, uint32_t host, double until)
-{
-  pthread_mutex_lock(&f->lock);
-  struct host *h = f->host[host];
-  if (until > h->pause_until) {
-    h->pause_until = until;
-    host_schedule(f, h, frontier_now());
-  }
-  pthread_mutex_unlock(&f->lock);
-}
-
-void frontier_host_interval(frontier_t *f, uint32_t host, double seconds)
-{
-  pthread_mutex_lock(&f->lock);
-  struct host *h = f->host[host];
-  double now = frontier_now();
-  refill(f, h, now);
-  h->interval = seconds > 0 ? seconds : 0;
-  /* The new pace counts from the host's last request (its robots.txt),
-   * not from a bucket filled under the old one. */
-  double r = host_rate(f, h);
-  if (r > 0 && h->last_take >= 0 && h->tokens > (now - h->last_take) * r)
-    h->tokens = (now - h->last_take) * r;
-  if (h->tokens > host_burst(f, h))
-    h->tokens = host_burst(f, h);
-  host_schedule(f, h, now);
-  pthread_mutex_unlock(&f->lock);
-}
-
-void frontier_refund(frontier_t *f, uint32_t host)
-{
-  pthread_mutex_lock(&f->lock);
-  struct host *h = f->host[host];
-  if (host_rate(f, h) > 0) {
-    double now = frontier_now();
-    refill(f, h, now);
-    h->tokens += 1.0;
-    if (h->tokens > host_burst(f, h))
-      h->tokens = host_burst(f, h);
-    host_schedule(f, h, now);
-    pthread_cond_signal(&f->work);
-  }
-  pthread_mutex_unlock(&f->lock);
-}
-
-void frontier_drain(frontier_t *f, bool (*pick)(void *arg, const char *key),
-                    void *arg)
-{
-  pthread_mutex_lock(&f->lock);
-  double now = frontier_now();
-  for (size_t i = 0; i < f->nhosts; i++) {
-    struct host *h = f->host[i];
-    if (!pick(arg, h->key))
-      continue;
-    h->tokens = 0;
-    h->last = now;
-    host_schedule(f, h, now);
-  }
-  pthread_mutex_unlock(&f->lock);
-}
-
-const char *frontier_host_key(frontier_t *f, uint32_t host)
-{
-  pthread_mutex_lock(&f->lock);
-  const char *key = host < f->nhosts ? f->host[host]->key : NULL;
-  pthread_mutex_unlock(&f->lock);
-  return key;
-}
-
-int frontier_host_id(frontier_t *f, const char *hostkey, uint32_t *host)
-{
-  pthread_mutex_lock(&f->lock);
-  struct host *h = host_get(f, hostkey, frontier_now());
-  if (h != NULL)
-    *host = h->id;
-  pthread_mutex_unlock(&f->lock);
-  return h != NULL ? 0 : -1;
-}
-
-bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
-{
-  pthread_mutex_lock(&f->lock);
-  double now = frontier_now();
-  struct host *h = host_get(f, hostkey, now);
-  double due = now + 1; /* out of memory: ask again later */
-  if (h != NULL) {
-    /* As host_schedule computes it, without a queue to schedule. */
-    due = h->pause_until;
-    double r = host_rate(f, h);
-    if (r > 0) {
-      refill(f, h, now);
-      if (h->tokens < 1.0 - 1e-9 && now + (1.0 - h->tokens) / r > due)
-        due = now + (1.0 - h->tokens) / r;
-    }
-    if (due <= now) {
-      if (r > 0)
-        h->tokens -= 1.0;
-      h->last_take = now;
-      host_schedule(f, h, now); /* its queue, if any, is due later now */
-    }
-  }
-  pthread_mutex_unlock(&f->lock);
-  *when = due;
-  return h != NULL && due <= now;
 }
 
 size_t frontier_count(frontier_t *f)

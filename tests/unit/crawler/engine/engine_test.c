@@ -35,6 +35,8 @@ struct graph {
   int refuse;     /* this page's commit adds no links (as a page over a
                      limit); -1 none */
   int records[N]; /* engine_speculating() at page i's commit; -1 none */
+  int sleep_ms;   /* every fetch sleeps this long; 0 none */
+  atomic_int inflight, max_inflight; /* fetches at once, now and at most */
 };
 
 static int page_no(const char *url)
@@ -63,10 +65,17 @@ static engine_fetched_t g_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
     atomic_fetch_add(&g->spec_fetches, 1);
     atomic_store(&g->spec_fetched[i], true);
   }
-  if (i == g->slow || (g->jitter && i % 7 == 0)) {
-    struct timespec ts = { 0, (i == g->slow ? 300 : 3) * 1000 * 1000 };
+  int now = atomic_fetch_add(&g->inflight, 1) + 1;
+  int max = atomic_load(&g->max_inflight);
+  while (now > max &&
+         !atomic_compare_exchange_weak(&g->max_inflight, &max, now))
+    ;
+  if (i == g->slow || (g->jitter && i % 7 == 0) || g->sleep_ms) {
+    int ms = i == g->slow ? 300 : g->sleep_ms ? g->sleep_ms : 3;
+    struct timespec ts = { 0, ms * 1000 * 1000 };
     nanosleep(&ts, NULL);
   }
+  atomic_fetch_sub(&g->inflight, 1);
   return ENGINE_PARSE;
 }
 
@@ -365,6 +374,40 @@ static void test_stop_leaves_nothing_behind(void)
   free(g);
 }
 
+static void test_elastic_pool(void)
+{
+  /* Every fetch sleeps 5 ms and everything is due (no rate): an elastic
+   * pool of 2 to 24 grows past 2 and never past 24, a fixed pool of 2
+   * stays 2, and the commit is the plain breadth-first one either way;
+   * stopped mid-crawl, the grown (detached) threads are gone when
+   * engine_run returns (ASan, TSan). */
+  static const struct {
+    int dl, max, stop;
+  } runs[] = { { 2, 24, 0 }, { 2, 0, 0 }, { 2, 24, 60 } };
+  for (size_t r = 0; r < sizeof(runs) / sizeof(runs[0]); r++) {
+    struct graph *g = graph_new();
+    random_links(g);
+    g->sleep_ms = 5;
+    g->stop_after = runs[r].stop;
+    engine_config_t cfg = { .download_workers = runs[r].dl,
+                            .download_max = runs[r].max,
+                            .parse_workers = 2,
+                            .speculate = 4096 };
+    CHECK_INT(run_with(g, cfg), runs[r].stop ? ENGINE_ESTOPPED : 0);
+    int max = atomic_load(&g->max_inflight);
+    if (runs[r].max > 0) {
+      CHECK(max > runs[r].dl);
+      CHECK(max <= runs[r].max);
+    } else {
+      CHECK(max <= runs[r].dl);
+    }
+    if (!runs[r].stop)
+      check_order(g, true);
+    free(g->links);
+    free(g);
+  }
+}
+
 int main(void)
 {
   RUN(test_bfs_order_with_speculation);
@@ -373,5 +416,6 @@ int main(void)
   RUN(test_speculation_past_its_depth_is_dropped);
   RUN(test_small_budget_stays_exact);
   RUN(test_stop_leaves_nothing_behind);
+  RUN(test_elastic_pool);
   return TEST_EXIT();
 }
