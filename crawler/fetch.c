@@ -36,12 +36,22 @@ struct xfer {
   bool ztail;      /* junk followed a complete stream: skip the rest */
   bool bad_coding; /* the body could not be decoded */
   size_t drained;  /* bytes of an unwanted body read and dropped */
+  double unwanted; /* monotonic: when the body was found unwanted */
   strbuf_t body, req, head, raw;
 };
 
 /* The most of an unwanted body (an error page, a redirect's, a non-page)
- * read and dropped to keep the connection (drain). */
+ * read and dropped to keep the connection (drain), and the longest it is
+ * read for (or captured: a server trickling a 404 holds no thread). */
 enum { DRAIN_MAX = 64 * 1024 };
+#define UNWANTED_SECONDS 0.5
+
+static double mono(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
 
 fetcher_t *fetcher_new(const fetch_config_t *cfg)
 {
@@ -422,7 +432,9 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
     check(x);
   if (x->abort != FETCH_OK) {
     /* Not a page; read on to capture it, within bounds, or to keep the
-     * connection. */
+     * connection, for UNWANTED_SECONDS at most (on_progress). */
+    if (x->unwanted == 0)
+      x->unwanted = mono();
     if (capture && x->raw.len < FETCH_CAPTURE_MAX)
       return len;
     if (drain(x, len))
@@ -434,6 +446,21 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
   if (!inflate_add(x, data, len))
     return 0;
   return len;
+}
+
+/* on_progress: stop reading a body found unwanted UNWANTED_SECONDS ago
+ * (its outcome is decided: see fetcher_get). */
+static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
+                       curl_off_t ultotal, curl_off_t ulnow)
+{
+  struct xfer *x = arg;
+  (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
+  if (x->unwanted > 0 && mono() - x->unwanted > UNWANTED_SECONDS) {
+    if (x->f->cfg.capture)
+      x->res->raw_truncated = true;
+    return 1;
+  }
+  return 0;
 }
 
 /* on_debug: the exchange as it crossed the wire, for the WARC file; set
@@ -535,6 +562,9 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
    * check refuses an identity body by its length at the first byte). */
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
+  curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &x);
   char errbuf[CURL_ERROR_SIZE] = "";
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 
@@ -585,8 +615,9 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     /* reported above */
   } else if (x.truncated) {
     res->outcome = FETCH_OK;
-  } else if (x.abort != FETCH_OK &&
-             (rc == CURLE_OK || rc == CURLE_WRITE_ERROR)) {
+  } else if (x.abort != FETCH_OK) {
+    /* Decided by the headers at the first body byte: what became of the
+     * rest (cut short, trickling and stopped) changes nothing. */
     res->outcome = x.abort;
   } else if (rc != CURLE_OK) {
     res->outcome = FETCH_NET_ERROR;

@@ -23,16 +23,37 @@ cat >"$S/127.0.0.1/noindex.html" <<'HTML'
 HTML
 printf 'User-agent: *\nDisallow: /\n' >"$S/127.0.0.2/robots.txt"
 echo '<p>private</p>' >"$S/127.0.0.2/index.html"
-echo '/err.html status 500' >"$TEST_DIR/rules"
+# .3: a 404 whose body is cut short (the connection closed halfway) and
+# one whose body trickles a byte a second; .4: a robots.txt 404 cut short.
+mkdir -p "$S/127.0.0.3" "$S/127.0.0.4"
+echo '<a href="cut.html">cut</a> <a href="slow.html">slow</a>' \
+  >"$S/127.0.0.3/index.html"
+echo 'this page is gone, and so is the rest of it' >"$S/127.0.0.3/cut.html"
+echo 'this page is gone, slowly, a byte a second' >"$S/127.0.0.3/slow.html"
+echo 'no robots.txt here, and its page is cut short' \
+  >"$S/127.0.0.4/robots.txt"
+echo '<p>four</p>' >"$S/127.0.0.4/index.html"
+{
+  echo '/err.html status 500'
+  echo '127.0.0.3 /cut.html status 404'
+  echo '127.0.0.3 /cut.html close'
+  echo '127.0.0.3 /slow.html status 404'
+  echo '127.0.0.3 /slow.html drip 1 1'
+  echo '127.0.0.4 /robots.txt status 404'
+  echo '127.0.0.4 /robots.txt close'
+} >"$TEST_DIR/rules"
 
 # A loopback port nothing listens on: one the test server had, closed.
 server_start "$S" || { not_ok "server starts"; finish; }
 CLOSED=$PORT
 server_stop
 server_start "$S" --rules "$TEST_DIR/rules" --host 127.0.0.1 \
-  --host 127.0.0.2 || { not_ok "server starts"; finish; }
+  --host 127.0.0.2 --host 127.0.0.3 --host 127.0.0.4 ||
+  { not_ok "server starts"; finish; }
 H1=http://127.0.0.1:$PORT
 H2=http://127.0.0.2:$PORT
+H3=http://127.0.0.3:$PORT
+H4=http://127.0.0.4:$PORT
 REFUSED=http://127.0.0.1:$CLOSED
 
 # crawl NAME SEED DEPTH [OPTIONS...]: crawl into $TEST_DIR/NAME (log in
@@ -83,6 +104,27 @@ check_eq "one worker: robots.txt, 2 pages, a 404 and a 500 requested" \
   "$(wc -l <"$TEST_DIR/keepalive.server")" 5
 check_eq "... all on one connection" \
   "$(cut -f7 "$TEST_DIR/keepalive.server" | sort -u | wc -l)" 1
+
+# A 404 is a 404 whatever happens to its body after the headers: not a
+# network error to retry (the body cut short, or trickling: the drain
+# gives up after half a second; 4 s is a generous bound, libcurl's own
+# timeout is 5), and a robots.txt 404 cut short still allows everything.
+before=$(wc -l <"$SERVER_LOG")
+t0=$(date +%s.%N)
+crawl broken "$H3/" 1 --retries 1 --timeout 5
+t1=$(date +%s.%N)
+tail -n +"$((before + 1))" "$SERVER_LOG" >"$TEST_DIR/broken.server"
+check "a 404 cut short is a 404" \
+  logged broken "Failed: $H3/cut.html (HTTP 404 Not Found)"
+check "a 404 trickling is a 404" \
+  logged broken "Failed: $H3/slow.html (HTTP 404 Not Found)"
+check_eq "... neither asked twice" \
+  "$(grep -c '/cut.html\|/slow.html' "$TEST_DIR/broken.server")" 2
+check "... and the trickle does not hold the crawl (under 4 s)" \
+  awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 4) }'
+crawl brokenrobots "$H4/" 0 --retries 1
+check "a robots.txt 404 cut short allows everything: the seed is saved" \
+  test -e "$TEST_DIR/brokenrobots/1"
 
 crawl refused "$REFUSED/" 1
 check "refused: the seed's IgnRobots line says why robots.txt failed" \
