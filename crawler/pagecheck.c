@@ -285,6 +285,12 @@ bool pagecheck_meta_possible(const char *body, size_t len, const char *charset,
     if (!meta_at(body, len, at))
       continue;
     size_t end = tag_end(body, len, at + 5);
+    /* A "<meta" that is no tag (in a comment, in an attribute value) may
+     * reach, read as a tag, into a real one that starts inside it and
+     * ends later: a '<' within is the full parse's to judge. Not resumed
+     * at the '<' instead, which would make "<meta a<meta a..." quadratic. */
+    if (memchr(body + at + 5, '<', end > at + 5 ? end - at - 5 : 0) != NULL)
+      return true;
     for (size_t i = at + 5; i < end; i++) {
       unsigned m = starts[(unsigned char)body[i]];
       if (m == 0)

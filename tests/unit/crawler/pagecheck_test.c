@@ -210,6 +210,10 @@ static void test_meta_possible_complete(void)
     P("<meta =x name=robots content=none>", NULL),
     P("<meta name = robots content = none >", NULL),
     P("<meta name=x><meta\tname=robots content=none>", NULL),
+    /* a "<meta" that is no tag (in a comment, in a value) whose extent,
+     * read as a tag's, would swallow the start of the real one */
+    P("<!-- <meta x=' --><meta x='>' name=robots content=noindex>", NULL),
+    P("<a title=\"<meta x='\"><meta x='>' name=robots content=none>", NULL),
     P("\xff\xfe<\0m\0e\0t\0a\0 \0n\0a\0m\0e\0=\0r\0o\0b\0o\0t\0s\0"
       " \0c\0o\0n\0t\0e\0n\0t\0=\0n\0o\0n\0e\0>\0",
       NULL),
