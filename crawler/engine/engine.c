@@ -284,10 +284,9 @@ static void make_ordinary(fitem_t *it, uint64_t seq, int depth)
   it->spec = NULL;
 }
 
-/* append_fetched: put IT on the queue for the parse threads, never
- * waiting for space (used where waiting could deadlock: commit, and
- * download threads holding the lock). */
-static void append_fetched(engine_t *e, fitem_t *it)
+/* queue_fetched: put IT on the queue for the parse threads, waking none
+ * (the caller signals `fetched`). Caller holds e->lock. */
+static void queue_fetched(engine_t *e, fitem_t *it)
 {
   it->next = NULL;
   e->nfetched++;
@@ -296,6 +295,14 @@ static void append_fetched(engine_t *e, fitem_t *it)
   else
     e->phead = it;
   e->ptail = it;
+}
+
+/* append_fetched: put IT on the queue for the parse threads, never
+ * waiting for space (used where waiting could deadlock: commit, and
+ * download threads holding the lock). */
+static void append_fetched(engine_t *e, fitem_t *it)
+{
+  queue_fetched(e, it);
   pthread_cond_signal(&e->fetched);
 }
 
@@ -536,13 +543,7 @@ static void push_fetched(engine_t *e, fitem_t *it)
     pthread_cond_wait(&e->space, &e->lock);
     atomic_fetch_sub(&e->space_wait, 1);
   }
-  it->next = NULL;
-  e->nfetched++;
-  if (e->ptail)
-    e->ptail->next = it;
-  else
-    e->phead = it;
-  e->ptail = it;
+  queue_fetched(e, it);
   pthread_mutex_unlock(&e->lock);
   /* Signalled once unlocked, so that the parse thread it wakes does not
    * wake only to wait for the lock this thread still holds. */
