@@ -93,52 +93,48 @@ static const rscript_t take_lua = {
   "return {out, fenced, last}\n"
 };
 
+/* ITEM_LEAVES(W): the start of a script by which an item taken leaves
+ * its partition (ARGV: id, part, token, entry id; ARGV[W]: the worker,
+ * '' for any): the crawl's id checked, the partition's lease (token, and
+ * owner if named), then the item acknowledged and deleted, or 'DONE' if
+ * it was already (this script sent again, or the item finished by
+ * another). */
+#define ITEM_LEAVES(W)                                                         \
+  "local meta = KEYS[1]\n"                                                     \
+  "local p = string.sub(meta, 1, -5)\n"                                        \
+  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"                        \
+  "  return redis.error_reply('LOST crawl not found')\n"                       \
+  "end\n"                                                                      \
+  "local lk = p..'lease:part:'..ARGV[2]\n"                                     \
+  "if redis.call('HGET', lk, 'token') ~= ARGV[3] or\n"                         \
+  "   (ARGV[" W "] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[" W       \
+  "]) then\n"                                                                  \
+  "  return redis.error_reply('FENCED the partition lease is not held')\n"     \
+  "end\n"                                                                      \
+  "local k = p..'part:'..ARGV[2]\n"                                            \
+  "if redis.call('XACK', k, 'g', ARGV[4]) == 0 then\n"                         \
+  "  return 'DONE'\n"                                                          \
+  "end\n"                                                                      \
+  "redis.call('XDEL', k, ARGV[4])\n"
+
 /* ARGV: id, part, token, entry id, seq, depth, url, host, to part,
  * chain, worker ('': any). As result, but the item goes on to partition
  * TO PART (the host of its redirect's next hop) instead of a result. */
 static const rscript_t hand_lua = {
   "hand",
-  "local meta = KEYS[1]\n"
-  "local p = string.sub(meta, 1, -5)\n"
-  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"
-  "  return redis.error_reply('LOST crawl not found')\n"
-  "end\n"
-  "local lk = p..'lease:part:'..ARGV[2]\n"
-  "if redis.call('HGET', lk, 'token') ~= ARGV[3] or\n"
-  "   (ARGV[11] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[11]) then\n"
-  "  return redis.error_reply('FENCED the partition lease is not held')\n"
-  "end\n"
-  "local k = p..'part:'..ARGV[2]\n"
-  "if redis.call('XACK', k, 'g', ARGV[4]) == 0 then\n"
-  "  return 'DONE'\n"
-  "end\n"
-  "redis.call('XDEL', k, ARGV[4])\n"
-  "redis.call('XADD', p..'part:'..ARGV[9], '*', 'seq', ARGV[5],\n"
-  "           'depth', ARGV[6], 'url', ARGV[7], 'host', ARGV[8],\n"
-  "           'chain', ARGV[10])\n"
-  "return 'OK'\n"
+  ITEM_LEAVES(
+    "11") "redis.call('XADD', p..'part:'..ARGV[9], '*', 'seq', ARGV[5],\n"
+          "           'depth', ARGV[6], 'url', ARGV[7], 'host', ARGV[8],\n"
+          "           'chain', ARGV[10])\n"
+          "return 'OK'\n"
 };
 
 /* ARGV: id, part, token, entry id, seq, data, worker ('': any). */
 static const rscript_t result_lua = {
   "result",
-  "local meta = KEYS[1]\n"
-  "local p = string.sub(meta, 1, -5)\n"
-  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"
-  "  return redis.error_reply('LOST crawl not found')\n"
-  "end\n"
-  "local lk = p..'lease:part:'..ARGV[2]\n"
-  "if redis.call('HGET', lk, 'token') ~= ARGV[3] or\n"
-  "   (ARGV[7] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[7]) then\n"
-  "  return redis.error_reply('FENCED the partition lease is not held')\n"
-  "end\n"
-  "local k = p..'part:'..ARGV[2]\n"
-  "if redis.call('XACK', k, 'g', ARGV[4]) == 0 then\n"
-  "  return 'DONE'\n"
-  "end\n"
-  "redis.call('XDEL', k, ARGV[4])\n"
-  "redis.call('XADD', p..'results', '*', 'seq', ARGV[5], 'data', ARGV[6])\n"
-  "return 'OK'\n"
+  ITEM_LEAVES(
+    "7") "redis.call('XADD', p..'results', '*', 'seq', ARGV[5], 'data', ARGV[6])\n"
+         "return 'OK'\n"
 };
 
 void cstate_items_free(cstate_item_t *items, size_t n)
