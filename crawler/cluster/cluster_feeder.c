@@ -264,6 +264,9 @@ void *cl_feeder_main(void *arg)
         cl_fail(c, w, "%s", cstate_error(cs));
         break;
       }
+      /* Complete: end now, not at the keeper's next tick. */
+      if (w == 2 && cstate_complete(cs) == 1)
+        cl_mark_complete(c);
     }
   }
   pthread_mutex_lock(&c->lock);

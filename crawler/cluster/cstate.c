@@ -483,6 +483,7 @@ static const rscript_t commit_lua = {
   "end\n"
   "if ARGV[5] == ARGV[4] then\n"
   "  redis.call('HSET', meta, 'state', 'complete')\n"
+  "  redis.call('XADD', p..'done', '*', 'complete', '1')\n"
   "end\n"
   "return 'OK'\n"
 };

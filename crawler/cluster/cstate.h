@@ -19,6 +19,8 @@
  *   part:P        stream: the items of partition P (hosts hash to
  *                 partitions) waiting to be fetched; consumer group "g"
  *   results       stream: items fetched and parsed, waiting for commit
+ *   done          stream: one entry once the crawl is complete (wakes
+ *                 workers waiting for items)
  *   lease:WHAT    hash owner, token: the commit lease ("commit") or a
  *                 partition's ("part:P"), with a time to live
  *   fence         counter: every lease granted gets the next value, its
@@ -290,8 +292,10 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
                 bool recover, size_t max, cstate_item_t **out);
 
 /* cstate_wait: wait up to BLOCK_MS (at most CSTATE_BLOCK_MS) for an item
- * added to a partition of HOLDS after its LAST. Returns 1 if one was, 0
- * if not, or a negative status. */
+ * added to a partition of HOLDS after its LAST, or for the crawl to be
+ * complete (the commit's last script adds to the `done` stream). Returns
+ * 1 if an item was added, 2 if the crawl is complete, 0 if neither, or
+ * a negative status. */
 int cstate_wait(cstate_t *cs, const cstate_hold_t *holds, size_t nh,
                 long block_ms);
 

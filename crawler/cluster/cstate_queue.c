@@ -255,9 +255,12 @@ int cstate_wait(cstate_t *cs, const cstate_hold_t *holds, size_t nh,
       args_addf(&a, "%spart:%d", cs->prefix, holds[i].part);
       n++;
     }
+  char done[160];
+  args_add(&a, cs_key(cs, done, sizeof(done), "done"));
   for (size_t i = 0; i < nh; i++)
     if (!holds[i].fenced && holds[i].last[0])
       args_add(&a, holds[i].last);
+  args_add(&a, "0"); /* any entry: the crawl is complete */
   if (a.nomem) {
     args_free(&a);
     return CSTATE_ENOMEM;
@@ -269,8 +272,16 @@ int cstate_wait(cstate_t *cs, const cstate_hold_t *holds, size_t nh,
   redisReply *rep = rconn_cmd(cs->r, a.n, a.v, a.l);
   args_free(&a);
   int rc = cs_status(cs, rep, "waiting for items");
-  if (rc == CSTATE_OK)
-    rc = rep_array(rep, 1) ? 1 : 0;
+  if (rc == CSTATE_OK && rep_is(rep, REDIS_REPLY_ARRAY)) {
+    rc = rep->elements > 0 ? 1 : 0;
+    for (size_t i = 0; i < rep->elements; i++)
+      if (rep_array(rep->element[i], 1) &&
+          rep_str(rep->element[i]->element[0]) &&
+          strcmp(rep->element[i]->element[0]->str, done) == 0)
+        rc = 2;
+  } else if (rc == CSTATE_OK) {
+    rc = 0;
+  }
   if (rep)
     freeReplyObject(rep);
   return rc;

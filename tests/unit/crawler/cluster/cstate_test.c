@@ -243,6 +243,8 @@ static void test_commit_flow(void)
     CHECK_INT(cstate_commit(cs, ct, s, NULL, 0, &a2, NULL, false), CSTATE_OK);
   }
   CHECK_INT(cstate_complete(cs), 1);
+  /* A worker waiting for items learns it at once. */
+  CHECK_INT(cstate_wait(cs, &h, 1, 100), 2);
   char *buf = NULL;
   size_t len = 0;
   FILE *fp = open_memstream(&buf, &len);
