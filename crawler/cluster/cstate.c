@@ -218,6 +218,7 @@ static const rscript_t join_lua = {
   "  end\n"
   "  redis.call('HSET', p..'commit', 'next_seq', 1, 'next_commit', 0,\n"
   "             'pages', 0, 'journal', 0, 'depth', 0, 'noindex', 0)\n"
+  "  redis.call('DEL', p..'done')\n"
   "  redis.call('SADD', p..'seen:'..ARGV[7], ARGV[8])\n"
   "  for i = 0, tonumber(ARGV[2]) - 1 do\n"
   "    redis.call('XGROUP', 'CREATE', p..'part:'..i, 'g', '0', 'MKSTREAM')\n"

@@ -680,6 +680,39 @@ static void test_plan_second_donor(void)
   cstate_close(cs);
 }
 
+/* A crawl created where an old one of the same name left its `done`
+ * stream is not complete: its workers would otherwise stop at once. */
+static void test_new_crawl_not_done(void)
+{
+  char err[256];
+  int rc;
+  bool created;
+  rconn_t *r = rconn_open(srv.url, 5, err, sizeof(err));
+  CHECK(r != NULL);
+  if (r == NULL)
+    return;
+  redisReply *rep = rconn_cmdf(r, "XADD", "tse:{dn}:done", "*", "complete", "1",
+                               NULL);
+  if (rep)
+    freeReplyObject(rep);
+  rconn_close(r);
+  cstate_t *cs = join("dn", params, 3, &rc, &created, err, sizeof(err));
+  CHECK_INT(rc, CSTATE_OK);
+  CHECK(created);
+  cstate_hold_t h = { .part = seed_part() };
+  char what[32];
+  snprintf(what, sizeof(what), "part:%d", h.part);
+  CHECK_INT(cstate_lease(cs, what, "w1", 5000, &h.token), 1);
+  cstate_item_t *items = NULL;
+  int n = cstate_take(cs, &h, 1, "w1", false, 10, &items);
+  cstate_items_free(items, n > 0 ? (size_t)n : 0);
+  items = NULL;
+  CHECK_INT(cstate_take(cs, &h, 1, "w1", false, 10, &items), 0);
+  CHECK_INT(cstate_wait(cs, &h, 1, 100), 0);
+  CHECK_INT(cstate_complete(cs), 0);
+  cstate_close(cs);
+}
+
 int main(void)
 {
   redis_start(&srv);
@@ -691,6 +724,7 @@ int main(void)
   RUN(test_takeover);
   RUN(test_plan_balances);
   RUN(test_plan_second_donor);
+  RUN(test_new_crawl_not_done);
   RUN(test_join_needs_every_option);
   RUN(test_restart_and_wipe);
   RUN(test_memory_per_url);
