@@ -42,7 +42,7 @@ struct xfer {
 
 /* The most of an unwanted body (an error page, a redirect's, a non-page)
  * read and dropped to keep the connection (drain), and the longest it is
- * read for (or captured: a server trickling a 404 holds no thread). */
+ * read for (a server trickling a 404 holds no thread). */
 enum { DRAIN_MAX = 64 * 1024 };
 #define UNWANTED_SECONDS 0.5
 
@@ -448,19 +448,17 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
   return len;
 }
 
-/* on_progress: stop reading a body found unwanted UNWANTED_SECONDS ago
- * (its outcome is decided: see fetcher_get). */
+/* on_progress: stop draining a body found unwanted UNWANTED_SECONDS ago
+ * (its outcome is decided: see fetcher_get). One captured for the WARC
+ * file is read on, within FETCH_CAPTURE_MAX and the timeouts, so that
+ * what is archived does not depend on the link's speed. */
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
                        curl_off_t ultotal, curl_off_t ulnow)
 {
   struct xfer *x = arg;
   (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
-  if (x->unwanted > 0 && mono() - x->unwanted > UNWANTED_SECONDS) {
-    if (x->f->cfg.capture)
-      x->res->raw_truncated = true;
-    return 1;
-  }
-  return 0;
+  return x->unwanted > 0 && !x->f->cfg.capture &&
+         mono() - x->unwanted > UNWANTED_SECONDS;
 }
 
 /* on_debug: the exchange as it crossed the wire, for the WARC file; set

@@ -264,9 +264,14 @@ void *cl_feeder_main(void *arg)
         cl_fail(c, w, "%s", cstate_error(cs));
         break;
       }
-      /* Complete: end now, not at the keeper's next tick. */
-      if (w == 2 && cstate_complete(cs) == 1)
+      /* Complete: end now, not at the keeper's next tick. (Not, with a
+       * `done` stream left by hand: then a pause, not a busy loop.) */
+      if (w == 2 && cstate_complete(cs) == 1) {
         cl_mark_complete(c);
+      } else if (w == 2) {
+        struct timespec ts = { 0, 100000000L };
+        nanosleep(&ts, NULL);
+      }
     }
   }
   pthread_mutex_lock(&c->lock);
