@@ -708,6 +708,7 @@ static void test_new_crawl_not_done(void)
   cstate_items_free(items, n > 0 ? (size_t)n : 0);
   items = NULL;
   CHECK_INT(cstate_take(cs, &h, 1, "w1", false, 10, &items), 0);
+  cstate_items_free(items, 0);
   CHECK_INT(cstate_wait(cs, &h, 1, 100), 0);
   CHECK_INT(cstate_complete(cs), 0);
   cstate_close(cs);
