@@ -56,6 +56,15 @@ int cs_run(cstate_t *cs, const rscript_t *s, struct args *a, bool once,
  * CSTATE_ENOMEM/CSTATE_EREDIS (not queued). */
 int cs_queue(cstate_t *cs, const rscript_t *s, struct args *a);
 
+/* Every script but join starts so: P the prefix, ARGV[1] the crawl's
+ * id. */
+#define PRELUDE                                                                \
+  "local meta = KEYS[1]\n"                                                     \
+  "local p = string.sub(meta, 1, -5)\n"                                        \
+  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"                        \
+  "  return redis.error_reply('LOST crawl not found')\n"                       \
+  "end\n"
+
 /* Reply shapes. */
 bool rep_is(const redisReply *r, int type);
 bool rep_array(const redisReply *r, size_t min);

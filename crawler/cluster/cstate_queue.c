@@ -21,12 +21,7 @@
  * there are no items (the caller then waits for some), (part, last id)
  * pairs. */
 static const rscript_t take_lua = {
-  "take",
-  "local meta = KEYS[1]\n"
-  "local p = string.sub(meta, 1, -5)\n"
-  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"
-  "  return redis.error_reply('LOST crawl not found')\n"
-  "end\n"
+  "take", PRELUDE
   "local me, max = ARGV[2], tonumber(ARGV[3])\n"
   "local out, fenced, last, held, n = {}, {}, {}, {}, 0\n"
   "local function add(part, e)\n"
@@ -100,11 +95,7 @@ static const rscript_t take_lua = {
  * it was already (this script sent again, or the item finished by
  * another). */
 #define ITEM_LEAVES(W)                                                         \
-  "local meta = KEYS[1]\n"                                                     \
-  "local p = string.sub(meta, 1, -5)\n"                                        \
-  "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"                        \
-  "  return redis.error_reply('LOST crawl not found')\n"                       \
-  "end\n"                                                                      \
+  PRELUDE                                                                      \
   "local lk = p..'lease:part:'..ARGV[2]\n"                                     \
   "if redis.call('HGET', lk, 'token') ~= ARGV[3] or\n"                         \
   "   (ARGV[" W "] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[" W       \
