@@ -9,6 +9,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "frontier.h"
 #include "strbuf.h"
 
 _Static_assert(FETCH_ERROR_SIZE >= CURL_ERROR_SIZE,
@@ -45,13 +46,6 @@ struct xfer {
  * read for (a server trickling a 404 holds no thread). */
 enum { DRAIN_MAX = 64 * 1024 };
 #define UNWANTED_SECONDS 0.5
-
-static double mono(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 fetcher_t *fetcher_new(const fetch_config_t *cfg)
 {
@@ -434,7 +428,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
     /* Not a page; read on to capture it, within bounds, or to keep the
      * connection, for UNWANTED_SECONDS at most (on_progress). */
     if (x->unwanted == 0)
-      x->unwanted = mono();
+      x->unwanted = frontier_now();
     if (capture && x->raw.len < FETCH_CAPTURE_MAX)
       return len;
     if (drain(x, len))
@@ -458,7 +452,7 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
   struct xfer *x = arg;
   (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
   return x->unwanted > 0 && !x->f->cfg.capture &&
-         mono() - x->unwanted > UNWANTED_SECONDS;
+         frontier_now() - x->unwanted > UNWANTED_SECONDS;
 }
 
 /* on_debug: the exchange as it crossed the wire, for the WARC file; set

@@ -21,13 +21,6 @@
 #include "frontier.h"
 #include "hashtable.h"
 
-double cl_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 struct timespec cl_deadline(double seconds)
 {
   struct timespec ts;
@@ -39,7 +32,7 @@ struct timespec cl_deadline(double seconds)
 }
 
 /* cl_unblock: wake the feeder (and the COMMITTER) from a blocking read, as
- * the worker stops or holds other partitions cl_now (CLIENT UNBLOCK, from a
+ * the worker stops or holds other partitions now (CLIENT UNBLOCK, from a
  * connection of its own). No lock held. */
 
 void cl_unblock(cluster_t *c, bool committer)
@@ -100,7 +93,7 @@ void cl_fail(cluster_t *c, int status, const char *fmt, ...)
  * or if the crawl is gone. */
 cstate_t *cl_open_conn(cluster_t *c)
 {
-  double wait = 0.1, start = cl_now();
+  double wait = 0.1, start = frontier_now();
   char err[320];
   for (;;) {
     cstate_t *cs = NULL;
@@ -109,7 +102,7 @@ cstate_t *cl_open_conn(cluster_t *c)
       cstate_set_worker(cs, c->worker);
       return cs;
     }
-    if (rc != CSTATE_EREDIS || cl_now() - start >= RCONN_RETRY_SECONDS) {
+    if (rc != CSTATE_EREDIS || frontier_now() - start >= RCONN_RETRY_SECONDS) {
       cl_fail(c, rc == CSTATE_ENOENT ? CSTATE_LOST : rc, "%s", err);
       return NULL;
     }

@@ -97,7 +97,7 @@ int cl_commit_begin(void *rctx, fitem_t *it)
 {
   cluster_t *c = rctx;
   (void)it;
-  double t0 = cl_now();
+  double t0 = frontier_now();
   pthread_mutex_lock(&c->lock);
   bool ok = c->commit_held && c->commit_turn == c->turn &&
             t0 < c->commit_until && !c->stopping;
@@ -222,7 +222,7 @@ static void load_one(void *arg, uint32_t b, int64_t m)
     cl_fail(c, CSTATE_ENOMEM, "out of memory loading the seen set");
 }
 
-/* begin_turn: this worker commits from cl_now on: bring the engine and the
+/* begin_turn: this worker commits from now on: bring the engine and the
  * front end to the recorded position. Returns 0, or -1 (failed). */
 static int begin_turn(cluster_t *c)
 {

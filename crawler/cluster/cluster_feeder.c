@@ -48,7 +48,7 @@ bool cl_admit(void *rctx, fitem_t *it)
   struct ticket *t = it->remote;
   if (t == NULL || t->delivered)
     return true;
-  double t0 = cl_now();
+  double t0 = frontier_now();
   /* The host it is fetched from now: after a redirect kept here, one of
    * another partition than the item's, which must be this worker's too
    * (it may have moved since). */
@@ -180,14 +180,14 @@ void *cl_feeder_main(void *arg)
   pthread_mutex_unlock(&c->lock);
   cstate_hold_t holds[CSTATE_PARTS];
   bool recover = false;
-  double recovered = cl_now();
+  double recovered = frontier_now();
   for (;;) {
     /* Now and then, take back whatever is pending under this worker's
      * name and not in flight here: an item dropped while its lease had
      * lapsed, whose partition came back to this worker since. */
-    if (cl_now() - recovered > RECOVER_SECONDS) {
+    if (frontier_now() - recovered > RECOVER_SECONDS) {
       recover = true;
-      recovered = cl_now();
+      recovered = frontier_now();
     }
     size_t nh = 0, room;
     bool fresh = false;

@@ -159,7 +159,7 @@ struct cluster {
 };
 
 /* A result waiting for the publisher (cl_publisher_main): the item's
- * ticket (cl_now the publisher's) and the packed result. */
+ * ticket (now the publisher's) and the packed result. */
 struct pub {
   struct pub *next;
   struct ticket *t;
@@ -169,9 +169,8 @@ struct pub {
 
 /* ---- cluster.c ---- */
 
-/* cl_now: the monotonic clock, seconds. cl_deadline: a CLOCK_MONOTONIC
- * time SECONDS from now, for pthread_cond_timedwait on `cond`. */
-double cl_now(void);
+/* cl_deadline: a CLOCK_MONOTONIC time SECONDS from now (frontier_now's
+ * clock), for pthread_cond_timedwait on `cond`. */
 struct timespec cl_deadline(double seconds);
 
 /* cl_fail: the crawl cannot go on in this worker: say why (the first

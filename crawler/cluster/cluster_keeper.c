@@ -71,7 +71,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
       /* Fetch nothing more of it; once what is being fetched is done
        * (or after GIVE_SECONDS), stop acting for it and give it back:
        * its next holder would fetch those items again. */
-      double now = cl_now();
+      double now = frontier_now();
       pthread_mutex_lock(&c->lock);
       struct part *p = &c->parts[i];
       if (!p->giving || !p->held) {
@@ -207,7 +207,7 @@ void *cl_keeper_main(void *arg)
    * crawl ends everywhere, within a fraction of a second. */
   double tick = c->lease / 4 < TICK_SECONDS ? c->lease / 4 : TICK_SECONDS;
   for (;;) {
-    double t0 = cl_now();
+    double t0 = frontier_now();
     bool moving = false;
     int rc = keep_leases(c, t0, &moving);
     if (rc == CSTATE_OK)
@@ -227,7 +227,7 @@ void *cl_keeper_main(void *arg)
     /* While partitions move, their old holders give them back and their
      * new ones take them sooner than a tick. */
     double next = moving ? MOVING_TICK_SECONDS : tick;
-    struct timespec ts = cl_deadline(next - (cl_now() - t0));
+    struct timespec ts = cl_deadline(next - (frontier_now() - t0));
     while (!c->stopping &&
            pthread_cond_timedwait(&c->cond, &c->lock, &ts) != ETIMEDOUT)
       ;

@@ -29,7 +29,7 @@ int cl_publish(void *rctx, engine_t *e, fitem_t *it)
   bool held = c->parts[t->part].held;
   pthread_mutex_unlock(&c->lock);
   if (!held)
-    return 0; /* not ours cl_now: whoever holds it takes the item over */
+    return 0; /* not ours now: whoever holds it takes the item over */
   struct pub *p = calloc(1, sizeof(*p));
   if (p == NULL || c->front.pack(c->front.ctx, it, &p->data, &p->len) != 0) {
     free(p);
@@ -38,7 +38,7 @@ int cl_publish(void *rctx, engine_t *e, fitem_t *it)
     return CLUSTER_EFAILED;
   }
   /* The publisher sends it, with the others waiting, in one round trip;
-   * the ticket (and so the item's place in flight) is its own cl_now. Its
+   * the ticket (and so the item's place in flight) is its own now. Its
    * temporary files are the commit's from here (if it turns out fenced,
    * they wait for the crawl's end to be removed). */
   p->t = t;
@@ -99,7 +99,7 @@ int cluster_hand(cluster_t *c, fitem_t *it, const char *url,
 }
 
 /* publish_batch: send the results of LIST (as many as RESULT_BATCH) in
- * one round trip, each under its partition's token cl_now; a result fenced
+ * one round trip, each under its partition's token now; a result fenced
  * while this worker holds the partition again, under a newer token (the
  * lease lapsed meanwhile, say while Redis restarted: the item is still
  * its own, pending under its name), goes back on *RETRY. Returns 0, or
