@@ -663,9 +663,6 @@ static void grow_one(engine_t *e)
   }
 }
 
-/* leave: whether the calling download thread, holding no item, should
- * leave the pool now (see the top); if so it is no longer counted in
- * `threads`. */
 /* grow: the calling download thread took an item and found nobody idle:
  * start GROW_STEP more download threads if the pool may grow (see the
  * top). */
@@ -675,6 +672,9 @@ static void grow(engine_t *e)
     grow_one(e);
 }
 
+/* leave: whether the calling download thread, holding no item, should
+ * leave the pool now (see the top); if so it is no longer counted in
+ * `threads`. */
 static bool leave(engine_t *e)
 {
   int n = atomic_load(&e->threads);
