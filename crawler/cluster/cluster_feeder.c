@@ -247,7 +247,8 @@ void *cl_feeder_main(void *arg)
     for (size_t i = 0; i < nh; i++) {
       struct part *p = &c->parts[holds[i].part];
       if (p->token == holds[i].token) {
-        p->fresh = false;
+        /* Claims cut at ROOM: recover again, first. */
+        p->fresh = holds[i].cut;
         if (holds[i].fenced)
           p->held = false;
       }

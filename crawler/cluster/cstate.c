@@ -75,6 +75,50 @@ void args_addf(struct args *a, const char *fmt, ...)
   args_add_raw(a, s, strlen(s), s);
 }
 
+void args_add_copy(struct args *a, const char *s, size_t len)
+{
+  char *c = malloc(len + 1);
+  if (c == NULL) {
+    a->nomem = true;
+    return;
+  }
+  memcpy(c, s, len);
+  c[len] = '\0';
+  args_add_raw(a, c, len, c);
+}
+
+void args_addu(struct args *a, uint64_t v)
+{
+  char buf[24], *e = buf + sizeof(buf), *s = e;
+  do
+    *--s = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  args_add_copy(a, s, (size_t)(e - s));
+}
+
+void args_addi(struct args *a, int64_t v)
+{
+  if (v >= 0) {
+    args_addu(a, (uint64_t)v);
+    return;
+  }
+  char buf[24], *e = buf + sizeof(buf), *s = e;
+  uint64_t u = -(uint64_t)v;
+  do
+    *--s = (char)('0' + u % 10);
+  while ((u /= 10) != 0);
+  *--s = '-';
+  args_add_copy(a, s, (size_t)(e - s));
+}
+
+void args_truncate(struct args *a, int n)
+{
+  for (int i = n; i < a->n; i++)
+    free(a->own[i]);
+  a->n = n;
+  a->nomem = false;
+}
+
 void args_free(struct args *a)
 {
   for (int i = 0; i < a->n; i++)
@@ -246,50 +290,75 @@ static const rscript_t join_lua = {
   "return {'joined', id}\n"
 };
 
-/* ARGV: id, token, seq, next_seq, next_commit, pages, journal, depth,
- * result id or '', saved (1/0), noindex, worker ('' : any), then for
- * each add: seq ('' for a URL that only joins the seen set), depth, url,
- * host, part, bucket, member. Sent again after it ran: last_seq and
- * last_token say so. */
+/* COMMIT_FIELDS: the arguments of one commit before its adds: token,
+ * seq, next_seq, next_commit, pages, journal, depth, result id or '',
+ * saved (1/0), noindex, how many adds. Then 7 an add: seq ('' for a URL
+ * that only joins the seen set), depth, url, host, part, bucket,
+ * member. */
+enum { COMMIT_FIELDS = 11, ADD_FIELDS = 7 };
+
+/* ARGV: id, worker ('': any), then the commits, in seq order, each
+ * COMMIT_FIELDS and its adds. All of them, or none: every check is made
+ * before anything changes. Sent again after it ran: last_seq and
+ * last_token are the last commit's. */
 static const rscript_t commit_lua = {
   "commit", PRELUDE
   "local lk = p..'lease:commit'\n"
-  "if redis.call('HGET', lk, 'token') ~= ARGV[2] or\n"
-  "   (ARGV[12] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[12]) then\n"
+  "local tok = redis.call('HGET', lk, 'token')\n"
+  "if ARGV[2] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[2] then\n"
   "  return redis.error_reply('FENCED the commit lease is not held')\n"
   "end\n"
+  "local at, i = {}, 3\n"
+  "while i <= #ARGV do\n"
+  "  if ARGV[i] ~= tok then\n"
+  "    return redis.error_reply('FENCED the commit lease is not held')\n"
+  "  end\n"
+  "  at[#at + 1] = i\n"
+  "  i = i + 11 + 7 * tonumber(ARGV[i + 10])\n"
+  "end\n"
+  "if #at == 0 then return 'OK' end\n"
+  "local first, last = at[1], at[#at]\n"
   "local c = p..'commit'\n"
   "local nc = redis.call('HGET', c, 'next_commit')\n"
-  "if nc ~= ARGV[3] then\n"
-  "  if redis.call('HGET', c, 'last_seq') == ARGV[3] and\n"
-  "     redis.call('HGET', c, 'last_token') == ARGV[2] then\n"
+  "if nc ~= ARGV[first + 1] then\n"
+  "  if redis.call('HGET', c, 'last_seq') == ARGV[last + 1] and\n"
+  "     redis.call('HGET', c, 'last_token') == ARGV[last] then\n"
   "    return 'OK'\n"
   "  end\n"
-  "  return redis.error_reply('ORDER committing '..ARGV[3]..\n"
+  "  return redis.error_reply('ORDER committing '..ARGV[first + 1]..\n"
   "                           ', next is '..tostring(nc))\n"
   "end\n"
-  "if tonumber(ARGV[4]) < tonumber(redis.call('HGET', c, 'next_seq')) then\n"
+  "if tonumber(ARGV[first + 2]) < tonumber(redis.call('HGET', c, 'next_seq'))\n"
+  "then\n"
   "  return redis.error_reply('ORDER next_seq would go back')\n"
   "end\n"
-  "for i = 13, #ARGV, 7 do\n"
-  "  redis.call('SADD', p..'seen:'..ARGV[i + 5], ARGV[i + 6])\n"
-  "  if ARGV[i] ~= '' then\n"
-  "    redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
-  "               'depth', ARGV[i + 1], 'url', ARGV[i + 2],\n"
-  "               'host', ARGV[i + 3])\n"
+  "for j = 2, #at do\n"
+  "  if ARGV[at[j] + 1] ~= ARGV[at[j - 1] + 3] then\n"
+  "    return redis.error_reply('ORDER a batch of commits out of order')\n"
   "  end\n"
   "end\n"
-  "redis.call('HSET', c, 'next_seq', ARGV[4], 'next_commit', ARGV[5],\n"
-  "           'pages', ARGV[6], 'journal', ARGV[7], 'depth', ARGV[8],\n"
-  "           'noindex', ARGV[11], 'last_seq', ARGV[3],\n"
-  "           'last_token', ARGV[2])\n"
-  "if ARGV[9] ~= '' then redis.call('XDEL', p..'results', ARGV[9]) end\n"
-  "if ARGV[10] == '1' then\n"
-  "  redis.call('HINCRBY', p..'stats', 'depth:'..ARGV[8], 1)\n"
-  "else\n"
-  "  redis.call('HINCRBY', p..'stats', 'other', 1)\n"
+  "local stats, gone = {}, {}\n"
+  "for _, b in ipairs(at) do\n"
+  "  for i = b + 11, b + 10 + 7 * tonumber(ARGV[b + 10]), 7 do\n"
+  "    redis.call('SADD', p..'seen:'..ARGV[i + 5], ARGV[i + 6])\n"
+  "    if ARGV[i] ~= '' then\n"
+  "      redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
+  "                 'depth', ARGV[i + 1], 'url', ARGV[i + 2],\n"
+  "                 'host', ARGV[i + 3])\n"
+  "    end\n"
+  "  end\n"
+  "  if ARGV[b + 7] ~= '' then gone[#gone + 1] = ARGV[b + 7] end\n"
+  "  local s = ARGV[b + 8] == '1' and 'depth:'..ARGV[b + 6] or 'other'\n"
+  "  stats[s] = (stats[s] or 0) + 1\n"
   "end\n"
-  "if ARGV[5] == ARGV[4] then\n"
+  "redis.call('HSET', c, 'next_seq', ARGV[last + 2],\n"
+  "           'next_commit', ARGV[last + 3], 'pages', ARGV[last + 4],\n"
+  "           'journal', ARGV[last + 5], 'depth', ARGV[last + 6],\n"
+  "           'noindex', ARGV[last + 9], 'last_seq', ARGV[last + 1],\n"
+  "           'last_token', ARGV[last])\n"
+  "if #gone > 0 then redis.call('XDEL', p..'results', unpack(gone)) end\n"
+  "for k, v in pairs(stats) do redis.call('HINCRBY', p..'stats', k, v) end\n"
+  "if ARGV[last + 3] == ARGV[last + 2] then\n"
   "  redis.call('HSET', meta, 'state', 'complete')\n"
   "  redis.call('XADD', p..'done', '*', 'complete', '1')\n"
   "end\n"
@@ -476,6 +545,8 @@ void cstate_close(cstate_t *cs)
   if (cs == NULL)
     return;
   rconn_close(cs->r);
+  args_free(&cs->rq);
+  args_free(&cs->cq);
   free(cs);
 }
 
@@ -626,24 +697,42 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
   return CSTATE_OK;
 }
 
-/* commit_args: cstate_commit's script arguments, into A. */
-static void commit_args(cstate_t *cs, struct args *a, uint64_t token,
-                        uint64_t seq, const cstate_add_t *adds, size_t na,
+int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
+                  const cstate_add_t *adds, size_t na,
+                  const cstate_commit_t *after, const char *result_id,
+                  bool saved)
+{
+  if (cs->nr + cs->nc != 0) {
+    snprintf(cs->err, sizeof(cs->err), "commit: others queued");
+    return CSTATE_EREDIS;
+  }
+  int rc = cstate_commit_queue(cs, token, seq, adds, na, after, result_id,
+                               saved);
+  int st;
+  if (rc == CSTATE_OK)
+    rc = cstate_flush(cs, &st);
+  return rc < 0 ? rc : st;
+}
+
+int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
+                        const cstate_add_t *adds, size_t na,
                         const cstate_commit_t *after, const char *result_id,
                         bool saved)
 {
-  args_add(a, cs->id);
-  args_addf(a, "%" PRIu64, token);
-  args_addf(a, "%" PRIu64, seq);
-  args_addf(a, "%" PRIu64, after->next_seq);
-  args_addf(a, "%" PRIu64, after->next_commit);
-  args_addf(a, "%ld", after->pages);
-  args_addf(a, "%lld", after->journal);
-  args_addf(a, "%d", after->depth);
-  args_add(a, result_id ? result_id : "");
-  args_add(a, saved ? "1" : "0");
-  args_addf(a, "%ld", after->noindex);
-  args_add(a, cs->worker);
+  struct args *a = &cs->cq;
+  int n0 = a->n;
+  args_addu(a, token);
+  args_addu(a, seq);
+  args_addu(a, after->next_seq);
+  args_addu(a, after->next_commit);
+  args_addi(a, after->pages);
+  args_addi(a, after->journal);
+  args_addi(a, after->depth);
+  args_add_copy(a, result_id ? result_id : "",
+                result_id ? strlen(result_id) : 0);
+  args_add_copy(a, saved ? "1" : "0", 1);
+  args_addi(a, after->noindex);
+  args_addu(a, na);
   for (size_t i = 0; i < na; i++) {
     uint32_t b;
     int64_t m;
@@ -652,40 +741,55 @@ static void commit_args(cstate_t *cs, struct args *a, uint64_t token,
     else
       cstate_fp(adds[i].url, &b, &m);
     if (adds[i].seen_only)
-      args_add(a, "");
+      args_add_copy(a, "", 0);
     else
-      args_addf(a, "%" PRIu64, adds[i].seq);
-    args_addf(a, "%d", adds[i].depth);
-    args_add(a, adds[i].url);
-    args_add(a, adds[i].hostkey ? adds[i].hostkey : "");
-    args_addf(a, "%d", adds[i].hostkey ? cstate_part(adds[i].hostkey) : 0);
-    args_addf(a, "%" PRIu32, b);
-    args_addf(a, "%" PRId64, m);
+      args_addu(a, adds[i].seq);
+    args_addi(a, adds[i].depth);
+    args_add_copy(a, adds[i].url, strlen(adds[i].url));
+    const char *h = adds[i].hostkey ? adds[i].hostkey : "";
+    args_add_copy(a, h, strlen(h));
+    args_addi(a, adds[i].hostkey ? cstate_part(adds[i].hostkey) : 0);
+    args_addu(a, b);
+    args_addi(a, m);
   }
+  if (a->nomem) {
+    args_truncate(a, n0);
+    snprintf(cs->err, sizeof(cs->err), "commit: out of memory");
+    return CSTATE_ENOMEM;
+  }
+  cs->nc++;
+  return CSTATE_OK;
 }
 
-int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
-                  const cstate_add_t *adds, size_t na,
-                  const cstate_commit_t *after, const char *result_id,
-                  bool saved)
+/* queue_batch: queue script S on CS's connection with the crawl's id,
+ * this worker's name and the arguments in Q (then emptied). */
+static int queue_batch(cstate_t *cs, const rscript_t *s, struct args *q)
 {
   struct args a = { 0 };
-  commit_args(cs, &a, token, seq, adds, na, after, result_id, saved);
-  return cs_run(cs, &commit_lua, &a, false, NULL);
-}
-
-int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
-                        const cstate_add_t *adds, size_t na,
-                        const cstate_commit_t *after, const char *result_id,
-                        bool saved)
-{
-  struct args a = { 0 };
-  commit_args(cs, &a, token, seq, adds, na, after, result_id, saved);
-  return cs_queue(cs, &commit_lua, &a);
+  args_add(&a, cs->id);
+  args_add(&a, cs->worker);
+  for (int i = 0; i < q->n; i++)
+    args_add_raw(&a, q->v[i], q->l[i], NULL);
+  int rc = cs_queue(cs, s, &a);
+  args_free(q);
+  return rc;
 }
 
 int cstate_flush(cstate_t *cs, int *status)
 {
+  int nr = cs->nr, nc = cs->nc;
+  cs->nr = cs->nc = 0;
+  int rc = CSTATE_OK;
+  if (nr > 0)
+    rc = queue_batch(cs, &cs_results_lua, &cs->rq);
+  args_free(&cs->rq);
+  if (nc > 0 && rc == CSTATE_OK)
+    rc = queue_batch(cs, &commit_lua, &cs->cq);
+  args_free(&cs->cq);
+  if (rc != CSTATE_OK) {
+    rconn_drop(cs->r); /* nothing of it sent */
+    return rc;
+  }
   int n = rconn_queued(cs->r);
   if (n == 0)
     return 0;
@@ -699,18 +803,48 @@ int cstate_flush(cstate_t *cs, int *status)
     free(v);
     return cs_status(cs, NULL, "flush");
   }
+  if (got != (nr > 0) + (nc > 0)) {
+    for (int i = 0; i < got; i++)
+      freeReplyObject(v[i]);
+    free(v);
+    return cs_unexpected(cs, "flush");
+  }
   /* The first failure's reason is kept in CS->err. */
   char first[sizeof(cs->err)] = "";
-  for (int i = 0; i < got; i++) {
-    status[i] = cs_status(cs, v[i], "script");
-    if (status[i] != CSTATE_OK && first[0] == '\0')
+  if (nr > 0) {
+    const redisReply *r = v[0];
+    int st = cs_status(cs, r, "publishing results");
+    if (st == CSTATE_OK && (!rep_array(r, 0) || r->elements != (size_t)nr))
+      st = cs_unexpected(cs, "publishing results");
+    bool fenced = false;
+    for (int i = 0; i < nr; i++) {
+      status[i] = st;
+      if (st == CSTATE_OK && !rep_is(r->element[i], REDIS_REPLY_INTEGER))
+        status[i] = cs_unexpected(cs, "publishing results");
+      else if (st == CSTATE_OK && r->element[i]->integer != 0) {
+        status[i] = CSTATE_FENCED;
+        fenced = true;
+      }
+    }
+    if (fenced)
+      snprintf(cs->err, sizeof(cs->err),
+               "publishing results: the partition lease is not held");
+    if (st != CSTATE_OK || fenced)
       snprintf(first, sizeof(first), "%s", cs->err);
-    freeReplyObject(v[i]);
   }
+  if (nc > 0) {
+    int st = cs_status(cs, v[nr > 0], "committing");
+    for (int i = 0; i < nc; i++)
+      status[nr + i] = st;
+    if (st != CSTATE_OK && first[0] == '\0')
+      snprintf(first, sizeof(first), "%s", cs->err);
+  }
+  for (int i = 0; i < got; i++)
+    freeReplyObject(v[i]);
+  free(v);
   if (first[0] != '\0')
     snprintf(cs->err, sizeof(cs->err), "%s", first);
-  free(v);
-  return got;
+  return nr + nc;
 }
 
 /* ---- what workers share besides the frontier ---- */

@@ -230,6 +230,7 @@ typedef struct cstate_add {
  * next_commit SEQ + 1), delete result entry RESULT_ID (NULL: none),
  * count one page at DEPTH if SAVED. Atomic: all of it or none. When
  * after->next_commit reaches after->next_seq, the crawl is complete.
+ * Nothing else may wait on CS (cstate_flush).
  * Returns: CSTATE_OK; CSTATE_FENCED; CSTATE_LOST; CSTATE_EREDIS (then
  * nothing or all of it happened: read cstate_commit_state to know). */
 int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
@@ -237,20 +238,24 @@ int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
                   const cstate_commit_t *after, const char *result_id,
                   bool saved);
 
-/* cstate_commit_queue: as cstate_commit, but only queued on CS's
- * connection, to be sent with the others in one round trip by
- * cstate_flush (the directory is written before: DESIGN.md). Returns
- * CSTATE_OK, or CSTATE_ENOMEM/CSTATE_EREDIS (not queued). */
+/* cstate_commit_queue: as cstate_commit, but only queued on CS (its
+ * arguments copied), to be sent with the others, in seq order and under
+ * one token, as one script by cstate_flush (the directory is written
+ * before: DESIGN.md). Returns CSTATE_OK, or CSTATE_ENOMEM (not
+ * queued). */
 int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
                         const cstate_add_t *adds, size_t na,
                         const cstate_commit_t *after, const char *result_id,
                         bool saved);
 
-/* cstate_flush: send every script queued on CS (cstate_commit_queue,
- * cstate_result_queue) and read their answers: STATUS[i] (room for
- * every one queued) is the status cstate_commit or cstate_result would
- * have returned for the i-th. Returns how many, or a negative status if
- * Redis could not be reached (none of them known to have run). */
+/* cstate_flush: send what is queued on CS in one round trip, the
+ * results (cstate_result_queue) as one script and the commits
+ * (cstate_commit_queue) as another, all or none of them, and read the
+ * answers: STATUS[i] (room for every one queued) is the status
+ * cstate_result or cstate_commit would have returned for the i-th, the
+ * results first, then the commits, each in the order queued. Returns
+ * how many, or a negative status (none of them known to have run: not
+ * sent, or Redis could not be reached). */
 int cstate_flush(cstate_t *cs, int *status);
 
 /* ---- partitions: items to fetch ---- */
@@ -274,14 +279,17 @@ typedef struct cstate_hold {
   int part;
   uint64_t token;
   bool fenced;   /* out: the lease is someone else's now */
+  bool cut;      /* out: what others left pending filled the take (with
+                    RECOVER): take with RECOVER again */
   char last[32]; /* out, when no item was taken: the partition's last entry id,
                     for cstate_wait */
 } cstate_hold_t;
 
 /* cstate_take: items of the partitions held, HOLDS (NH of them, leased
- * by worker ID), at most MAX: first each one another consumer read and
- * did not finish (a worker that died, or lost the lease), then new ones.
- * RECOVER: also every item ID read before and did not finish (a take
+ * by worker ID), at most MAX, new ones; with RECOVER first each one
+ * another consumer read and did not finish (a worker that died, or lost
+ * the lease: take a partition newly held so, and again while its hold is
+ * marked cut), and every one ID read before and did not finish (a take
  * whose reply was lost: the caller skips those it has). Never waits,
  * and is never sent again: a failure may lose the reply, so take again
  * with RECOVER. A partition whose lease is another's is marked fenced
@@ -305,7 +313,8 @@ void cstate_items_free(cstate_item_t *items, size_t n);
  * TOKEN) is fetched and parsed: its result DATA (LEN bytes, the front
  * end's) goes to the results stream and the item leaves its partition,
  * atomically. An item finished already (this call sent again, or the
- * item finished by another) is left as it is: CSTATE_OK too.
+ * item finished by another) is left as it is: CSTATE_OK too. Nothing
+ * else may wait on CS (cstate_flush).
  * Returns: CSTATE_OK, CSTATE_FENCED (the partition is someone else's
  * now: drop the result), CSTATE_LOST, CSTATE_EREDIS. */
 int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
@@ -319,9 +328,9 @@ int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
 int cstate_hand(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                 const cstate_item_t *to);
 
-/* cstate_result_queue: as cstate_result, but only queued on CS's
- * connection, sent with the others by cstate_flush. Returns CSTATE_OK,
- * or CSTATE_ENOMEM/CSTATE_EREDIS (not queued). */
+/* cstate_result_queue: as cstate_result, but only queued on CS (its
+ * arguments copied), sent with the others as one script by
+ * cstate_flush. Returns CSTATE_OK, or CSTATE_ENOMEM (not queued). */
 int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                         const void *data, size_t len);
 

@@ -5,17 +5,9 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "cstate.h"
-
-struct cstate {
-  rconn_t *r;
-  char prefix[96]; /* "tse:{NAME}:" */
-  char meta[112];  /* prefix "meta": every script's KEYS[1] */
-  char id[40];     /* the crawl's id, from meta */
-  char worker[32]; /* cstate_set_worker's, or "" */
-  char err[320];
-};
 
 /* An argument vector for a command or a script: strings borrowed, or
  * formatted and owned (freed by args_free). */
@@ -27,10 +19,32 @@ struct args {
   bool nomem;
 };
 
+struct cstate {
+  rconn_t *r;
+  char prefix[96]; /* "tse:{NAME}:" */
+  char meta[112];  /* prefix "meta": every script's KEYS[1] */
+  char id[40];     /* the crawl's id, from meta */
+  char worker[32]; /* cstate_set_worker's, or "" */
+  char err[320];
+  /* Results and commits queued (cstate_result_queue,
+   * cstate_commit_queue): each kind goes to Redis as one script call
+   * (cstate_flush); their arguments after the fixed ones, owned. */
+  struct args rq, cq;
+  int nr, nc;
+};
+
 void args_add_raw(struct args *a, const char *s, size_t len, char *owned);
 void args_add(struct args *a, const char *s);
 void args_addf(struct args *a, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
+/* args_addu, args_addi: a number in decimal, without printf's cost (a
+ * commit's adds are seven numbers and strings each). args_add_copy: S's
+ * LEN bytes copied (queued arguments outlive the caller's). */
+void args_addu(struct args *a, uint64_t v);
+void args_addi(struct args *a, int64_t v);
+void args_add_copy(struct args *a, const char *s, size_t len);
+/* args_truncate: back to its first N arguments, and not out of memory. */
+void args_truncate(struct args *a, int n);
 void args_free(struct args *a);
 
 /* cs_key: the key "PREFIX WHAT" of CS in BUF (size N). */
@@ -64,6 +78,9 @@ int cs_queue(cstate_t *cs, const rscript_t *s, struct args *a);
   "if redis.call('HGET', meta, 'id') ~= ARGV[1] then\n"                        \
   "  return redis.error_reply('LOST crawl not found')\n"                       \
   "end\n"
+
+/* The results' script (cstate_queue.c), sent by cstate_flush. */
+extern const rscript_t cs_results_lua;
 
 /* Reply shapes. */
 bool rep_is(const redisReply *r, int type);

@@ -16,14 +16,20 @@
 #include "cstate_int.h"
 
 /* ARGV: id, consumer, max, recover (1/0), then partition and token
- * pairs. Returns {items, fenced, last}: items flat (part, entry id, seq,
- * depth, url, host, chain or '', ...), the partitions fenced, and, when
- * there are no items (the caller then waits for some), (part, last id)
- * pairs. */
+ * pairs. Max counts the items claimed and the new ones. With recover,
+ * this consumer's own pending items are read again (not counted: the
+ * caller has most of them) and what other consumers left pending is
+ * claimed, before new items; without, only new items are read (a
+ * partition held all along has no other consumer's pending: a take
+ * under an older token is fenced). Returns {items, fenced, last, cut}:
+ * items flat (part, entry id, seq, depth, url, host, chain or '', ...),
+ * the partitions fenced, when there are no items (the caller then waits
+ * for some) (part, last id) pairs, and the partitions where others'
+ * pending items were left for want of room. */
 static const rscript_t take_lua = {
   "take", PRELUDE
-  "local me, max = ARGV[2], tonumber(ARGV[3])\n"
-  "local out, fenced, last, held, n = {}, {}, {}, {}, 0\n"
+  "local me, room = ARGV[2], tonumber(ARGV[3])\n"
+  "local out, fenced, last, held, cut, n = {}, {}, {}, {}, {}, 0\n"
   "local function add(part, e)\n"
   "  local f = e[2]\n"
   "  if type(f) ~= 'table' then return end\n"
@@ -43,33 +49,40 @@ static const rscript_t take_lua = {
   "  then\n"
   "    fenced[#fenced + 1] = part\n"
   "  else\n"
-  "    local pend = redis.call('XPENDING', k, 'g')\n"
-  "    if type(pend[4]) == 'table' then\n"
-  "      for _, c in ipairs(pend[4]) do\n"
-  "        if c[1] ~= me and n < max then\n"
-  "          local ids = {}\n"
-  "          for _, x in ipairs(redis.call('XPENDING', k, 'g', '-', '+',\n"
-  "                                        max - n, c[1])) do\n"
-  "            ids[#ids + 1] = x[1]\n"
-  "          end\n"
-  "          if #ids > 0 then\n"
-  "            for _, e in ipairs(redis.call('XCLAIM', k, 'g', me, 0,\n"
-  "                                          unpack(ids))) do\n"
-  "              add(part, e)\n"
-  "            end\n"
-  "          end\n"
-  "        end\n"
-  "      end\n"
-  "    end\n"
   "    if ARGV[4] == '1' then\n"
   "      local r = redis.call('XREADGROUP', 'GROUP', 'g', me, 'STREAMS', k,\n"
   "                           '0')\n"
   "      if r then for _, e in ipairs(r[1][2]) do add(part, e) end end\n"
+  "      local pend, left = redis.call('XPENDING', k, 'g'), false\n"
+  "      if type(pend[4]) == 'table' then\n"
+  "        for _, c in ipairs(pend[4]) do\n"
+  "          if c[1] ~= me and room <= 0 then\n"
+  "            left = true\n"
+  "          elseif c[1] ~= me then\n"
+  "            local ids = {}\n"
+  "            for _, x in ipairs(redis.call('XPENDING', k, 'g', '-', '+',\n"
+  "                                          room, c[1])) do\n"
+  "              ids[#ids + 1] = x[1]\n"
+  "            end\n"
+  "            left = left or #ids < tonumber(c[2])\n"
+  "            if #ids > 0 then\n"
+  "              for _, e in ipairs(redis.call('XCLAIM', k, 'g', me, 0,\n"
+  "                                            unpack(ids))) do\n"
+  "                add(part, e)\n"
+  "                room = room - 1\n"
+  "              end\n"
+  "            end\n"
+  "          end\n"
+  "        end\n"
+  "      end\n"
+  "      if left then cut[#cut + 1] = part end\n"
   "    end\n"
-  "    if n < max then\n"
+  "    if room > 0 then\n"
   "      local r = redis.call('XREADGROUP', 'GROUP', 'g', me, 'COUNT',\n"
-  "                           max - n, 'STREAMS', k, '>')\n"
-  "      if r then for _, e in ipairs(r[1][2]) do add(part, e) end end\n"
+  "                           room, 'STREAMS', k, '>')\n"
+  "      if r then\n"
+  "        for _, e in ipairs(r[1][2]) do add(part, e) room = room - 1 end\n"
+  "      end\n"
   "    end\n"
   "    held[#held + 1] = part\n"
   "  end\n"
@@ -85,7 +98,7 @@ static const rscript_t take_lua = {
   "    end\n"
   "  end\n"
   "end\n"
-  "return {out, fenced, last}\n"
+  "return {out, fenced, last, cut}\n"
 };
 
 /* ITEM_LEAVES(W): the start of a script by which an item taken leaves
@@ -120,12 +133,37 @@ static const rscript_t hand_lua = {
           "return 'OK'\n"
 };
 
-/* ARGV: id, part, token, entry id, seq, data, worker ('': any). */
-static const rscript_t result_lua = {
-  "result",
-  ITEM_LEAVES(
-    "7") "redis.call('XADD', p..'results', '*', 'seq', ARGV[5], 'data', ARGV[6])\n"
-         "return 'OK'\n"
+/* ARGV: id, worker ('': any), then for each result: part, token, entry
+ * id, seq, data. Each item is acknowledged and deleted in its partition
+ * and its result added, under the partition's lease (token, and owner if
+ * named; one check a partition and token). Returns a number a result: 0
+ * (done, or done already: this script sent again, or the item finished
+ * by another) or 1 (fenced: nothing done). */
+const rscript_t cs_results_lua = {
+  "results", PRELUDE
+  "local ok, out = {}, {}\n"
+  "for i = 3, #ARGV, 5 do\n"
+  "  local part, tok = ARGV[i], ARGV[i + 1]\n"
+  "  local held = ok[part..' '..tok]\n"
+  "  if held == nil then\n"
+  "    local lk = p..'lease:part:'..part\n"
+  "    held = redis.call('HGET', lk, 'token') == tok and\n"
+  "           (ARGV[2] == '' or redis.call('HGET', lk, 'owner') == ARGV[2])\n"
+  "    ok[part..' '..tok] = held\n"
+  "  end\n"
+  "  if not held then\n"
+  "    out[#out + 1] = 1\n"
+  "  else\n"
+  "    local k = p..'part:'..part\n"
+  "    if redis.call('XACK', k, 'g', ARGV[i + 2]) == 1 then\n"
+  "      redis.call('XDEL', k, ARGV[i + 2])\n"
+  "      redis.call('XADD', p..'results', '*', 'seq', ARGV[i + 3],\n"
+  "                 'data', ARGV[i + 4])\n"
+  "    end\n"
+  "    out[#out + 1] = 0\n"
+  "  end\n"
+  "end\n"
+  "return out\n"
 };
 
 void cstate_items_free(cstate_item_t *items, size_t n)
@@ -160,7 +198,7 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
   args_addf(&a, "%zu", max);
   args_add(&a, recover ? "1" : "0");
   for (size_t i = 0; i < nh; i++) {
-    holds[i].fenced = false;
+    holds[i].fenced = holds[i].cut = false;
     holds[i].last[0] = '\0';
     args_addf(&a, "%d", holds[i].part);
     args_addf(&a, "%" PRIu64, holds[i].token);
@@ -169,9 +207,10 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
   int rc = cs_run(cs, &take_lua, &a, true, &rep);
   if (rc != CSTATE_OK)
     return rc;
-  if (!rep_array(rep, 3) || !rep_is(rep->element[0], REDIS_REPLY_ARRAY) ||
+  if (!rep_array(rep, 4) || !rep_is(rep->element[0], REDIS_REPLY_ARRAY) ||
       !rep_is(rep->element[1], REDIS_REPLY_ARRAY) ||
       !rep_is(rep->element[2], REDIS_REPLY_ARRAY) ||
+      !rep_is(rep->element[3], REDIS_REPLY_ARRAY) ||
       rep->element[0]->elements % 7 != 0) {
     freeReplyObject(rep);
     return cs_unexpected(cs, "taking items");
@@ -209,12 +248,19 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
       return CSTATE_ENOMEM;
     }
   }
-  const redisReply *fenced = rep->element[1], *last = rep->element[2];
+  const redisReply *fenced = rep->element[1], *last = rep->element[2],
+                   *cut = rep->element[3];
   for (size_t i = 0; i < fenced->elements; i++) {
     const char *s = rep_str(fenced->element[i]);
     cstate_hold_t *h = s ? hold_of(holds, nh, atoi(s)) : NULL;
     if (h != NULL)
       h->fenced = true;
+  }
+  for (size_t i = 0; i < cut->elements; i++) {
+    const char *s = rep_str(cut->element[i]);
+    cstate_hold_t *h = s ? hold_of(holds, nh, atoi(s)) : NULL;
+    if (h != NULL)
+      h->cut = true;
   }
   for (size_t i = 0; i + 1 < last->elements; i += 2) {
     const char *s = rep_str(last->element[i]),
@@ -278,25 +324,18 @@ int cstate_wait(cstate_t *cs, const cstate_hold_t *holds, size_t nh,
   return rc;
 }
 
-/* result_args: cstate_result's script arguments, into A. */
-static void result_args(cstate_t *cs, struct args *a, const cstate_item_t *it,
-                        uint64_t token, const void *data, size_t len)
-{
-  args_add(a, cs->id);
-  args_addf(a, "%d", it->part);
-  args_addf(a, "%" PRIu64, token);
-  args_add(a, it->id);
-  args_addf(a, "%" PRIu64, it->seq);
-  args_add_raw(a, data, len, NULL);
-  args_add(a, cs->worker);
-}
-
 int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                   const void *data, size_t len)
 {
-  struct args a = { 0 };
-  result_args(cs, &a, it, token, data, len);
-  return cs_run(cs, &result_lua, &a, false, NULL);
+  if (cs->nr + cs->nc != 0) {
+    snprintf(cs->err, sizeof(cs->err), "result: others queued");
+    return CSTATE_EREDIS;
+  }
+  int rc = cstate_result_queue(cs, it, token, data, len);
+  int st;
+  if (rc == CSTATE_OK)
+    rc = cstate_flush(cs, &st);
+  return rc < 0 ? rc : st;
 }
 
 int cstate_hand(cstate_t *cs, const cstate_item_t *it, uint64_t token,
@@ -320,9 +359,20 @@ int cstate_hand(cstate_t *cs, const cstate_item_t *it, uint64_t token,
 int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                         const void *data, size_t len)
 {
-  struct args a = { 0 };
-  result_args(cs, &a, it, token, data, len);
-  return cs_queue(cs, &result_lua, &a);
+  struct args *a = &cs->rq;
+  int n0 = a->n;
+  args_addi(a, it->part);
+  args_addu(a, token);
+  args_add_copy(a, it->id, strlen(it->id));
+  args_addu(a, it->seq);
+  args_add_copy(a, data, len);
+  if (a->nomem) {
+    args_truncate(a, n0);
+    snprintf(cs->err, sizeof(cs->err), "result: out of memory");
+    return CSTATE_ENOMEM;
+  }
+  cs->nr++;
+  return CSTATE_OK;
 }
 
 void cstate_results_free(cstate_result_t *r, size_t n)

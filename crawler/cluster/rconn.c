@@ -497,6 +497,11 @@ int rconn_queued(const rconn_t *r)
   return r->nq;
 }
 
+void rconn_drop(rconn_t *r)
+{
+  queue_clear(r);
+}
+
 /* reformat: every queued command again with the scripts' SHA-1s as the
  * (new) server has them loaded. Returns 0 or -1. */
 static int reformat(rconn_t *r)

@@ -109,6 +109,9 @@ int rconn_queue_cmd(rconn_t *r, int argc, const char **argv, const size_t *len);
 /* rconn_queued: how many commands wait for rconn_flush. */
 int rconn_queued(const rconn_t *r);
 
+/* rconn_drop: forget what is queued, unsent. */
+void rconn_drop(rconn_t *r);
+
 /* rconn_flush: send what is queued, in one round trip, and read the
  * replies into REPLIES (room for rconn_queued of them; each owned by
  * caller). A connection that breaks is made again and everything sent
