@@ -185,8 +185,8 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&c->cond, &ca);
+  pthread_cond_init(&c->pcond, &ca);
   pthread_condattr_destroy(&ca);
-  pthread_cond_init(&c->pcond, NULL);
   c->taken = fptable_new(0, 256);
   c->acked = fptable_new(sizeof(uint64_t), 256);
   c->counts = hashtable_new(64);
@@ -195,6 +195,7 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
     cluster_delete(c);
     return CSTATE_ENOMEM;
   }
+  cstate_fp(cfg->seed, &c->seed_b, &c->seed_m);
   int rc = cstate_join(cfg->url, cfg->name, cfg->params, cfg->nparams,
                        cfg->seed, cfg->seed_hostkey, &c->kconn, created, err,
                        n);

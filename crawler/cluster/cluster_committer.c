@@ -256,6 +256,12 @@ static int begin_turn(cluster_t *c)
     cl_mark_complete(c);
     return 0;
   }
+  /* Before the first commit the seen set is the seed alone: no need to
+   * look for it (SCAN walks every key of the database). */
+  if (st.next_commit == 0) {
+    load_one(c, c->seed_b, c->seed_m);
+    return 0;
+  }
   rc = cstate_seen_load(c->cconn, load_one, c);
   if (rc != CSTATE_OK) {
     cl_fail(c, rc, "%s", cstate_error(c->cconn));

@@ -5,19 +5,19 @@
  * Locks: `lock` guards the lease table (parts, commit_*), inflight,
  * stopping, complete, unheld, failure and err, the taken and acked sets
  * and take_gen, the request counts, the pool of connections, and the
- * publisher's queue (phead, ptail, pstop). No Redis call is made with it
+ * publisher's queue (phead, ptail, npub, pstop). No Redis call is made with it
  * held, and no engine call but engine_unhold's frontier close (which
  * takes only the frontier's lock). Nothing takes it while holding an
  * engine or frontier lock (the engine calls back with none held).
  *
- * Condition variables, both on `lock`:
- *   cond   (CLOCK_MONOTONIC) the feeder waits for room (a quarter of its
+ * Condition variables, both on `lock` and CLOCK_MONOTONIC:
+ *   cond   the feeder waits for room (a quarter of its
  *          bound free) and for a partition to hold; the committer for a
  *          turn at the commit; the keeper for its next tick. Signalled
  *          by cl_ticket_done (room), the keeper (leases changed),
  *          cl_mark_complete, cluster_finish and cl_fail (stopping).
- *   pcond  the publisher waits for a result queued or pstop. Signalled
- *          by cl_publish and cluster_finish.
+ *   pcond  the publisher waits for a result queued, a batch full, or
+ *          pstop. Signalled by cl_publish and cluster_finish.
  *
  * Threads: the keeper, the feeder, the committer and the publisher
  * (cluster_start); each blocking Redis read of the feeder and the
@@ -110,6 +110,8 @@ struct cluster {
   cluster_front_t front;
   engine_remote_t remote;
   engine_t *e;
+  uint32_t seed_b; /* the seed's fingerprint in the seen set (cstate_fp) */
+  int64_t seed_m;
   cstate_t *kconn; /* keeper (the join's connection) */
 
   pthread_mutex_t lock;
@@ -152,6 +154,7 @@ struct cluster {
   cstate_t *fconn; /* the feeder's, for cl_unblock() */
   /* The publisher's queue (guarded by lock; pcond on lock). */
   struct pub *phead, *ptail;
+  int npub; /* how many */
   pthread_cond_t pcond;
   bool pstop; /* drain the queue, then end */
   pthread_t keeper, feeder, committer, publisher;

@@ -51,8 +51,12 @@ int cl_publish(void *rctx, engine_t *e, fitem_t *it)
   else
     c->phead = p;
   c->ptail = p;
-  pthread_cond_broadcast(&c->pcond);
+  /* The publisher wakes for the first and for a full batch; between
+   * them it lets results gather (cl_publisher_main). */
+  bool wake = ++c->npub == 1 || c->npub == RESULT_BATCH;
   pthread_mutex_unlock(&c->lock);
+  if (wake)
+    pthread_cond_signal(&c->pcond);
   return 0;
 }
 
@@ -174,22 +178,19 @@ void *cl_publisher_main(void *arg)
     pthread_mutex_lock(&c->lock);
     while (c->phead == NULL && !c->pstop)
       pthread_cond_wait(&c->pcond, &c->lock);
-    /* A result alone waits a little (LINGER_MS) for others to go with
-     * it: on a crawl whose pages come one at a time, a round trip a page
-     * otherwise. */
-    if (c->phead != NULL && c->phead->next == NULL && !c->pstop) {
-      struct timespec ts;
-      clock_gettime(CLOCK_REALTIME, &ts);
-      ts.tv_nsec += LINGER_MS * 1000000L;
-      if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-      }
-      pthread_cond_timedwait(&c->pcond, &c->lock, &ts);
+    /* The first result waits a little (LINGER_MS) for others to go
+     * with it, unless a batch fills: a round trip, a script call and a
+     * wake-up a page otherwise. */
+    if (c->phead != NULL && c->npub < RESULT_BATCH && !c->pstop) {
+      struct timespec ts = cl_deadline(LINGER_MS / 1000.0);
+      while (c->npub < RESULT_BATCH && !c->pstop &&
+             pthread_cond_timedwait(&c->pcond, &c->lock, &ts) == 0)
+        ;
     }
     /* Up to a batch, in the order they came. */
     struct pub *list = c->phead, *last = list;
-    for (int n = 1; last != NULL && last->next != NULL && n < RESULT_BATCH; n++)
+    int taken = last != NULL;
+    for (; last != NULL && last->next != NULL && taken < RESULT_BATCH; taken++)
       last = last->next;
     if (last != NULL) {
       c->phead = last->next;
@@ -197,6 +198,7 @@ void *cl_publisher_main(void *arg)
         c->ptail = NULL;
       last->next = NULL;
     }
+    c->npub -= taken;
     bool stop = c->pstop && list == NULL;
     bool failed = c->failure != 0;
     pthread_mutex_unlock(&c->lock);
@@ -222,6 +224,8 @@ void *cl_publisher_main(void *arg)
       c->phead = retry;
       if (c->ptail == NULL)
         c->ptail = r;
+      for (r = retry; r != NULL; r = r->next)
+        c->npub++;
       pthread_mutex_unlock(&c->lock);
     }
   }
