@@ -169,7 +169,7 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
 /* cstate_keep: the keeper's tick in one round trip. Worker ID is said
  * alive for TTL_MS. The plan of which worker fetches which partition is
  * brought up to date: a partition whose worker is not alive goes to the
- * lightest worker, and every second (at once when the workers alive
+ * lightest worker, and every half second (at once when the workers alive
  * change) partitions move to the lightest worker from the heaviest that
  * can give one, while that evens out their backlogs (the items queued or
  * in flight in each). Then the leases, as cstate_lease: each partition

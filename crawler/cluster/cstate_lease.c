@@ -44,7 +44,7 @@ static const rscript_t lease_lua = {
  * their backlog (the items queued or in flight: the stream's length, as
  * a result deletes its item), each one more so that empty ones spread by
  * count. A partition whose worker is not alive goes to the lightest
- * worker; every second, or at once when the workers alive change,
+ * worker; every half second, or at once when the workers alive change,
  * partitions move to the lightest worker from the heaviest that has one
  * to give (one lighter than the spread between them): begun when the
  * spread is over a tenth of the average (at once when the workers
@@ -80,7 +80,7 @@ static const rscript_t keep_lua = {
   "local at, ch = tonumber(pl[1] or '0'), tonumber(pl[3] or '0')\n"
   "if at > now then at = 0 end\n"
   "local joined = sig ~= pl[2]\n"
-  "local due = joined or now - at >= 1000\n"
+  "local due = joined or now - at >= 500\n"
   "if #alive > 0 and (#orphans > 0 or due) then\n"
   "  local wt, W, total = {}, {}, 0\n"
   "  for _, w in ipairs(alive) do W[w] = 0 end\n"
