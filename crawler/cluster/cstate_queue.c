@@ -141,14 +141,13 @@ static const rscript_t hand_lua = {
  * by another) or 1 (fenced: nothing done). */
 const rscript_t cs_results_lua = {
   "results", PRELUDE
-  "local ok, out = {}, {}\n"
+  "local ok, out, gone = {}, {}, {}\n"
   "for i = 3, #ARGV, 5 do\n"
   "  local part, tok = ARGV[i], ARGV[i + 1]\n"
   "  local held = ok[part..' '..tok]\n"
   "  if held == nil then\n"
-  "    local lk = p..'lease:part:'..part\n"
-  "    held = redis.call('HGET', lk, 'token') == tok and\n"
-  "           (ARGV[2] == '' or redis.call('HGET', lk, 'owner') == ARGV[2])\n"
+  "    local l = redis.call('HMGET', p..'lease:part:'..part, 'token', 'owner')\n"
+  "    held = l[1] == tok and (ARGV[2] == '' or l[2] == ARGV[2])\n"
   "    ok[part..' '..tok] = held\n"
   "  end\n"
   "  if not held then\n"
@@ -156,13 +155,15 @@ const rscript_t cs_results_lua = {
   "  else\n"
   "    local k = p..'part:'..part\n"
   "    if redis.call('XACK', k, 'g', ARGV[i + 2]) == 1 then\n"
-  "      redis.call('XDEL', k, ARGV[i + 2])\n"
+  "      gone[k] = gone[k] or {}\n"
+  "      table.insert(gone[k], ARGV[i + 2])\n"
   "      redis.call('XADD', p..'results', '*', 'seq', ARGV[i + 3],\n"
   "                 'data', ARGV[i + 4])\n"
   "    end\n"
   "    out[#out + 1] = 0\n"
   "  end\n"
   "end\n"
+  "for k, ids in pairs(gone) do redis.call('XDEL', k, unpack(ids)) end\n"
   "return out\n"
 };
 
