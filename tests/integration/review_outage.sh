@@ -1,0 +1,80 @@
+# review_outage: (review of the batched results) a single worker whose
+# Redis is down for longer than its lease: its leases lapse, the keeper
+# takes every partition again under new tokens, and results the publisher
+# had in hand are fenced and sent again under the new ones while more
+# wait on its queue. The crawl must still complete, the same as one
+# process's, well within its time (a publisher that sleeps through the
+# next result leaves it stuck: the worker never completes).
+. "$(dirname "$0")/lib.sh"
+require_file "$BIN/crawler" "$TESTSERVER"
+require_cmd redis-server redis-cli
+mktemp_dir
+redis_start || { not_ok "redis-server starts"; finish; }
+
+S=$TEST_DIR/site
+mkdir -p "$S"
+HOSTS=$(seq 2 7 | sed 's/^/127.0.0./')
+R=5
+for h in $HOSTS; do
+  echo "<a href=\"http://$h:{{port}}/index.html\">$h</a>"
+done >"$S/start.html"
+for i in $(seq 1 20); do
+  echo "<a href=\"p$i.html\">page $i</a>"
+done >"$S/index.html"
+for i in $(seq 1 20); do echo "page $i" >"$S/p$i.html"; done
+host_args=()
+for h in $HOSTS; do host_args+=(--host "$h"); done
+server_start "$S" "${host_args[@]}" || { not_ok "server starts"; finish; }
+SEED=http://127.0.0.2:$PORT/start.html
+CRAWL=(--rate $R --burst 1)
+for h in $HOSTS; do CRAWL+=(--domain "$h"); done
+mkdir "$TEST_DIR/ref"
+"$BIN/crawler" --quiet "${CRAWL[@]}" "$SEED" "$TEST_DIR/ref" 2
+
+for try in ${REVIEW_TRIES:-1 2 3 4 5 6}; do
+  out=$TEST_DIR/out$try
+  mkdir "$out"
+  timeout -k 5 25 "$BIN/crawler" --quiet --cluster "$REDIS_URL" \
+    --crawl-name "outage$try" "${CRAWL[@]}" --lease-timeout 1 \
+    "$SEED" "$out" 2 2>"$TEST_DIR/w$try.err" &
+  w=$!
+  sleep 1.5
+  redis_stop
+  sleep 2.5
+  redis_restart || not_ok "redis-server restarts"
+  if [ -n "${REVIEW_DEBUG:-}" ]; then
+    for i in $(seq 200); do kill -0 "$w" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$w" 2>/dev/null; then
+      pid=$(pgrep -P "$w" crawler || echo "$w")
+      echo "--- stuck after 20 s: gdb of $pid" >&2
+      gdb -p "$pid" -batch -ex 'thread apply all bt 3' \
+        -ex 'thread find cl_publisher' 2>&1 | grep -E 'cl_|pthread_cond|Thread' >&2
+      for t in $(gdb -p "$pid" -batch -ex 'thread apply all bt' 2>/dev/null |
+        awk '/^Thread/ {t=$2} /cl_publisher_main/ {print t}'); do
+        gdb -p "$pid" -batch -ex "thread $t" -ex 'frame function cl_publisher_main' \
+          -ex 'p c->npub' -ex 'p c->phead' -ex 'p *c->phead' -ex 'p *c->phead->t' \
+          -ex 'p c->inflight' 2>&1 | grep -E '^\$' >&2
+      done
+      redis-cli -p "$REDIS_PORT" --scan --pattern "tse:{outage$try}:part:*" |
+        while read -r k; do
+          n=$(redis-cli -p "$REDIS_PORT" XPENDING "$k" g | head -1)
+          [ "$n" != 0 ] && { echo "$k pending $n"; redis-cli -p "$REDIS_PORT" XRANGE "$k" - +; }
+        done >&2
+      redis-cli -p "$REDIS_PORT" XRANGE "tse:{outage$try}:results" - + |
+        grep -A1 '^seq$' | grep -v -- '--\|seq' | sort -n | head -3 >&2
+    fi
+  fi
+  wait "$w"
+  code=$?
+  check_eq "try $try: Redis down past the lease, the worker completes" \
+    "$code" 0
+  check "try $try: the directory equals one process's" \
+    diff -r "$TEST_DIR/ref" "$out"
+  if [ "$code" != 0 ]; then
+    echo "--- w$try.err" >&2
+    cat "$TEST_DIR/w$try.err" >&2
+    redis-cli -p "$REDIS_PORT" XLEN "tse:{outage$try}:results" >&2
+    redis-cli -p "$REDIS_PORT" HGETALL "tse:{outage$try}:commit" >&2
+  fi
+done
+finish
