@@ -26,6 +26,8 @@ void cl_ticket_done(cluster_t *c, struct ticket *t, bool acked)
   cl_id_fp(t->id, t->part, fp);
   pthread_mutex_lock(&c->lock);
   fptable_remove(c->taken, fp, NULL);
+  if (t->own_busy)
+    c->parts[t->part].busy--;
   if (t->busy)
     c->parts[t->busy_part].busy--;
   if (acked) {
@@ -55,15 +57,22 @@ bool cl_admit(void *rctx, fitem_t *it)
   const char *key = frontier_host_key(engine_frontier(c->e), it->host);
   int part = key != NULL ? cstate_part(key) : t->part;
   pthread_mutex_lock(&c->lock);
-  const struct part *own = &c->parts[t->part];
+  struct part *own = &c->parts[t->part];
   struct part *p = &c->parts[part];
   bool ok = own->held && t0 < own->until && p->held && !p->giving &&
             t0 < p->until && !c->stopping;
+  /* Both stay held while it is fetched: the host's partition (its
+   * bucket) and the item's own (its result goes under that token; given
+   * away meanwhile, the next holder would fetch it again). */
+  if (ok && !t->own_busy) {
+    t->own_busy = true;
+    own->busy++;
+  }
   if (ok && t->busy && t->busy_part != part) {
     c->parts[t->busy_part].busy--;
     t->busy = false;
   }
-  if (ok && !t->busy) {
+  if (ok && !t->busy && part != t->part) {
     t->busy = true;
     t->busy_part = part;
     p->busy++;

@@ -80,9 +80,11 @@ struct done {
 
 struct ticket {
   bool delivered; /* a result for the commit, not an item to fetch */
-  bool busy;      /* admitted: being fetched here (struct part's busy) */
-  int busy_part;  /* the partition of the host it is fetched from, then
-                     (a redirect's may not be PART) */
+  bool own_busy;  /* admitted: counted in PART's busy until its result is
+                     published (published under PART's token) */
+  bool busy;      /* and fetched from a host of another partition (a
+                     redirect's), counted in that one's busy too */
+  int busy_part;  /* that partition */
   char id[CSTATE_ID_SIZE];
   int part;
   uint64_t seq; /* the shared seq */

@@ -46,14 +46,16 @@ int cl_publish(void *rctx, engine_t *e, fitem_t *it)
   if (c->front.handed != NULL)
     c->front.handed(c->front.ctx, it);
   pthread_mutex_lock(&c->lock);
+  /* The publisher wakes for the first and for a full batch; between
+   * them it lets results gather (cl_publisher_main). */
+  bool wake = c->phead == NULL || ++c->npub == RESULT_BATCH;
+  if (c->phead == NULL)
+    c->npub = 1;
   if (c->ptail)
     c->ptail->next = p;
   else
     c->phead = p;
   c->ptail = p;
-  /* The publisher wakes for the first and for a full batch; between
-   * them it lets results gather (cl_publisher_main). */
-  bool wake = ++c->npub == 1 || c->npub == RESULT_BATCH;
   pthread_mutex_unlock(&c->lock);
   if (wake)
     pthread_cond_signal(&c->pcond);
@@ -167,9 +169,10 @@ static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
   return rc;
 }
 
-/* The publisher: sends the results the parse threads packed, whatever
- * waits at once in one round trip; when the worker stops, what is left
- * first (unless it failed). */
+/* The publisher: sends the results the parse threads packed, those that
+ * gathered in LINGER_MS after the first (up to a batch), in one round
+ * trip and one script; when the worker stops, what is left first
+ * (unless it failed). */
 void *cl_publisher_main(void *arg)
 {
   cluster_t *c = arg;
@@ -198,7 +201,7 @@ void *cl_publisher_main(void *arg)
         c->ptail = NULL;
       last->next = NULL;
     }
-    c->npub -= taken;
+    c->npub = c->phead == NULL ? 0 : c->npub - taken;
     bool stop = c->pstop && list == NULL;
     bool failed = c->failure != 0;
     pthread_mutex_unlock(&c->lock);
@@ -218,14 +221,13 @@ void *cl_publisher_main(void *arg)
     if (retry != NULL) {
       pthread_mutex_lock(&c->lock);
       struct pub *r = retry;
-      while (r->next != NULL)
-        r = r->next;
+      c->npub++;
+      for (; r->next != NULL; r = r->next)
+        c->npub++;
       r->next = c->phead;
       c->phead = retry;
       if (c->ptail == NULL)
         c->ptail = r;
-      for (r = retry; r != NULL; r = r->next)
-        c->npub++;
       pthread_mutex_unlock(&c->lock);
     }
   }

@@ -314,7 +314,10 @@ static const rscript_t commit_lua = {
   "    return redis.error_reply('FENCED the commit lease is not held')\n"
   "  end\n"
   "  at[#at + 1] = i\n"
-  "  i = i + 11 + 7 * tonumber(ARGV[i + 10])\n"
+  "  i = i + 11 + 7 * (tonumber(ARGV[i + 10]) or 0)\n"
+  "end\n"
+  "if i ~= #ARGV + 1 then\n"
+  "  return redis.error_reply('ERR a malformed batch of commits')\n"
   "end\n"
   "if #at == 0 then return 'OK' end\n"
   "local first, last = at[1], at[#at]\n"
@@ -333,7 +336,8 @@ static const rscript_t commit_lua = {
   "  return redis.error_reply('ORDER next_seq would go back')\n"
   "end\n"
   "for j = 2, #at do\n"
-  "  if ARGV[at[j] + 1] ~= ARGV[at[j - 1] + 3] then\n"
+  "  if ARGV[at[j] + 1] ~= ARGV[at[j - 1] + 3] or\n"
+  "     tonumber(ARGV[at[j] + 2]) < tonumber(ARGV[at[j - 1] + 2]) then\n"
   "    return redis.error_reply('ORDER a batch of commits out of order')\n"
   "  end\n"
   "end\n"
@@ -655,7 +659,7 @@ static int seen_chunk(cstate_t *cs, redisReply *const *keys, size_t n,
 int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
                      void *arg)
 {
-  if (rconn_queued(cs->r) != 0) {
+  if (rconn_queued(cs->r) != 0 || cs->nr + cs->nc != 0) {
     snprintf(cs->err, sizeof(cs->err),
              "reading the seen set: commands left queued");
     return CSTATE_EREDIS;
@@ -795,6 +799,7 @@ int cstate_flush(cstate_t *cs, int *status)
     return 0;
   redisReply **v = calloc((size_t)n, sizeof(*v));
   if (v == NULL) {
+    rconn_drop(cs->r); /* nothing of it sent */
     snprintf(cs->err, sizeof(cs->err), "flush: out of memory");
     return CSTATE_ENOMEM;
   }

@@ -250,12 +250,12 @@ int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
 
 /* cstate_flush: send what is queued on CS in one round trip, the
  * results (cstate_result_queue) as one script and the commits
- * (cstate_commit_queue) as another, all or none of them, and read the
- * answers: STATUS[i] (room for every one queued) is the status
- * cstate_result or cstate_commit would have returned for the i-th, the
- * results first, then the commits, each in the order queued. Returns
- * how many, or a negative status (none of them known to have run: not
- * sent, or Redis could not be reached). */
+ * (cstate_commit_queue) as another (the commits all or none; each
+ * result fenced or not on its own), and read the answers: STATUS[i] (room for
+ * every one queued) is the status cstate_result or cstate_commit would have
+ * returned for the i-th, the results first, then the commits, each in the order
+ * queued. Returns how many, or a negative status (none of them known to have
+ * run: not sent, or Redis could not be reached). */
 int cstate_flush(cstate_t *cs, int *status);
 
 /* ---- partitions: items to fetch ---- */

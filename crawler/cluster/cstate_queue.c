@@ -21,10 +21,10 @@
  * caller has most of them) and what other consumers left pending is
  * claimed, before new items; without, only new items are read (a
  * partition held all along has no other consumer's pending: a take
- * under an older token is fenced). Returns {items, fenced, last, cut}:
- * items flat (part, entry id, seq, depth, url, host, chain or '', ...),
- * the partitions fenced, when there are no items (the caller then waits
- * for some) (part, last id) pairs, and the partitions where others'
+ * under an older token or another owner is fenced). Returns {items,
+ * fenced, last, cut}: items flat (part, entry id, seq, depth, url, host, chain
+ * or '', ...), the partitions fenced, when there are no items (the caller then
+ * waits for some) (part, last id) pairs, and the partitions where others'
  * pending items were left for want of room. */
 static const rscript_t take_lua = {
   "take", PRELUDE
@@ -45,8 +45,8 @@ static const rscript_t take_lua = {
   "for i = 5, #ARGV, 2 do\n"
   "  local part = ARGV[i]\n"
   "  local k = p..'part:'..part\n"
-  "  if redis.call('HGET', p..'lease:part:'..part, 'token') ~= ARGV[i + 1]\n"
-  "  then\n"
+  "  local l = redis.call('HMGET', p..'lease:part:'..part, 'token', 'owner')\n"
+  "  if l[1] ~= ARGV[i + 1] or l[2] ~= me then\n"
   "    fenced[#fenced + 1] = part\n"
   "  else\n"
   "    if ARGV[4] == '1' then\n"

@@ -400,8 +400,9 @@ static void test_commit_batch_all_or_none(void)
   cstate_set_worker(cs, "w1");
   uint64_t ct = 0;
   CHECK_INT(cstate_lease(cs, "commit", "w1", 5000, &ct), 1);
-  cstate_add_t add = { "http://a.test/b", "http://a.test:80", 1, 1, NULL,
-                       false };
+  cstate_add_t add = {
+    "http://a.test/b", "http://a.test:80", 1, 1, NULL, false
+  };
   cstate_commit_t a1 = { .next_seq = 2, .next_commit = 1, .pages = 1 };
   cstate_commit_t a2 = { .next_seq = 2, .next_commit = 2, .pages = 2 };
   int status[2];

@@ -111,7 +111,9 @@ static void test_retry_keeps_count(void)
   CHECK_INT(cstate_lease(cs, "part:3", cluster_worker(c), 60000, &tp), 1);
   CHECK_INT(cstate_lease(cs, "part:5", cluster_worker(c), 60000, &tq), 1);
   pthread_mutex_lock(&c->lock);
-  c->parts[P] = (struct part){ .held = true, .token = tp + 1000, .until = 1e12 };
+  c->parts[P] = (struct part){ .held = true,
+                               .token = tp + 1000,
+                               .until = 1e12 };
   c->parts[Q] = (struct part){ .held = true, .token = tq, .until = 1e12 };
   pthread_mutex_unlock(&c->lock);
   pthread_t th;

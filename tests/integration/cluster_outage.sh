@@ -1,4 +1,4 @@
-# review_outage: (review of the batched results) a single worker whose
+# cluster_outage: a single worker whose
 # Redis is down for longer than its lease: its leases lapse, the keeper
 # takes every partition again under new tokens, and results the publisher
 # had in hand are fenced and sent again under the new ones while more
