@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cstate.h"
+#include "cstate_int.h"
 #include "rconn.h"
 #include "redishelp.h"
 #include "testhelp.h"
@@ -481,6 +482,57 @@ static void test_take_token_given_again(void)
   cstate_close(a);
 }
 
+/* Review 2 (malformed batches): "a malformed one could fail after its
+ * first writes. Both are refused before any write" (d01edf8). The check
+ * reads a commit's count of adds as `tonumber(...) or 0`, the writes as
+ * `tonumber(...)`: a count that is no number passes the check (taken as
+ * 0) and then fails the script in the writes, after the first commit's
+ * adds went in (Redis does not roll a script back). Here the second
+ * commit's count is 'x' (its 11 fields, no adds): nothing may change. */
+static void test_commit_batch_malformed_count(void)
+{
+  char err[256];
+  int rc;
+  bool created;
+  cstate_t *cs = join("bmc", params, 3, &rc, &created, err, sizeof(err));
+  uint64_t ct = 0;
+  CHECK_INT(cstate_lease(cs, "commit", "w1", 5000, &ct), 1);
+  cstate_add_t add = {
+    "http://a.test/b", "http://a.test:80", 1, 1, NULL, false
+  };
+  cstate_commit_t a1 = { .next_seq = 2, .next_commit = 1, .pages = 1 };
+  cstate_commit_t a2 = { .next_seq = 2, .next_commit = 2, .pages = 2 };
+  CHECK_INT(cstate_commit_queue(cs, ct, 0, &add, 1, &a1, NULL, true),
+            CSTATE_OK);
+  CHECK_INT(cstate_commit_queue(cs, ct, 1, NULL, 0, &a2, NULL, true),
+            CSTATE_OK);
+  /* The second commit's count of adds: its 11th field. */
+  struct cstate *in = cs;
+  int at = 11 + 7 * 1 + 10;
+  CHECK_INT(in->cq.n, at + 1);
+  if (in->cq.n == at + 1) {
+    in->cq.v[at] = "x";
+    in->cq.l[at] = 1;
+  }
+  char key[64];
+  snprintf(key, sizeof(key), "tse:{bmc}:part:%d", seed_part());
+  int status[2] = { 99, 99 };
+  CHECK_INT(cstate_flush(cs, status), 2);
+  CHECK(status[0] != CSTATE_OK);
+  CHECK(status[1] != CSTATE_OK);
+  /* All or none: the first commit's add is not in its partition. */
+  redisReply *rep = rconn_cmdf(cstate_rconn(cs), "XLEN", key, NULL);
+  CHECK(rep != NULL && rep->type == REDIS_REPLY_INTEGER);
+  if (rep != NULL && rep->type == REDIS_REPLY_INTEGER)
+    CHECK_INT(rep->integer, 1); /* the seed alone */
+  if (rep)
+    freeReplyObject(rep);
+  cstate_commit_t st;
+  CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
+  CHECK_INT(st.next_commit, 0);
+  cstate_close(cs);
+}
+
 /* Every option the crawl recorded must be given. */
 /* A worker taking over a partition whose dead holder had read more
  * items than its take has room for claims them over several takes: the
@@ -918,6 +970,7 @@ int main(void)
   RUN(test_commit_batch_next_seq_back);
   RUN(test_commit_batch_all_or_none);
   RUN(test_take_token_given_again);
+  RUN(test_commit_batch_malformed_count);
   RUN(test_plan_balances);
   RUN(test_plan_second_donor);
   RUN(test_new_crawl_not_done);
