@@ -59,8 +59,8 @@ bool cl_admit(void *rctx, fitem_t *it)
   pthread_mutex_lock(&c->lock);
   struct part *own = &c->parts[t->part];
   struct part *p = &c->parts[part];
-  bool ok = own->held && t0 < own->until && p->held && !p->giving &&
-            t0 < p->until && !c->stopping;
+  bool ok = own->held && !own->giving && t0 < own->until && p->held &&
+            !p->giving && t0 < p->until && !c->stopping;
   /* Both stay held while it is fetched: the host's partition (its
    * bucket) and the item's own (its result goes under that token; given
    * away meanwhile, the next holder would fetch it again). */

@@ -330,7 +330,9 @@ int cstate_hand(cstate_t *cs, const cstate_item_t *it, uint64_t token,
 
 /* cstate_result_queue: as cstate_result, but only queued on CS (its
  * arguments copied), sent with the others as one script by
- * cstate_flush. Returns CSTATE_OK, or CSTATE_ENOMEM (not queued). */
+ * cstate_flush. Queue a few hundred at most (so cstate_commit_queue):
+ * a script's unpack() takes some 8,000 values. Returns CSTATE_OK, or
+ * CSTATE_ENOMEM (not queued). */
 int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                         const void *data, size_t len);
 
