@@ -119,23 +119,7 @@ server_stop
 # start.html (on the seed host) links each host's index; each index
 # links 20 pages of its own host. At 5 requests a second a host the
 # crawl takes about 4.5 s: time to kill, restart and join mid-crawl.
-S=$TEST_DIR/site
-mkdir -p "$S"
-HOSTS=$(seq 2 7 | sed 's/^/127.0.0./')
-R=5
-for h in $HOSTS; do
-  echo "<a href=\"http://$h:{{port}}/index.html\">$h</a>"
-done >"$S/start.html"
-for i in $(seq 1 20); do
-  echo "<a href=\"p$i.html\">page $i</a>"
-done >"$S/index.html"
-for i in $(seq 1 20); do echo "page $i" >"$S/p$i.html"; done
-host_args=()
-for h in $HOSTS; do host_args+=(--host "$h"); done
-server_start "$S" "${host_args[@]}" || { not_ok "server starts"; finish; }
-SEED=http://127.0.0.2:$PORT/start.html
-CRAWL=(--rate $R --burst 1)
-for h in $HOSTS; do CRAWL+=(--domain "$h"); done
+cluster_site || { not_ok "server starts"; finish; }
 POLITE=("${CRAWL[@]}" --lease-timeout 2)
 mkdir "$TEST_DIR/ref"
 "$BIN/crawler" --quiet "${CRAWL[@]}" "$SEED" "$TEST_DIR/ref" 2

@@ -11,23 +11,7 @@ require_cmd redis-server redis-cli
 mktemp_dir
 redis_start || { not_ok "redis-server starts"; finish; }
 
-S=$TEST_DIR/site
-mkdir -p "$S"
-HOSTS=$(seq 2 7 | sed 's/^/127.0.0./')
-R=5
-for h in $HOSTS; do
-  echo "<a href=\"http://$h:{{port}}/index.html\">$h</a>"
-done >"$S/start.html"
-for i in $(seq 1 20); do
-  echo "<a href=\"p$i.html\">page $i</a>"
-done >"$S/index.html"
-for i in $(seq 1 20); do echo "page $i" >"$S/p$i.html"; done
-host_args=()
-for h in $HOSTS; do host_args+=(--host "$h"); done
-server_start "$S" "${host_args[@]}" || { not_ok "server starts"; finish; }
-SEED=http://127.0.0.2:$PORT/start.html
-CRAWL=(--rate $R --burst 1)
-for h in $HOSTS; do CRAWL+=(--domain "$h"); done
+cluster_site || { not_ok "server starts"; finish; }
 mkdir "$TEST_DIR/ref"
 "$BIN/crawler" --quiet "${CRAWL[@]}" "$SEED" "$TEST_DIR/ref" 2
 

@@ -358,6 +358,31 @@ redis_wipe() {
   rm -rf "$REDIS_DIR/appendonlydir" "$REDIS_DIR/dump.rdb"
 }
 
+# cluster_site: the cluster tests' site, served: in $TEST_DIR/site a start
+# page on the seed host linking the index of six hosts (127.0.0.2 to .7),
+# each index linking 20 pages of its own host. Sets S, HOSTS, R (5
+# requests a second a host), SEED and CRAWL (the options of every crawl
+# of it).
+cluster_site() {
+  local h i host_args=()
+  S=$TEST_DIR/site
+  mkdir -p "$S"
+  HOSTS=$(seq 2 7 | sed 's/^/127.0.0./')
+  R=5
+  for h in $HOSTS; do
+    echo "<a href=\"http://$h:{{port}}/index.html\">$h</a>"
+  done >"$S/start.html"
+  for i in $(seq 1 20); do
+    echo "<a href=\"p$i.html\">page $i</a>"
+  done >"$S/index.html"
+  for i in $(seq 1 20); do echo "page $i" >"$S/p$i.html"; done
+  for h in $HOSTS; do host_args+=(--host "$h"); done
+  server_start "$S" "${host_args[@]}" || return 1
+  SEED=http://127.0.0.2:$PORT/start.html
+  CRAWL=(--rate $R --burst 1)
+  for h in $HOSTS; do CRAWL+=(--domain "$h"); done
+}
+
 # ----------------------------------------------------------- politeness
 
 SLACK=0.1
