@@ -759,12 +759,18 @@ int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
     args_addu(a, b);
     args_addi(a, m);
   }
-  if (a->nomem) {
-    args_truncate(a, n0);
-    snprintf(cs->err, sizeof(cs->err), "commit: out of memory");
+  return cs_queued(cs, a, n0, &cs->nc, "commit");
+}
+
+int cs_queued(cstate_t *cs, struct args *q, int n0, int *count,
+              const char *what)
+{
+  if (q->nomem) {
+    args_truncate(q, n0);
+    snprintf(cs->err, sizeof(cs->err), "%s: out of memory", what);
     return CSTATE_ENOMEM;
   }
-  cs->nc++;
+  (*count)++;
   return CSTATE_OK;
 }
 

@@ -79,6 +79,12 @@ int cs_queue(cstate_t *cs, const rscript_t *s, struct args *a);
   "  return redis.error_reply('LOST crawl not found')\n"                       \
   "end\n"
 
+/* cs_queued: what was added to Q (rq or cq) after its first N0
+ * arguments is one more queued (*COUNT), or, out of memory, taken back:
+ * CSTATE_ENOMEM, naming WHAT. */
+int cs_queued(cstate_t *cs, struct args *q, int n0, int *count,
+              const char *what);
+
 /* The results' script (cstate_queue.c), sent by cstate_flush. */
 extern const rscript_t cs_results_lua;
 

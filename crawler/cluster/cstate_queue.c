@@ -367,13 +367,7 @@ int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,
   args_add_copy(a, it->id, strlen(it->id));
   args_addu(a, it->seq);
   args_add_copy(a, data, len);
-  if (a->nomem) {
-    args_truncate(a, n0);
-    snprintf(cs->err, sizeof(cs->err), "result: out of memory");
-    return CSTATE_ENOMEM;
-  }
-  cs->nr++;
-  return CSTATE_OK;
+  return cs_queued(cs, a, n0, &cs->nr, "result");
 }
 
 void cstate_results_free(cstate_result_t *r, size_t n)
