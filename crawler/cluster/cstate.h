@@ -169,10 +169,11 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
 /* cstate_keep: the keeper's tick in one round trip. Worker ID is said
  * alive for TTL_MS. The plan of which worker fetches which partition is
  * brought up to date: a partition whose worker is not alive goes to the
- * lightest worker, and every half second (at once when the workers alive
- * change) partitions move to the lightest worker from the heaviest that
- * can give one, while that evens out their backlogs (the items queued or
- * in flight in each). Then the leases, as cstate_lease: each partition
+ * lightest worker, and every half second (a tenth if ID is IDLE, nothing
+ * in flight there; at once when the workers alive change) partitions
+ * move to the lightest worker from the heaviest that can give one, while
+ * that evens out their backlogs (the items queued or in flight in each).
+ * Then the leases, as cstate_lease: each partition
  * the plan gives ID is taken if free, each held is renewed, and so is
  * the commit. PARTS[i]: in, the token held for partition i (0: none);
  * out, the token held after (0: none), with GIVE[i] true if the plan
@@ -180,10 +181,11 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
  * then cstate_release it). *COMMIT: in, the commit's token held (0: take
  * it if free); out, the token held after, or 0. *ALIVE: the workers
  * alive; *MOVING: partitions on their way to or from ID (planned to it
- * and held by another, or to give back); *PAUSES: the count of pauses
+ * and held by another, or to give back; at least one for a second after
+ * the plan changed); *PAUSES: the count of pauses
  * ever recorded (cstate_pause), to read them again when it changes.
  * Returns CSTATE_OK or a negative status. */
-int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
+int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, bool idle,
                 uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
                 uint64_t *commit, int *alive, int *moving, long *pauses);
 

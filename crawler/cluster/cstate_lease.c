@@ -36,15 +36,17 @@ static const rscript_t lease_lua = {
           "return 0\n"
 };
 
-/* ARGV: id, worker, ttl ms, nparts, commit token ('0': none held), then
- * the partitions held as part, token pairs. Liveness: `alive`, a sorted
+/* ARGV: id, worker, ttl ms, nparts, commit token ('0': none held), idle
+ * (1: nothing in flight at the worker), then the partitions held as
+ * part, token pairs. Liveness: `alive`, a sorted
  * set of workers scored by when their heartbeat lapses (Redis's clock),
  * pruned here; `alive:ID` keys as well, for --status. The plan (hash
  * `plan`: part -> worker) is where the partitions should be, weighed by
  * their backlog (the items queued or in flight: the stream's length, as
  * a result deletes its item), each one more so that empty ones spread by
  * count. A partition whose worker is not alive goes to the lightest
- * worker; every half second, or at once when the workers alive change,
+ * worker; every half second (a tenth when the caller is idle), or at
+ * once when the workers alive change,
  * partitions move to the lightest worker from the heaviest that has one
  * to give (one lighter than the spread between them): begun when the
  * spread is over a tenth of the average (at once when the workers
@@ -56,6 +58,10 @@ static const rscript_t lease_lua = {
  * worker (planned here and held by another, or given back; at least one
  * for a second after the plan changed, so that every worker hears of a
  * change soon), and the count of pauses recorded (pause_lua). */
+/* C99 promises string literals of 4,095 bytes, and gcc and clang take
+ * any length: the plan is one script, not two halves. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Woverlength-strings"
 static const rscript_t keep_lua = {
   "keep", PRELUDE
   "local me, ttl, np = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])\n"
@@ -80,7 +86,7 @@ static const rscript_t keep_lua = {
   "local at, ch = tonumber(pl[1] or '0'), tonumber(pl[3] or '0')\n"
   "if at > now then at = 0 end\n"
   "local joined = sig ~= pl[2]\n"
-  "local due = joined or now - at >= 500\n"
+  "local due = joined or now - at >= (ARGV[6] == '1' and 100 or 500)\n"
   "if #alive > 0 and (#orphans > 0 or due) then\n"
   "  local wt, W, total = {}, {}, 0\n"
   "  for _, w in ipairs(alive) do W[w] = 0 end\n"
@@ -148,7 +154,7 @@ static const rscript_t keep_lua = {
   "end\n"
   "local held, out, moving = {}, {}, 0\n"
   "if ch <= now and now - ch < 1000 then moving = 1 end\n"
-  "for i = 6, #ARGV, 2 do held[tonumber(ARGV[i])] = ARGV[i + 1] end\n"
+  "for i = 7, #ARGV, 2 do held[tonumber(ARGV[i])] = ARGV[i + 1] end\n"
   "local function keep(k, mine, had)\n"
   "  local l = redis.call('HMGET', k, 'owner', 'token')\n"
   "  local owner, cur = l[1], l[2]\n"
@@ -179,6 +185,7 @@ static const rscript_t keep_lua = {
   "out[#out + 1] = tonumber(redis.call('GET', p..'pauses') or '0')\n"
   "return out\n"
 };
+#pragma GCC diagnostic pop
 
 /* ARGV: id, worker. A worker that stops: no longer alive, at once, so
  * that the plan gives its partitions to the others. */
@@ -271,7 +278,7 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
   return 1;
 }
 
-int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
+int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, bool idle,
                 uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
                 uint64_t *commit, int *alive, int *moving, long *pauses)
 {
@@ -281,6 +288,7 @@ int cstate_keep(cstate_t *cs, const char *id, long ttl_ms,
   args_addf(&a, "%ld", ttl_ms);
   args_addf(&a, "%d", CSTATE_PARTS);
   args_addf(&a, "%" PRIu64, *commit);
+  args_add(&a, idle ? "1" : "0");
   for (int i = 0; i < CSTATE_PARTS; i++)
     if (parts[i] != 0) {
       args_addf(&a, "%d", i);

@@ -729,6 +729,9 @@ static long plan_weight(uint64_t tok[CSTATE_PARTS], const long *load)
   return sum;
 }
 
+static void plan_of(cstate_t *cs, const char *name, const long *load,
+                    long w[3]);
+
 /* The plan: one worker alive holds every partition; a second joins and
  * the first gives back partitions until their backlogs are even (within
  * a twentieth of the average), and nothing moves after while they stay
@@ -761,7 +764,8 @@ static void test_plan_balances(void)
   bool give[CSTATE_PARTS];
   int alive, moving;
   long pauses;
-  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w1, 60000, false, t1, give, &c1, &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 1);
   CHECK_INT(moving, 1); /* the plan just changed: every worker ticks soon */
@@ -769,13 +773,15 @@ static void test_plan_balances(void)
   CHECK_INT(plan_weight(t1, load), total);
   /* The second joins: the plan changes at once, its partitions are still
    * the first's. */
-  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w2, 1500, false, t2, give, &c2, &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 2);
   CHECK_INT(plan_weight(t2, load), 0);
   CHECK(moving > 0); /* planned here, still the first's */
   CHECK_INT(c2, 0);  /* the commit is the first's */
-  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w1, 60000, false, t1, give, &c1, &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   int given = 0;
   for (int i = 0; i < CSTATE_PARTS; i++)
@@ -787,7 +793,8 @@ static void test_plan_balances(void)
       given++;
     }
   CHECK(given > 0 && given < CSTATE_PARTS);
-  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w2, 1500, false, t2, give, &c2, &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   long a = plan_weight(t1, load), b = plan_weight(t2, load);
   fprintf(stderr, "plan: %d partitions moved; backlogs %ld and %ld\n", given, a,
@@ -798,19 +805,51 @@ static void test_plan_balances(void)
     CHECK((t1[i] != 0) != (t2[i] != 0));
   /* Again: nothing moves while the backlogs stay as they are. */
   nap_ms(1100);
-  CHECK_INT(cstate_keep(cs, w2, 1500, t2, give, &c2, &alive, &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w2, 1500, false, t2, give, &c2, &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   CHECK_INT(plan_weight(t2, load), b);
-  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w1, 60000, false, t1, give, &c1, &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   for (int i = 0; i < CSTATE_PARTS; i++)
     CHECK(!give[i]);
   CHECK_INT(moving, 0); /* a second after the last change */
   CHECK_INT(plan_weight(t1, load), a);
+  /* The first's partitions fill: a keeper with work in flight waits for
+   * the half second's weighing; an idle one (its partitions' hosts not
+   * reached yet) asks for it after a tenth. */
+  for (int i = 0; i < CSTATE_PARTS; i++) {
+    if (t1[i] == 0)
+      continue;
+    char key[32];
+    snprintf(key, sizeof(key), "tse:{pl}:part:%d", i);
+    for (int k = 0; k < 40; k++) {
+      redisReply *rep = rconn_cmdf(r, "XADD", key, "*", "seq", "1", NULL);
+      if (rep)
+        freeReplyObject(rep);
+    }
+    load[i] += 40;
+    total += 40;
+  }
+  long before[3], after[3];
+  plan_of(cs, "pl", load, before);
+  nap_ms(150);
+  CHECK_INT(cstate_keep(cs, w2, 1500, false, t2, give, &c2, &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  plan_of(cs, "pl", load, after);
+  CHECK_INT(after[1], before[1]);
+  CHECK_INT(cstate_keep(cs, w2, 1500, true, t2, give, &c2, &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  plan_of(cs, "pl", load, after);
+  CHECK(after[1] > before[1]);
   /* The second stops (its heartbeat and leases lapse): the first gets
    * everything. */
   nap_ms(1600);
-  CHECK_INT(cstate_keep(cs, w1, 60000, t1, give, &c1, &alive, &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w1, 60000, false, t1, give, &c1, &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 1);
   CHECK_INT(plan_weight(t1, load), total);
@@ -869,8 +908,8 @@ static void test_plan_second_donor(void)
   int alive, moving;
   long pauses;
   for (int k = 0; k < 3; k++)
-    CHECK_INT(cstate_keep(cs, w[k], 60000, t[k], give, &c[k], &alive, &moving,
-                          &pauses),
+    CHECK_INT(cstate_keep(cs, w[k], 60000, false, t[k], give, &c[k], &alive,
+                          &moving, &pauses),
               CSTATE_OK);
   CHECK_INT(alive, 3);
   /* Then the plan as it stood, set by hand (the workers alive are those
@@ -884,8 +923,8 @@ static void test_plan_second_donor(void)
       freeReplyObject(rep);
   }
   nap_ms(1100); /* a rebalance is due */
-  CHECK_INT(cstate_keep(cs, w[2], 60000, t[2], give, &c[2], &alive, &moving,
-                        &pauses),
+  CHECK_INT(cstate_keep(cs, w[2], 60000, false, t[2], give, &c[2], &alive,
+                        &moving, &pauses),
             CSTATE_OK);
   long wt[3];
   plan_of(cs, "pd", load, wt);
@@ -900,8 +939,8 @@ static void test_plan_second_donor(void)
       CHECK_INT(cstate_release(cs, what, t[2][i]), CSTATE_OK);
     }
   CHECK_INT(cstate_leave(cs, w[2]), CSTATE_OK);
-  CHECK_INT(cstate_keep(cs, w[1], 60000, t[1], give, &c[1], &alive, &moving,
-                        &pauses),
+  CHECK_INT(cstate_keep(cs, w[1], 60000, false, t[1], give, &c[1], &alive,
+                        &moving, &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 2);
   plan_of(cs, "pd", load, wt);
@@ -911,8 +950,8 @@ static void test_plan_second_donor(void)
   long before = pauses;
   CHECK_INT(cstate_pause(cs, "http://a.test:80", 5), CSTATE_OK);
   CHECK_INT(cstate_pause(cs, "http://a.test:80", 2), CSTATE_OK);
-  CHECK_INT(cstate_keep(cs, w[1], 60000, t[1], give, &c[1], &alive, &moving,
-                        &pauses),
+  CHECK_INT(cstate_keep(cs, w[1], 60000, false, t[1], give, &c[1], &alive,
+                        &moving, &pauses),
             CSTATE_OK);
   CHECK_INT(pauses, before + 2);
   int part = cstate_part("http://a.test:80");
