@@ -78,6 +78,9 @@ struct done {
   long pages;
 };
 
+/* An item's ticket: the item's thread owns it; own_busy, busy and
+ * busy_part change under `lock` (cl_admit, cl_ticket_done), with the
+ * parts' busy counts they stand for. */
 struct ticket {
   bool delivered; /* a result for the commit, not an item to fetch */
   bool own_busy;  /* admitted: counted in PART's busy until its result is

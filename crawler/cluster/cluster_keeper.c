@@ -42,7 +42,8 @@ static void apply_pause(void *arg, const char *hostkey, double seconds)
  * the partitions the plan gives others, take those it gives this worker
  * (cstate_keep), and the commit if free: one round trip, and one more
  * for each partition given back. *MOVING: partitions are on their way
- * to or from this worker (cstate_keep), so the next tick comes sooner. */
+ * to or from this worker, or the plan changed in the last second
+ * (cstate_keep), so the next tick comes sooner. */
 static int keep_leases(cluster_t *c, double t0, bool *moving)
 {
   long ms = (long)(c->lease * 1000);

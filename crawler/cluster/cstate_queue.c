@@ -101,36 +101,29 @@ static const rscript_t take_lua = {
   "return {out, fenced, last, cut}\n"
 };
 
-/* ITEM_LEAVES(W): the start of a script by which an item taken leaves
- * its partition (ARGV: id, part, token, entry id; ARGV[W]: the worker,
- * '' for any): the crawl's id checked, the partition's lease (token, and
- * owner if named), then the item acknowledged and deleted, or 'DONE' if
- * it was already (this script sent again, or the item finished by
- * another). */
-#define ITEM_LEAVES(W)                                                         \
-  PRELUDE                                                                      \
-  "local lk = p..'lease:part:'..ARGV[2]\n"                                     \
-  "if redis.call('HGET', lk, 'token') ~= ARGV[3] or\n"                         \
-  "   (ARGV[" W "] ~= '' and redis.call('HGET', lk, 'owner') ~= ARGV[" W       \
-  "]) then\n"                                                                  \
-  "  return redis.error_reply('FENCED the partition lease is not held')\n"     \
-  "end\n"                                                                      \
-  "local k = p..'part:'..ARGV[2]\n"                                            \
-  "if redis.call('XACK', k, 'g', ARGV[4]) == 0 then\n"                         \
-  "  return 'DONE'\n"                                                          \
-  "end\n"                                                                      \
-  "redis.call('XDEL', k, ARGV[4])\n"
-
 /* ARGV: id, part, token, entry id, seq, depth, url, host, to part,
- * chain, worker ('': any). As result, but the item goes on to partition
- * TO PART (the host of its redirect's next hop) instead of a result. */
+ * chain, worker ('': any). The item leaves its partition (checked, as a
+ * result's, under the partition's lease: token, and owner if named;
+ * acknowledged and deleted, or 'DONE' if it was already: this script
+ * sent again, or the item finished by another) and goes on to partition
+ * TO PART (the host of its redirect's next hop), with its seq and the
+ * chain. */
 static const rscript_t hand_lua = {
-  "hand",
-  ITEM_LEAVES(
-    "11") "redis.call('XADD', p..'part:'..ARGV[9], '*', 'seq', ARGV[5],\n"
-          "           'depth', ARGV[6], 'url', ARGV[7], 'host', ARGV[8],\n"
-          "           'chain', ARGV[10])\n"
-          "return 'OK'\n"
+  "hand", PRELUDE
+  "local lk = p..'lease:part:'..ARGV[2]\n"
+  "local l = redis.call('HMGET', lk, 'token', 'owner')\n"
+  "if l[1] ~= ARGV[3] or (ARGV[11] ~= '' and l[2] ~= ARGV[11]) then\n"
+  "  return redis.error_reply('FENCED the partition lease is not held')\n"
+  "end\n"
+  "local k = p..'part:'..ARGV[2]\n"
+  "if redis.call('XACK', k, 'g', ARGV[4]) == 0 then\n"
+  "  return 'DONE'\n"
+  "end\n"
+  "redis.call('XDEL', k, ARGV[4])\n"
+  "redis.call('XADD', p..'part:'..ARGV[9], '*', 'seq', ARGV[5],\n"
+  "           'depth', ARGV[6], 'url', ARGV[7], 'host', ARGV[8],\n"
+  "           'chain', ARGV[10])\n"
+  "return 'OK'\n"
 };
 
 /* ARGV: id, worker ('': any), then for each result: part, token, entry
