@@ -402,6 +402,7 @@ void cluster_delete(cluster_t *c)
   cl_adds_clear(c);
   free(c->adds);
   free(c->done);
+  free(c->rents);
   for (struct pub *p = c->phead, *next; p != NULL; p = next) {
     next = p->next;
     free(p->t->chain);

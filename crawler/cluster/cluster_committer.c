@@ -108,6 +108,65 @@ int cl_commit_begin(void *rctx, fitem_t *it)
   return ok ? 0 : 1;
 }
 
+/* rents_add: result entry ID, whose highest seq is LAST, was read.
+ * Returns 0, or -1 (out of memory). */
+static int rents_add(cluster_t *c, const char *id, uint64_t last)
+{
+  if (c->nrents > 0 && strcmp(c->rents[c->nrents - 1].id, id) == 0) {
+    if (last > c->rents[c->nrents - 1].last)
+      c->rents[c->nrents - 1].last = last;
+    return 0;
+  }
+  if (c->nrents == c->caprents) {
+    size_t cap = c->caprents ? 2 * c->caprents : 64;
+    struct rentry *v = realloc(c->rents, cap * sizeof(*v));
+    if (v == NULL)
+      return -1;
+    c->rents = v;
+    c->caprents = cap;
+  }
+  struct rentry *r = &c->rents[c->nrents++];
+  snprintf(r->id, sizeof(r->id), "%s", id);
+  r->last = last;
+  r->queued = false;
+  return 0;
+}
+
+/* rents_gone: the ids (space-separated, malloc'd) of the result entries
+ * whose seqs are all below NEXT_COMMIT and whose deletion is not queued
+ * yet, now marked queued; "" if none; NULL (out of memory). */
+static char *rents_gone(cluster_t *c, uint64_t next_commit)
+{
+  size_t len = 0;
+  for (size_t i = 0; i < c->nrents; i++)
+    if (!c->rents[i].queued && c->rents[i].last < next_commit)
+      len += strlen(c->rents[i].id) + 1;
+  char *s = malloc(len + 1), *e = s;
+  if (s == NULL)
+    return NULL;
+  for (size_t i = 0; i < c->nrents; i++)
+    if (!c->rents[i].queued && c->rents[i].last < next_commit) {
+      size_t n = strlen(c->rents[i].id);
+      if (e != s)
+        *e++ = ' ';
+      memcpy(e, c->rents[i].id, n);
+      e += n;
+      c->rents[i].queued = true;
+    }
+  *e = '\0';
+  return s;
+}
+
+/* rents_done: the deletions queued have landed: forget those entries. */
+static void rents_done(cluster_t *c)
+{
+  size_t k = 0;
+  for (size_t i = 0; i < c->nrents; i++)
+    if (!c->rents[i].queued)
+      c->rents[k++] = c->rents[i];
+  c->nrents = k;
+}
+
 /* commit_flush: send the commits queued (cl_committed) in one round trip
  * and act on their answers, in order: the position moves on, the crawl
  * may be complete; a commit fenced or out of order ends the turn (the
@@ -167,6 +226,8 @@ static int commit_flush(cluster_t *c)
     break;
   }
   c->pages_queued = c->pages;
+  if (rc == 0 && c->commit_turn == c->turn && c->commit_held)
+    rents_done(c);
   free(status);
   if (complete)
     cl_mark_complete(c);
@@ -176,7 +237,6 @@ static int commit_flush(cluster_t *c)
 int cl_committed(void *rctx, engine_t *e, fitem_t *it)
 {
   cluster_t *c = rctx;
-  struct ticket *t = it->remote;
   (void)e;
   cstate_commit_t st = { .next_seq = c->next_seq,
                          .next_commit = it->seq + 1,
@@ -194,9 +254,12 @@ int cl_committed(void *rctx, engine_t *e, fitem_t *it)
     c->done = v;
     c->capdone = cap;
   }
-  int rc = cstate_commit_queue(c->cconn, c->token, it->seq, c->adds, c->nadds,
-                               &st, t != NULL && t->delivered ? t->id : NULL,
-                               saved);
+  char *gone = rents_gone(c, st.next_commit);
+  int rc = gone == NULL ? CSTATE_ENOMEM
+                        : cstate_commit_queue(c->cconn, c->token, it->seq,
+                                              c->adds, c->nadds, &st, gone,
+                                              saved);
+  free(gone);
   cl_adds_clear(c);
   if (rc != CSTATE_OK) {
     cl_fail(c, rc, "committing '%s': %s", it->url, cstate_error(c->cconn));
@@ -237,6 +300,7 @@ static int begin_turn(cluster_t *c)
     return -1;
   }
   cl_adds_clear(c);
+  c->nrents = 0; /* read again from the first */
   if (engine_commit_reset(c->e) != 0) {
     cl_fail(c, CSTATE_ENOMEM, "out of memory taking the commit over");
     return -1;
@@ -298,23 +362,25 @@ void *cl_committer_main(void *arg)
       continue;
     }
     cstate_result_t *res = NULL;
-    int n = cstate_results(c->cconn, after, 256, 1000, &res, after);
+    int n = cstate_results(c->cconn, after, RESULT_ENTRIES, 1000, &res, after);
     if (n < 0) {
       cl_fail(c, n, "%s", cstate_error(c->cconn));
       break;
     }
+    /* Each entry is known before any of its results is committed (the
+     * commit that commits its last seq deletes it). */
+    bool nomem = false;
+    for (int i = 0; i < n && !nomem; i++)
+      nomem = rents_add(c, res[i].id, res[i].seq) != 0;
+    if (nomem) {
+      cstate_results_free(res, (size_t)n);
+      cl_fail(c, CSTATE_ENOMEM, "out of memory reading results");
+      break;
+    }
     for (int i = 0; i < n; i++) {
-      if (res[i].seq < c->queued_next) {
-        /* Committed already: a result published twice (a worker's
-         * Redis lost it and it was published again). */
-        char key[160];
-        snprintf(key, sizeof(key), "tse:{%s}:results", c->name);
-        redisReply *rep = rconn_cmdf(cstate_rconn(c->cconn), "XDEL", key,
-                                     res[i].id, NULL);
-        if (rep)
-          freeReplyObject(rep);
-        continue;
-      }
+      if (res[i].seq < c->queued_next)
+        continue; /* committed already: a result published twice (a
+                     worker's Redis lost it and it was published again) */
       fitem_t *it = c->front.unpack(c->front.ctx, res[i].data, res[i].len,
                                     res[i].seq);
       struct ticket *t = calloc(1, sizeof(*t));

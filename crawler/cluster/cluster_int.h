@@ -65,9 +65,10 @@ enum { RECOVER_SECONDS = 5 };
 #define TICK_SECONDS 0.25
 #define MOVING_TICK_SECONDS 0.05
 
-/* Results sent in one round trip, at most, and how long one alone
- * waits for others (cl_publisher_main). */
-enum { RESULT_BATCH = 64, LINGER_MS = 3 };
+/* Results sent in one round trip (one entry of the results stream), at
+ * most, and how long one alone waits for others (cl_publisher_main);
+ * the committer reads RESULT_ENTRIES entries at a time. */
+enum { RESULT_BATCH = 64, LINGER_MS = 3, RESULT_ENTRIES = 16 };
 
 /* Commits sent in one round trip, at most (commit_flush). */
 enum { COMMIT_BATCH = 64 };
@@ -155,6 +156,8 @@ struct cluster {
   size_t ndone, capdone;
   cstate_add_t *adds;
   size_t nadds, capadds;
+  struct rentry *rents; /* result entries read this turn, not deleted */
+  size_t nrents, caprents;
 
   cstate_t *fconn; /* the feeder's, for cl_unblock() */
   /* The publisher's queue (guarded by lock; pcond on lock). */
@@ -164,6 +167,15 @@ struct cluster {
   bool pstop; /* drain the queue, then end */
   pthread_t keeper, feeder, committer, publisher;
   bool started;
+};
+
+/* A result entry (a batch of results) the committer read: deleted by
+ * the commit that commits the last of its seqs (QUEUED: that commit is
+ * queued). */
+struct rentry {
+  char id[CSTATE_ID_SIZE];
+  uint64_t last; /* its highest seq */
+  bool queued;
 };
 
 /* A result waiting for the publisher (cl_publisher_main): the item's

@@ -261,6 +261,7 @@ static const rscript_t join_lua = {
   "  end\n"
   "  redis.call('XADD', p..'part:'..ARGV[6], '*', 'seq', 0, 'depth', 0,\n"
   "             'url', ARGV[4], 'host', ARGV[5])\n"
+  "  redis.call('SADD', p..'ready', ARGV[6])\n"
   "  return {'created', ARGV[1]}\n"
   "end\n"
   "local id = redis.call('HGET', meta, 'id')\n"
@@ -291,7 +292,8 @@ static const rscript_t join_lua = {
 };
 
 /* COMMIT_FIELDS: the arguments of one commit before its adds: token,
- * seq, next_seq, next_commit, pages, journal, depth, result id or '',
+ * seq, next_seq, next_commit, pages, journal, depth, the result entries
+ * to delete (ids, space-separated; maybe none),
  * saved (1/0), noindex, how many adds. Then 7 an add: seq ('' for a URL
  * that only joins the seen set), depth, url, host, part, bucket,
  * member. */
@@ -344,7 +346,7 @@ static const rscript_t commit_lua = {
   "    return redis.error_reply('ORDER a batch of commits out of order')\n"
   "  end\n"
   "end\n"
-  "local stats, gone = {}, {}\n"
+  "local stats, gone, ready, rd = {}, {}, {}, {}\n"
   "for _, b in ipairs(at) do\n"
   "  for i = b + 11, b + 10 + 7 * na[b], 7 do\n"
   "    redis.call('SADD', p..'seen:'..ARGV[i + 5], ARGV[i + 6])\n"
@@ -352,9 +354,13 @@ static const rscript_t commit_lua = {
   "      redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
   "                 'depth', ARGV[i + 1], 'url', ARGV[i + 2],\n"
   "                 'host', ARGV[i + 3])\n"
+  "      if not rd[ARGV[i + 4]] then\n"
+  "        rd[ARGV[i + 4]] = true\n"
+  "        ready[#ready + 1] = ARGV[i + 4]\n"
+  "      end\n"
   "    end\n"
   "  end\n"
-  "  if ARGV[b + 7] ~= '' then gone[#gone + 1] = ARGV[b + 7] end\n"
+  "  for id in string.gmatch(ARGV[b + 7], '%S+') do gone[#gone + 1] = id end\n"
   "  local s = ARGV[b + 8] == '1' and 'depth:'..ARGV[b + 6] or 'other'\n"
   "  stats[s] = (stats[s] or 0) + 1\n"
   "end\n"
@@ -364,6 +370,7 @@ static const rscript_t commit_lua = {
   "           'noindex', ARGV[last + 9], 'last_seq', ARGV[last + 1],\n"
   "           'last_token', ARGV[last])\n"
   "if #gone > 0 then redis.call('XDEL', p..'results', unpack(gone)) end\n"
+  "if #ready > 0 then redis.call('SADD', p..'ready', unpack(ready)) end\n"
   "for k, v in pairs(stats) do redis.call('HINCRBY', p..'stats', k, v) end\n"
   "if ARGV[last + 3] == ARGV[last + 2] then\n"
   "  redis.call('HSET', meta, 'state', 'complete')\n"

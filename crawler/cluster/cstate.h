@@ -18,7 +18,11 @@
  *                 about 8 bytes of Redis memory
  *   part:P        stream: the items of partition P (hosts hash to
  *                 partitions) waiting to be fetched; consumer group "g"
- *   results       stream: items fetched and parsed, waiting for commit
+ *   ready         set: the partitions where items were added and not
+ *                 read since (a take looks only there, cstate_take)
+ *   results       stream: items fetched and parsed, waiting for commit;
+ *                 an entry a batch published, a field a result (seq ->
+ *                 data)
  *   done          stream: one entry once the crawl is complete (wakes
  *                 workers waiting for items)
  *   lease:WHAT    hash owner, token: the commit lease ("commit") or a
@@ -229,7 +233,8 @@ typedef struct cstate_add {
 /* cstate_commit: commit item SEQ under commit lease TOKEN: add ADDS (NA
  * of them, seqs SEQ's commit handed out, in order) to the seen set and
  * to their partitions, record AFTER (the position after this item:
- * next_commit SEQ + 1), delete result entry RESULT_ID (NULL: none),
+ * next_commit SEQ + 1), delete the result entries RESULT_ID names
+ * (ids, space-separated; NULL or "": none),
  * count one page at DEPTH if SAVED. Atomic: all of it or none. When
  * after->next_commit reaches after->next_seq, the crawl is complete.
  * Nothing else may wait on CS (cstate_flush).
@@ -338,7 +343,8 @@ int cstate_hand(cstate_t *cs, const cstate_item_t *it, uint64_t token,
 int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                         const void *data, size_t len);
 
-/* A result read back: entry ID, SEQ, data (owned). */
+/* A result read back: the entry ID of its batch (results published
+ * together are one entry), SEQ, data (owned). */
 typedef struct cstate_result {
   char id[32];
   uint64_t seq;
@@ -346,8 +352,8 @@ typedef struct cstate_result {
   size_t len;
 } cstate_result_t;
 
-/* cstate_results: results after entry AFTER ("0-0": from the first), at
- * most MAX, waiting up to BLOCK_MS (at most CSTATE_BLOCK_MS) for one;
+/* cstate_results: results after entry AFTER ("0-0": from the first), of
+ * at most MAX entries (a batch of results each), waiting up to BLOCK_MS (at most CSTATE_BLOCK_MS) for one;
  * LAST (CSTATE_ID_SIZE bytes) is set to the last entry id read (left as
  * it is when none was), which the next call passes as AFTER. Returns:
  * how many are in *OUT (cstate_results_free), or a negative status. */

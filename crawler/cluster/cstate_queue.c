@@ -16,7 +16,11 @@
 #include "cstate_int.h"
 
 /* ARGV: id, consumer, max, recover (1/0), then partition and token
- * pairs. Max counts the items claimed and the new ones. With recover,
+ * pairs. Max counts the items claimed and the new ones. Without recover,
+ * only the partitions in `ready` (items added and not read since: the
+ * scripts that add an item add its partition) are looked at, a take
+ * reading what it finds there, not every partition held; a partition
+ * read to its end leaves `ready`. With recover,
  * this consumer's own pending items are read again (not counted: the
  * caller has most of them) and what other consumers left pending is
  * claimed, before new items; without, only new items are read (a
@@ -42,11 +46,20 @@ static const rscript_t take_lua = {
   "  end\n"
   "  n = n + 1\n"
   "end\n"
+  "local rec, ready = ARGV[4] == '1', {}\n"
+  "if not rec then\n"
+  "  for _, x in ipairs(redis.call('SMEMBERS', p..'ready')) do\n"
+  "    ready[x] = true\n"
+  "  end\n"
+  "end\n"
   "for i = 5, #ARGV, 2 do\n"
   "  local part = ARGV[i]\n"
   "  local k = p..'part:'..part\n"
-  "  local l = redis.call('HMGET', p..'lease:part:'..part, 'token', 'owner')\n"
-  "  if l[1] ~= ARGV[i + 1] or l[2] ~= me then\n"
+  "  local l = (rec or ready[part]) and\n"
+  "            redis.call('HMGET', p..'lease:part:'..part, 'token', 'owner')\n"
+  "  if not l then\n"
+  "    held[#held + 1] = part\n"
+  "  elseif l[1] ~= ARGV[i + 1] or l[2] ~= me then\n"
   "    fenced[#fenced + 1] = part\n"
   "  else\n"
   "    if ARGV[4] == '1' then\n"
@@ -78,10 +91,16 @@ static const rscript_t take_lua = {
   "      if left then cut[#cut + 1] = part end\n"
   "    end\n"
   "    if room > 0 then\n"
+  "      local asked = room\n"
   "      local r = redis.call('XREADGROUP', 'GROUP', 'g', me, 'COUNT',\n"
   "                           room, 'STREAMS', k, '>')\n"
   "      if r then\n"
   "        for _, e in ipairs(r[1][2]) do add(part, e) room = room - 1 end\n"
+  "      end\n"
+  "      if asked - room < asked then\n"
+  "        redis.call('SREM', p..'ready', part)\n"
+  "      elseif rec then\n"
+  "        redis.call('SADD', p..'ready', part)\n"
   "      end\n"
   "    end\n"
   "    held[#held + 1] = part\n"
@@ -123,40 +142,52 @@ static const rscript_t hand_lua = {
   "redis.call('XADD', p..'part:'..ARGV[9], '*', 'seq', ARGV[5],\n"
   "           'depth', ARGV[6], 'url', ARGV[7], 'host', ARGV[8],\n"
   "           'chain', ARGV[10])\n"
+  "redis.call('SADD', p..'ready', ARGV[9])\n"
   "return 'OK'\n"
 };
 
 /* ARGV: id, worker ('': any), then for each result: part, token, entry
- * id, seq, data. Each item is acknowledged and deleted in its partition
- * and its result added, under the partition's lease (token, and owner if
- * named; one check a partition and token). Returns a number a result: 0
- * (done, or done already: this script sent again, or the item finished
- * by another) or 1 (fenced: nothing done). */
+ * id, seq, data. The results of the items held (the partition's lease:
+ * token, and owner if named; one check a partition and token) go to the
+ * results stream as one entry, a field a result (its seq, its data), and
+ * their items are acknowledged and deleted in their partitions: three
+ * commands a partition, not two a result. A partition none of whose
+ * items was pending adds nothing (this script sent again); one where
+ * only some were (an item read again and published twice) adds all of
+ * them, and the commit takes a seq once (engine.c, order_next). Returns
+ * a number a result: 0 (done, or done already) or 1 (fenced: nothing
+ * done). */
 const rscript_t cs_results_lua = {
   "results", PRELUDE
-  "local ok, out, gone = {}, {}, {}\n"
+  "local me, out, groups, order = ARGV[2], {}, {}, {}\n"
   "for i = 3, #ARGV, 5 do\n"
-  "  local part, tok = ARGV[i], ARGV[i + 1]\n"
-  "  local held = ok[part..' '..tok]\n"
-  "  if held == nil then\n"
-  "    local l = redis.call('HMGET', p..'lease:part:'..part, 'token', 'owner')\n"
-  "    held = l[1] == tok and (ARGV[2] == '' or l[2] == ARGV[2])\n"
-  "    ok[part..' '..tok] = held\n"
+  "  local key = ARGV[i]..' '..ARGV[i + 1]\n"
+  "  local g = groups[key]\n"
+  "  if g == nil then\n"
+  "    local l = redis.call('HMGET', p..'lease:part:'..ARGV[i], 'token',\n"
+  "                         'owner')\n"
+  "    g = {k = p..'part:'..ARGV[i], ids = {}, at = {},\n"
+  "         held = l[1] == ARGV[i + 1] and (me == '' or l[2] == me)}\n"
+  "    groups[key] = g\n"
+  "    order[#order + 1] = g\n"
   "  end\n"
-  "  if not held then\n"
-  "    out[#out + 1] = 1\n"
-  "  else\n"
-  "    local k = p..'part:'..part\n"
-  "    if redis.call('XACK', k, 'g', ARGV[i + 2]) == 1 then\n"
-  "      gone[k] = gone[k] or {}\n"
-  "      table.insert(gone[k], ARGV[i + 2])\n"
-  "      redis.call('XADD', p..'results', '*', 'seq', ARGV[i + 3],\n"
-  "                 'data', ARGV[i + 4])\n"
-  "    end\n"
-  "    out[#out + 1] = 0\n"
+  "  out[#out + 1] = g.held and 0 or 1\n"
+  "  if g.held then\n"
+  "    g.ids[#g.ids + 1] = ARGV[i + 2]\n"
+  "    g.at[#g.at + 1] = i\n"
   "  end\n"
   "end\n"
-  "for k, ids in pairs(gone) do redis.call('XDEL', k, unpack(ids)) end\n"
+  "local fv = {}\n"
+  "for _, g in ipairs(order) do\n"
+  "  if #g.ids > 0 and redis.call('XACK', g.k, 'g', unpack(g.ids)) > 0 then\n"
+  "    redis.call('XDEL', g.k, unpack(g.ids))\n"
+  "    for _, i in ipairs(g.at) do\n"
+  "      fv[#fv + 1] = ARGV[i + 3]\n"
+  "      fv[#fv + 1] = ARGV[i + 4]\n"
+  "    end\n"
+  "  end\n"
+  "end\n"
+  "if #fv > 0 then redis.call('XADD', p..'results', '*', unpack(fv)) end\n"
   "return out\n"
 };
 
@@ -372,21 +403,6 @@ void cstate_results_free(cstate_result_t *r, size_t n)
   free(r);
 }
 
-/* entry_field: the value of field NAME of stream entry E ([id, [k, v,
- * ...]]), or NULL. */
-static const redisReply *entry_field(const redisReply *e, const char *name)
-{
-  if (!rep_array(e, 2) || !rep_str(e->element[0]) ||
-      !rep_is(e->element[1], REDIS_REPLY_ARRAY))
-    return NULL;
-  const redisReply *kv = e->element[1];
-  for (size_t i = 0; i + 1 < kv->elements; i += 2)
-    if (rep_str(kv->element[i]) && strcmp(kv->element[i]->str, name) == 0 &&
-        rep_is(kv->element[i + 1], REDIS_REPLY_STRING))
-      return kv->element[i + 1];
-  return NULL;
-}
-
 int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
                    cstate_result_t **out, char *last)
 {
@@ -414,31 +430,44 @@ int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
     return cs_unexpected(cs, "reading results");
   }
   const redisReply *es = rep->element[0]->element[1];
-  cstate_result_t *v = calloc(es->elements ? es->elements : 1, sizeof(*v));
+  size_t total = 0;
+  for (size_t j = 0; j < es->elements; j++)
+    if (rep_array(es->element[j], 2) &&
+        rep_is(es->element[j]->element[1], REDIS_REPLY_ARRAY))
+      total += es->element[j]->element[1]->elements / 2;
+  cstate_result_t *v = calloc(total ? total : 1, sizeof(*v));
   size_t n = 0;
   if (v == NULL) {
     freeReplyObject(rep);
     snprintf(cs->err, sizeof(cs->err), "reading results: out of memory");
     return CSTATE_ENOMEM;
   }
+  /* An entry is a batch of results, a field each: seq, then data. */
   for (size_t j = 0; j < es->elements; j++) {
-    const redisReply *e = es->element[j], *s = entry_field(e, "seq"),
-                     *d = entry_field(e, "data");
-    if (s == NULL || d == NULL || strlen(e->element[0]->str) >= sizeof(v[n].id))
+    const redisReply *e = es->element[j];
+    if (!rep_array(e, 2) || !rep_str(e->element[0]) ||
+        !rep_is(e->element[1], REDIS_REPLY_ARRAY) ||
+        strlen(e->element[0]->str) >= sizeof(v[n].id))
       continue;
-    snprintf(v[n].id, sizeof(v[n].id), "%s", e->element[0]->str);
-    v[n].seq = strtoull(s->str, NULL, 10);
-    v[n].data = malloc(d->len + 1);
-    if (v[n].data == NULL) {
-      cstate_results_free(v, n);
-      freeReplyObject(rep);
-      snprintf(cs->err, sizeof(cs->err), "reading results: out of memory");
-      return CSTATE_ENOMEM;
+    const redisReply *kv = e->element[1];
+    for (size_t i = 0; i + 1 < kv->elements; i += 2) {
+      const redisReply *s = kv->element[i], *d = kv->element[i + 1];
+      if (!rep_str(s) || !rep_is(d, REDIS_REPLY_STRING))
+        continue;
+      snprintf(v[n].id, sizeof(v[n].id), "%s", e->element[0]->str);
+      v[n].seq = strtoull(s->str, NULL, 10);
+      v[n].data = malloc(d->len + 1);
+      if (v[n].data == NULL) {
+        cstate_results_free(v, n);
+        freeReplyObject(rep);
+        snprintf(cs->err, sizeof(cs->err), "reading results: out of memory");
+        return CSTATE_ENOMEM;
+      }
+      memcpy(v[n].data, d->str, d->len);
+      v[n].data[d->len] = '\0';
+      v[n].len = d->len;
+      n++;
     }
-    memcpy(v[n].data, d->str, d->len);
-    v[n].data[d->len] = '\0';
-    v[n].len = d->len;
-    n++;
   }
   /* Past every entry read, a malformed one too (skipped above). */
   if (es->elements > 0) {

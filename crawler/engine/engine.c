@@ -738,10 +738,18 @@ static void *download_main(void *arg)
 /* ---- reorder heap (caller holds e->lock) ---- */
 
 /* order_next: the item with seq next_commit, taken out of the heap, or
- * NULL if it has not been parsed yet. */
-static fitem_t *order_next(engine_t *e)
+ * NULL if it has not been parsed yet; items of seqs committed already
+ * go on *TWICE (the caller finishes them, unlocked). */
+static fitem_t *order_next(engine_t *e, fitem_t **twice)
 {
-  fitem_t *top = heap_top(e->order);
+  fitem_t *top;
+  /* A seq committed already: delivered twice (a shared crawl's result
+   * published twice, cstate_queue.c), committed once. */
+  while ((top = heap_top(e->order)) != NULL && top->seq < e->next_commit) {
+    heap_pop(e->order);
+    top->next = *twice;
+    *twice = top;
+  }
   if (top == NULL || top->seq != e->next_commit)
     return NULL;
   return heap_pop(e->order);
@@ -815,8 +823,8 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     return;
   }
   e->committing = true;
-  fitem_t *next;
-  while (!atomic_load(&e->stopped) && (next = order_next(e)) != NULL) {
+  fitem_t *next, *twice = NULL;
+  while (!atomic_load(&e->stopped) && (next = order_next(e, &twice)) != NULL) {
     e->next_commit++;
     uint64_t horizon = e->next_commit + e->cfg.window;
     fitem_t *gone = NULL;
@@ -853,6 +861,11 @@ static void commit_in_order(engine_t *e, fitem_t *it)
   }
   e->committing = false;
   pthread_mutex_unlock(&e->lock);
+  while (twice != NULL) {
+    fitem_t *t = twice->next;
+    finish(e, twice);
+    twice = t;
+  }
 }
 
 static void *parse_main(void *arg)
