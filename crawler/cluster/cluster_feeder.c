@@ -191,9 +191,9 @@ void *cl_feeder_main(void *arg)
   bool recover = false;
   double recovered = frontier_now();
   for (;;) {
-    /* Now and then, take back whatever is pending under this worker's
-     * name and not in flight here: an item dropped while its lease had
-     * lapsed, whose partition came back to this worker since. */
+    /* Now and then, read again what this worker read and did not
+     * finish, and is not in flight here: an item dropped while its lease
+     * had run out here (and was renewed after all). */
     if (frontier_now() - recovered > RECOVER_SECONDS) {
       recover = true;
       recovered = frontier_now();
@@ -219,9 +219,9 @@ void *cl_feeder_main(void *arg)
       break;
     }
     room = c->inflight_max - c->inflight;
-    /* Partitions just taken first, alone: their first take recovers
-     * what this worker read there before and dropped (engine.h, ADMIT:
-     * it stays pending under this worker's name). */
+    /* Partitions just taken first, alone: their first take reads them
+     * from the first entry, what their last holder (this worker too,
+     * maybe) did not finish. */
     for (int i = 0; i < CSTATE_PARTS; i++)
       fresh = fresh ||
               (c->parts[i].held && !c->parts[i].giving && c->parts[i].fresh);
@@ -230,6 +230,7 @@ void *cl_feeder_main(void *arg)
       struct part *p = &c->parts[i];
       if (p->held && !p->giving && (!fresh || p->fresh)) {
         holds[nh] = (cstate_hold_t){ .part = i, .token = p->token };
+        memcpy(holds[nh].pos, p->pos, sizeof(holds[nh].pos));
         nh++;
       }
     }
@@ -256,8 +257,8 @@ void *cl_feeder_main(void *arg)
     for (size_t i = 0; i < nh; i++) {
       struct part *p = &c->parts[holds[i].part];
       if (p->token == holds[i].token) {
-        /* Claims cut at ROOM: recover again, first. */
-        p->fresh = holds[i].cut;
+        p->fresh = false;
+        memcpy(p->pos, holds[i].pos, sizeof(p->pos));
         if (holds[i].fenced)
           p->held = false;
       }

@@ -52,8 +52,8 @@
 /* Local seqs: the worker's number above this many bits. */
 enum { SEQ_BITS = 40 };
 
-/* How often the feeder takes back what is pending under this worker's
- * name (cl_feeder_main). */
+/* How often the feeder reads again what this worker read and did not
+ * finish (cl_feeder_main). */
 enum { RECOVER_SECONDS = 5 };
 
 /* How long a partition given back waits for its items being fetched
@@ -98,6 +98,7 @@ struct ticket {
 struct part {
   bool held;
   bool fresh; /* just taken: the feeder's first take recovers */
+  char pos[CSTATE_ID_SIZE]; /* the feeder's: the last entry read there */
   uint64_t token;
   double until; /* monotonic: act for it only before this */
   /* The plan gives it to another worker: nothing more is taken or

@@ -59,11 +59,12 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
   ctok = c->commit_held ? c->commit_token : 0;
   /* Nothing to fetch here (partitions whose hosts have nothing queued
    * yet): the plan is weighed again sooner. */
-  bool idle = c->inflight == 0;
+  long inflight = (long)c->inflight;
   pthread_mutex_unlock(&c->lock);
   int alive, nmoving;
   long pauses;
-  int rc = cstate_keep(c->kconn, c->worker, ms, idle, tok, give, &ctok, &alive,
+  int rc = cstate_keep(c->kconn, c->worker, ms, inflight, tok, give, &ctok,
+                       &alive,
                        &nmoving, &pauses);
   if (rc < 0)
     return rc;

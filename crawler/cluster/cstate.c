@@ -236,10 +236,41 @@ int cs_queue(cstate_t *cs, const rscript_t *s, struct args *a)
   return rc;
 }
 
+/* ---- the seen set ---- */
+
+/* The seen set in Redis is a log: `seen:K` strings, each a run of
+ * fingerprints of SEEN_FP bytes (the bucket's 2, then the member's 8,
+ * big-endian) that a commit appends to, one APPEND a batch, K moving on
+ * once one holds SEEN_CHUNK bytes (a string holds 512 MB at most). Only
+ * a committer taking over reads it (cstate_seen_load): the commit's own
+ * dedup is its copy in memory. */
+enum { SEEN_FP = 10 };
+#define SEEN_CHUNK 41943040 /* 4 Mi fingerprints */
+#define SEEN_CHUNK_S "41943040"
+_Static_assert(SEEN_CHUNK % SEEN_FP == 0, "a chunk holds whole fingerprints");
+
+static void seen_fp(char out[SEEN_FP], uint32_t b, int64_t m)
+{
+  uint64_t u = (uint64_t)m;
+  out[0] = (char)(b >> 8);
+  out[1] = (char)b;
+  for (int i = 0; i < 8; i++)
+    out[2 + i] = (char)(u >> (56 - 8 * i));
+}
+
+static void seen_unfp(const unsigned char *in, uint32_t *b, int64_t *m)
+{
+  uint64_t u = 0;
+  for (int i = 0; i < 8; i++)
+    u = (u << 8) | in[2 + i];
+  *b = (uint32_t)in[0] << 8 | in[1];
+  *m = (int64_t)u;
+}
+
 /* ---- scripts ---- */
 
-/* ARGV: new id, nparts, buckets, seed, hostkey, part, bucket, member,
- * then option name and value pairs. Sent again after it created the
+/* ARGV: new id, nparts, buckets, seed, hostkey, part, the seed's
+ * fingerprint (SEEN_FP bytes), then option name and value pairs. Sent again after it created the
  * crawl, it finds its own id: created. */
 static const rscript_t join_lua = {
   "join",
@@ -249,16 +280,13 @@ static const rscript_t join_lua = {
   "  redis.call('HSET', meta, 'id', ARGV[1], 'nparts', ARGV[2],\n"
   "             'buckets', ARGV[3], 'state', 'running',\n"
   "             'created', redis.call('TIME')[1])\n"
-  "  for i = 9, #ARGV, 2 do\n"
+  "  for i = 8, #ARGV, 2 do\n"
   "    redis.call('HSET', meta, 'opt:'..ARGV[i], ARGV[i + 1])\n"
   "  end\n"
   "  redis.call('HSET', p..'commit', 'next_seq', 1, 'next_commit', 0,\n"
   "             'pages', 0, 'journal', 0, 'depth', 0, 'noindex', 0)\n"
   "  redis.call('DEL', p..'done')\n"
-  "  redis.call('SADD', p..'seen:'..ARGV[7], ARGV[8])\n"
-  "  for i = 0, tonumber(ARGV[2]) - 1 do\n"
-  "    redis.call('XGROUP', 'CREATE', p..'part:'..i, 'g', '0', 'MKSTREAM')\n"
-  "  end\n"
+  "  redis.call('APPEND', p..'seen:0', ARGV[7])\n"
   "  redis.call('XADD', p..'part:'..ARGV[6], '*', 'seq', 0, 'depth', 0,\n"
   "             'url', ARGV[4], 'host', ARGV[5])\n"
   "  redis.call('SADD', p..'ready', ARGV[6])\n"
@@ -269,7 +297,7 @@ static const rscript_t join_lua = {
   "  return redis.error_reply('LOST the crawl has no id')\n"
   "end\n"
   "if id == ARGV[1] then return {'created', id} end\n"
-  "for i = 9, #ARGV, 2 do\n"
+  "for i = 8, #ARGV, 2 do\n"
   "  local v = redis.call('HGET', meta, 'opt:'..ARGV[i])\n"
   "  if v == false then v = '' end\n"
   "  if v ~= ARGV[i + 1] then return {'mismatch', ARGV[i], v} end\n"
@@ -277,7 +305,7 @@ static const rscript_t join_lua = {
   "for _, k in ipairs(redis.call('HKEYS', meta)) do\n"
   "  if string.sub(k, 1, 4) == 'opt:' then\n"
   "    local name, given = string.sub(k, 5), false\n"
-  "    for i = 9, #ARGV, 2 do\n"
+  "    for i = 8, #ARGV, 2 do\n"
   "      if ARGV[i] == name then given = true end\n"
   "    end\n"
   "    if not given then\n"
@@ -294,10 +322,10 @@ static const rscript_t join_lua = {
 /* COMMIT_FIELDS: the arguments of one commit before its adds: token,
  * seq, next_seq, next_commit, pages, journal, depth, the result entries
  * to delete (ids, space-separated; maybe none),
- * saved (1/0), noindex, how many adds. Then 7 an add: seq ('' for a URL
- * that only joins the seen set), depth, url, host, part, bucket,
- * member. */
-enum { COMMIT_FIELDS = 11, ADD_FIELDS = 7 };
+ * saved (1/0), noindex, how many adds. Then 6 an add: seq ('' for a URL
+ * that only joins the seen set), depth, url, host, part, fingerprint
+ * (SEEN_FP bytes). */
+enum { COMMIT_FIELDS = 11, ADD_FIELDS = 6 };
 
 /* ARGV: id, worker ('': any), then the commits, in seq order, each
  * COMMIT_FIELDS and its adds. All of them, or none: every check is made
@@ -319,7 +347,7 @@ static const rscript_t commit_lua = {
   "  if not n or n < 0 or n % 1 ~= 0 then break end\n"
   "  at[#at + 1] = i\n"
   "  na[i] = n\n"
-  "  i = i + 11 + 7 * n\n"
+  "  i = i + 11 + 6 * n\n"
   "end\n"
   "if i ~= #ARGV + 1 then\n"
   "  return redis.error_reply('ERR a malformed batch of commits')\n"
@@ -346,10 +374,10 @@ static const rscript_t commit_lua = {
   "    return redis.error_reply('ORDER a batch of commits out of order')\n"
   "  end\n"
   "end\n"
-  "local stats, gone, ready, rd = {}, {}, {}, {}\n"
+  "local stats, gone, ready, rd, fps = {}, {}, {}, {}, {}\n"
   "for _, b in ipairs(at) do\n"
-  "  for i = b + 11, b + 10 + 7 * na[b], 7 do\n"
-  "    redis.call('SADD', p..'seen:'..ARGV[i + 5], ARGV[i + 6])\n"
+  "  for i = b + 11, b + 10 + 6 * na[b], 6 do\n"
+  "    fps[#fps + 1] = ARGV[i + 5]\n"
   "    if ARGV[i] ~= '' then\n"
   "      redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
   "                 'depth', ARGV[i + 1], 'url', ARGV[i + 2],\n"
@@ -371,6 +399,14 @@ static const rscript_t commit_lua = {
   "           'last_token', ARGV[last])\n"
   "if #gone > 0 then redis.call('XDEL', p..'results', unpack(gone)) end\n"
   "if #ready > 0 then redis.call('SADD', p..'ready', unpack(ready)) end\n"
+  "if #fps > 0 then\n"
+  "  local k = tonumber(redis.call('HGET', c, 'seen_chunk') or '0')\n"
+  "  if redis.call('STRLEN', p..'seen:'..k) >= " SEEN_CHUNK_S " then\n"
+  "    k = k + 1\n"
+  "    redis.call('HSET', c, 'seen_chunk', k)\n"
+  "  end\n"
+  "  redis.call('APPEND', p..'seen:'..k, table.concat(fps))\n"
+  "end\n"
   "for k, v in pairs(stats) do redis.call('HINCRBY', p..'stats', k, v) end\n"
   "if ARGV[last + 3] == ARGV[last + 2] then\n"
   "  redis.call('HSET', meta, 'state', 'complete')\n"
@@ -482,8 +518,9 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
   args_add(&a, seed);
   args_add(&a, hostkey);
   args_addf(&a, "%d", cstate_part(hostkey));
-  args_addf(&a, "%" PRIu32, b);
-  args_addf(&a, "%" PRId64, m);
+  char fp[SEEN_FP];
+  seen_fp(fp, b, m);
+  args_add_raw(&a, fp, sizeof(fp), NULL);
   for (size_t i = 0; i < np; i++) {
     args_add(&a, params[i].name);
     args_add(&a, params[i].value);
@@ -624,48 +661,6 @@ int cstate_commit_state(cstate_t *cs, cstate_commit_t *c)
   return rc;
 }
 
-/* The seen set's buckets read in one round trip, at most. */
-enum { SEEN_PIPELINE = 64 };
-
-/* seen_chunk: FN(ARG, bucket, member) for every member of the N bucket
- * keys KEYS (SCAN's replies; PLEN: the length of the prefix before the
- * bucket's number), in one round trip. */
-static int seen_chunk(cstate_t *cs, redisReply *const *keys, size_t n,
-                      size_t plen, void (*fn)(void *arg, uint32_t b, int64_t m),
-                      void *arg)
-{
-  redisReply *m[SEEN_PIPELINE];
-  int rc = CSTATE_OK;
-  for (size_t i = 0; i < n; i++) {
-    const char *argv[2] = { "SMEMBERS", rep_str(keys[i]) };
-    if (argv[1] != NULL && strlen(argv[1]) > plen &&
-        rconn_queue_cmd(cs->r, 2, argv, NULL) != 0)
-      rc = CSTATE_ENOMEM; /* what is queued is still sent, and dropped */
-  }
-  int got = rconn_queued(cs->r) > 0 ? rconn_flush(cs->r, m) : 0;
-  if (rc != CSTATE_OK)
-    snprintf(cs->err, sizeof(cs->err), "reading the seen set: out of memory");
-  else if (got < 0)
-    rc = cs_status(cs, NULL, "reading the seen set");
-  for (size_t i = 0, q = 0; rc == CSTATE_OK && i < n; i++) {
-    const char *k = rep_str(keys[i]);
-    if (k == NULL || strlen(k) <= plen)
-      continue;
-    uint32_t b = (uint32_t)strtoul(k + plen, NULL, 10);
-    redisReply *r = q < (size_t)got ? m[q] : NULL;
-    q++;
-    rc = cs_status(cs, r, "reading the seen set");
-    if (rc == CSTATE_OK && !rep_is(r, REDIS_REPLY_ARRAY))
-      rc = cs_unexpected(cs, "reading the seen set");
-    for (size_t j = 0; rc == CSTATE_OK && j < r->elements; j++)
-      if (rep_str(r->element[j]))
-        fn(arg, b, strtoll(r->element[j]->str, NULL, 10));
-  }
-  for (int i = 0; i < got; i++)
-    freeReplyObject(m[i]);
-  return rc;
-}
-
 int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
                      void *arg)
 {
@@ -677,38 +672,44 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
   int complete = cstate_complete(cs); /* the crawl's id checked */
   if (complete < 0)
     return complete;
-  char match[128], cursor[32] = "0";
-  size_t plen = strlen(cs->prefix) + strlen("seen:");
-  snprintf(match, sizeof(match), "%sseen:*", cs->prefix);
-  do {
-    redisReply *rep = rconn_cmdf(cs->r, "SCAN", cursor, "MATCH", match, "COUNT",
-                                 "1000", NULL);
-    int rc = cs_status(cs, rep, "reading the seen set");
-    if (rc == CSTATE_OK && (!rep_array(rep, 2) || !rep_str(rep->element[0]) ||
-                            !rep_is(rep->element[1], REDIS_REPLY_ARRAY)))
-      rc = cs_unexpected(cs, "reading the seen set");
-    if (rc != CSTATE_OK) {
+  char key[160];
+  redisReply *rep = rconn_cmdf(cs->r, "HGET",
+                               cs_key(cs, key, sizeof(key), "commit"),
+                               "seen_chunk", NULL);
+  int rc = cs_status(cs, rep, "reading the seen set");
+  long long last = rc == CSTATE_OK && rep_str(rep) ? atoll(rep->str) : 0;
+  if (rep)
+    freeReplyObject(rep);
+  /* A few MB a round trip: the reply is held whole. */
+  const long long step = 4 * 1024 * 1024 / SEEN_FP * SEEN_FP;
+  for (long long k = 0; rc == CSTATE_OK && k <= last; k++) {
+    snprintf(key, sizeof(key), "%sseen:%lld", cs->prefix, k);
+    for (long long off = 0; rc == CSTATE_OK; off += step) {
+      char from[24], to[24];
+      snprintf(from, sizeof(from), "%lld", off);
+      snprintf(to, sizeof(to), "%lld", off + step - 1);
+      rep = rconn_cmdf(cs->r, "GETRANGE", key, from, to, NULL);
+      rc = cs_status(cs, rep, "reading the seen set");
+      if (rc == CSTATE_OK && !rep_is(rep, REDIS_REPLY_STRING))
+        rc = cs_unexpected(cs, "reading the seen set");
+      bool more = false;
+      if (rc == CSTATE_OK) {
+        const unsigned char *v = (const unsigned char *)rep->str;
+        for (size_t i = 0; i + SEEN_FP <= rep->len; i += SEEN_FP) {
+          uint32_t b;
+          int64_t m;
+          seen_unfp(v + i, &b, &m);
+          fn(arg, b, m);
+        }
+        more = (long long)rep->len == step;
+      }
       if (rep)
         freeReplyObject(rep);
-      return rc;
+      if (!more)
+        break;
     }
-    snprintf(cursor, sizeof(cursor), "%s", rep->element[0]->str);
-    /* The buckets of this batch, SEEN_PIPELINE of them a round trip (a
-     * round trip's replies are held at once: a bound on memory). */
-    redisReply *keys = rep->element[1];
-    for (size_t i = 0; rc == CSTATE_OK && i < keys->elements;
-         i += SEEN_PIPELINE) {
-      size_t end = i + SEEN_PIPELINE < keys->elements ? i + SEEN_PIPELINE
-                                                      : keys->elements;
-      rc = seen_chunk(cs, keys->element + i, end - i, plen, fn, arg);
-    }
-    if (rc != CSTATE_OK) {
-      freeReplyObject(rep);
-      return rc;
-    }
-    freeReplyObject(rep);
-  } while (strcmp(cursor, "0") != 0);
-  return CSTATE_OK;
+  }
+  return rc;
 }
 
 int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
@@ -763,8 +764,9 @@ int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
     const char *h = adds[i].hostkey ? adds[i].hostkey : "";
     args_add_copy(a, h, strlen(h));
     args_addi(a, adds[i].hostkey ? cstate_part(adds[i].hostkey) : 0);
-    args_addu(a, b);
-    args_addi(a, m);
+    char fp[SEEN_FP];
+    seen_fp(fp, b, m);
+    args_add_copy(a, fp, sizeof(fp));
   }
   return cs_queued(cs, a, n0, &cs->nc, "commit");
 }

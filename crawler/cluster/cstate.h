@@ -12,12 +12,14 @@
  *   commit        hash: next_seq (seqs handed out), next_commit (the
  *                 first seq not committed), pages (IDs handed out),
  *                 journal (bytes of .journal), depth (of the last
- *                 item committed)
- *   seen:B        set of URL fingerprints of bucket B (cstate_fp): an
- *                 intset of 64-bit integers while small, so a URL costs
- *                 about 8 bytes of Redis memory
+ *                 item committed), seen_chunk (the last seen:K)
+ *   seen:K        string: the seen set, a log of URL fingerprints
+ *                 (cstate_fp: 10 bytes each, 80 bits) that each batch of
+ *                 commits appends to; K moves on every 40 MB
  *   part:P        stream: the items of partition P (hosts hash to
- *                 partitions) waiting to be fetched; consumer group "g"
+ *                 partitions) waiting to be fetched or being fetched (an
+ *                 item leaves with its result); its holder reads it from
+ *                 where it read up to (cstate_take)
  *   ready         set: the partitions where items were added and not
  *                 read since (a take looks only there, cstate_take)
  *   results       stream: items fetched and parsed, waiting for commit;
@@ -30,7 +32,8 @@
  *   fence         counter: every lease granted gets the next value, its
  *                 fencing token
  *   workers       hash: worker id -> "host pid started"; alive:ID keys
- *                 with a time to live say which are alive (for --status),
+ *                 (the items in flight there) with a time to live say
+ *                 which are alive (for --status),
  *                 and so does `alive`, a sorted set of worker ids scored
  *                 by when their heartbeat lapses (ms, Redis's clock)
  *   plan          hash: partition -> the worker that should hold it;
@@ -171,10 +174,11 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
                  uint64_t *token);
 
 /* cstate_keep: the keeper's tick in one round trip. Worker ID is said
- * alive for TTL_MS. The plan of which worker fetches which partition is
- * brought up to date: a partition whose worker is not alive goes to the
- * lightest worker, and every half second (a tenth if ID is IDLE, nothing
- * in flight there; at once when the workers alive change) partitions
+ * alive for TTL_MS, with INFLIGHT items in flight (for --status). The
+ * plan of which worker fetches which partition is brought up to date: a
+ * partition whose worker is not alive goes to the lightest worker, and
+ * every half second (a tenth if ID is idle, nothing in flight there; at
+ * once when the workers alive change) partitions
  * move to the lightest worker from the heaviest that can give one, while
  * that evens out their backlogs (the items queued or in flight in each).
  * Then the leases, as cstate_lease: each partition
@@ -189,7 +193,7 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
  * the plan changed); *PAUSES: the count of pauses
  * ever recorded (cstate_pause), to read them again when it changes.
  * Returns CSTATE_OK or a negative status. */
-int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, bool idle,
+int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, long inflight,
                 uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
                 uint64_t *commit, int *alive, int *moving, long *pauses);
 
@@ -280,27 +284,29 @@ typedef struct cstate_item {
   char *chain;
 } cstate_item_t;
 
-/* A partition held: its number and lease token (in), and what
- * cstate_take found (out). */
+/* A partition held: its number and lease token (in), where this worker
+ * read up to (in and out), and what cstate_take found (out). */
 typedef struct cstate_hold {
   int part;
   uint64_t token;
+  char pos[32];  /* the last entry read there ("": none; a partition
+                    newly held starts so) */
   bool fenced;   /* out: the lease is someone else's now */
-  bool cut;      /* out: what others left pending filled the take (with
-                    RECOVER): take with RECOVER again */
   char last[32]; /* out, when no item was taken: the partition's last entry id,
                     for cstate_wait */
 } cstate_hold_t;
 
 /* cstate_take: items of the partitions held, HOLDS (NH of them, leased
- * by worker ID), at most MAX, new ones; with RECOVER first each one
- * another consumer read and did not finish (a worker that died, or lost
- * the lease: take a partition newly held so, and again while its hold is
- * marked cut), and every one ID read before and did not finish (a take
- * whose reply was lost: the caller skips those it has). Never waits,
- * and is never sent again: a failure may lose the reply, so take again
- * with RECOVER. A partition whose lease is another's is marked fenced
- * and gives nothing.
+ * by worker ID), at most MAX, read after each hold's POS (moved on past
+ * what was read), in the partitions where items were added since
+ * (`ready`); with RECOVER, in every partition of HOLDS, and first again
+ * each item up to POS not finished (a take whose reply was lost, an item
+ * dropped: the caller skips those it has). A partition newly held (POS
+ * "") gives what its last holder did not finish, then what is new:
+ * take it with RECOVER first. Never waits, and is never sent again: a
+ * failure may lose the reply, so take again with RECOVER (POS unchanged).
+ * A partition whose lease is another's is marked fenced and gives
+ * nothing.
  * Returns: the number of items in *OUT (owned by caller:
  * cstate_items_free), or a negative status. */
 int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,

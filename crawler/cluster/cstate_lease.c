@@ -36,11 +36,12 @@ static const rscript_t lease_lua = {
           "return 0\n"
 };
 
-/* ARGV: id, worker, ttl ms, nparts, commit token ('0': none held), idle
- * (1: nothing in flight at the worker), then the partitions held as
+/* ARGV: id, worker, ttl ms, nparts, commit token ('0': none held), the
+ * items in flight at the worker (0: idle), then the partitions held as
  * part, token pairs. Liveness: `alive`, a sorted
  * set of workers scored by when their heartbeat lapses (Redis's clock),
- * pruned here; `alive:ID` keys as well, for --status. The plan (hash
+ * pruned here; `alive:ID` keys as well, holding the items in flight, for
+ * --status. The plan (hash
  * `plan`: part -> worker) is where the partitions should be, weighed by
  * their backlog (the items queued or in flight: the stream's length, as
  * a result deletes its item), each one more so that empty ones spread by
@@ -67,7 +68,7 @@ static const rscript_t keep_lua = {
   "local me, ttl, np = ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4])\n"
   "local t = redis.call('TIME')\n"
   "local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
-  "redis.call('SET', p..'alive:'..me, '1', 'PX', ttl)\n"
+  "redis.call('SET', p..'alive:'..me, ARGV[6], 'PX', ttl)\n"
   "redis.call('ZADD', p..'alive', now + ttl, me)\n"
   "redis.call('ZREMRANGEBYSCORE', p..'alive', '-inf', '('..now)\n"
   "local alive = redis.call('ZRANGE', p..'alive', 0, -1)\n"
@@ -86,7 +87,7 @@ static const rscript_t keep_lua = {
   "local at, ch = tonumber(pl[1] or '0'), tonumber(pl[3] or '0')\n"
   "if at > now then at = 0 end\n"
   "local joined = sig ~= pl[2]\n"
-  "local due = joined or now - at >= (ARGV[6] == '1' and 100 or 500)\n"
+  "local due = joined or now - at >= (ARGV[6] == '0' and 100 or 500)\n"
   "if #alive > 0 and (#orphans > 0 or due) then\n"
   "  local wt, W, total = {}, {}, 0\n"
   "  for _, w in ipairs(alive) do W[w] = 0 end\n"
@@ -215,7 +216,7 @@ static const rscript_t register_lua = {
 /* ARGV: id, worker, ttl ms. */
 static const rscript_t alive_lua = {
   "alive",
-  PRELUDE "redis.call('SET', p..'alive:'..ARGV[2], '1', 'PX', ARGV[3])\n"
+  PRELUDE "redis.call('SET', p..'alive:'..ARGV[2], '0', 'PX', ARGV[3])\n"
           "local t = redis.call('TIME')\n"
           "redis.call('ZADD', p..'alive', tonumber(t[1]) * 1000 +\n"
           "           math.floor(tonumber(t[2]) / 1000) + ARGV[3], ARGV[2])\n"
@@ -278,7 +279,7 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
   return 1;
 }
 
-int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, bool idle,
+int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, long inflight,
                 uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
                 uint64_t *commit, int *alive, int *moving, long *pauses)
 {
@@ -288,7 +289,7 @@ int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, bool idle,
   args_addf(&a, "%ld", ttl_ms);
   args_addf(&a, "%d", CSTATE_PARTS);
   args_addf(&a, "%" PRIu64, *commit);
-  args_add(&a, idle ? "1" : "0");
+  args_addi(&a, inflight);
   for (int i = 0; i < CSTATE_PARTS; i++)
     if (parts[i] != 0) {
       args_addf(&a, "%d", i);

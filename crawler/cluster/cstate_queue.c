@@ -15,25 +15,29 @@
 #include "cstate.h"
 #include "cstate_int.h"
 
-/* ARGV: id, consumer, max, recover (1/0), then partition and token
- * pairs. Max counts the items claimed and the new ones. Without recover,
- * only the partitions in `ready` (items added and not read since: the
- * scripts that add an item add its partition) are looked at, a take
- * reading what it finds there, not every partition held; a partition
- * read to its end leaves `ready`. With recover,
- * this consumer's own pending items are read again (not counted: the
- * caller has most of them) and what other consumers left pending is
- * claimed, before new items; without, only new items are read (a
- * partition held all along has no other consumer's pending: a take
- * under an older token or another owner is fenced). Returns {items,
- * fenced, last, cut}: items flat (part, entry id, seq, depth, url, host, chain
- * or '', ...), the partitions fenced, when there are no items (the caller then
- * waits for some) (part, last id) pairs, and the partitions where others'
- * pending items were left for want of room. */
+/* ARGV: id, worker, max, recover (1/0), then partition, token and
+ * position triples (the last entry the worker read there; '' for none:
+ * a partition newly held). A partition is a plain stream: an item stays
+ * in it until its result or hand-over deletes it, so what a worker has
+ * not finished is what it read there and is still in the stream, and a
+ * new holder reads it from the first entry: no consumer group, no
+ * pending list, no claims (XREADGROUP's pending list cost Redis an XCLAIM
+ * an item in its AOF, and a result an XACK). Without recover, only the
+ * partitions in `ready` (items added and not read since: the scripts
+ * that add an item add its partition) are read, from their position, at
+ * most MAX items in all; a partition read to its end leaves `ready`.
+ * With recover, every partition given is read, and first again up to
+ * its position (what this worker read and did not finish: a take whose
+ * reply was lost, an item dropped while its lease had lapsed; not
+ * counted in MAX, the caller has most of them in flight). Returns
+ * {items, fenced, last, pos}: items flat (part, entry id, seq, depth,
+ * url, host, chain or '', ...); the partitions fenced; when there are
+ * no items (the caller then waits for some) (part, last entry id)
+ * pairs; and (part, position) pairs for the partitions read. */
 static const rscript_t take_lua = {
   "take", PRELUDE
-  "local me, room = ARGV[2], tonumber(ARGV[3])\n"
-  "local out, fenced, last, held, cut, n = {}, {}, {}, {}, {}, 0\n"
+  "local me, room, rec = ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'\n"
+  "local out, fenced, last, held, pos, n = {}, {}, {}, {}, {}, 0\n"
   "local function add(part, e)\n"
   "  local f = e[2]\n"
   "  if type(f) ~= 'table' then return end\n"
@@ -46,84 +50,57 @@ static const rscript_t take_lua = {
   "  end\n"
   "  n = n + 1\n"
   "end\n"
-  "local rec, ready = ARGV[4] == '1', {}\n"
+  "local ready = {}\n"
   "if not rec then\n"
   "  for _, x in ipairs(redis.call('SMEMBERS', p..'ready')) do\n"
   "    ready[x] = true\n"
   "  end\n"
   "end\n"
-  "for i = 5, #ARGV, 2 do\n"
-  "  local part = ARGV[i]\n"
+  "for i = 5, #ARGV, 3 do\n"
+  "  local part, at = ARGV[i], ARGV[i + 2]\n"
   "  local k = p..'part:'..part\n"
   "  local l = (rec or ready[part]) and\n"
   "            redis.call('HMGET', p..'lease:part:'..part, 'token', 'owner')\n"
-  "  if not l then\n"
-  "    held[#held + 1] = part\n"
-  "  elseif l[1] ~= ARGV[i + 1] or l[2] ~= me then\n"
+  "  if l and (l[1] ~= ARGV[i + 1] or l[2] ~= me) then\n"
   "    fenced[#fenced + 1] = part\n"
   "  else\n"
-  "    if ARGV[4] == '1' then\n"
-  "      local r = redis.call('XREADGROUP', 'GROUP', 'g', me, 'STREAMS', k,\n"
-  "                           '0')\n"
-  "      if r then for _, e in ipairs(r[1][2]) do add(part, e) end end\n"
-  "      local pend, left = redis.call('XPENDING', k, 'g'), false\n"
-  "      if type(pend[4]) == 'table' then\n"
-  "        for _, c in ipairs(pend[4]) do\n"
-  "          if c[1] ~= me and room <= 0 then\n"
-  "            left = true\n"
-  "          elseif c[1] ~= me then\n"
-  "            local ids = {}\n"
-  "            for _, x in ipairs(redis.call('XPENDING', k, 'g', '-', '+',\n"
-  "                                          room, c[1])) do\n"
-  "              ids[#ids + 1] = x[1]\n"
-  "            end\n"
-  "            left = left or #ids < tonumber(c[2])\n"
-  "            if #ids > 0 then\n"
-  "              for _, e in ipairs(redis.call('XCLAIM', k, 'g', me, 0,\n"
-  "                                            unpack(ids))) do\n"
-  "                add(part, e)\n"
-  "                room = room - 1\n"
-  "              end\n"
-  "            end\n"
-  "          end\n"
-  "        end\n"
+  "    if l and rec and at ~= '' then\n"
+  "      for _, e in ipairs(redis.call('XRANGE', k, '-', at)) do\n"
+  "        add(part, e)\n"
   "      end\n"
-  "      if left then cut[#cut + 1] = part end\n"
   "    end\n"
-  "    if room > 0 then\n"
-  "      local asked = room\n"
-  "      local r = redis.call('XREADGROUP', 'GROUP', 'g', me, 'COUNT',\n"
-  "                           room, 'STREAMS', k, '>')\n"
-  "      if r then\n"
-  "        for _, e in ipairs(r[1][2]) do add(part, e) room = room - 1 end\n"
-  "      end\n"
-  "      if asked - room < asked then\n"
+  "    if l and room > 0 then\n"
+  "      local r = redis.call('XRANGE', k, at == '' and '-' or '('..at, '+',\n"
+  "                           'COUNT', room)\n"
+  "      for _, e in ipairs(r) do add(part, e) at = e[1] end\n"
+  "      if #r < room then\n"
   "        redis.call('SREM', p..'ready', part)\n"
   "      elseif rec then\n"
   "        redis.call('SADD', p..'ready', part)\n"
   "      end\n"
+  "      room = room - #r\n"
+  "      pos[#pos + 1] = part\n"
+  "      pos[#pos + 1] = at\n"
+  "    elseif l and rec then\n"
+  "      redis.call('SADD', p..'ready', part) -- not read: no room\n"
   "    end\n"
   "    held[#held + 1] = part\n"
   "  end\n"
   "end\n"
   "if n == 0 then\n"
   "  for _, part in ipairs(held) do\n"
-  "    local info = redis.call('XINFO', 'STREAM', p..'part:'..part)\n"
-  "    for j = 1, #info, 2 do\n"
-  "      if info[j] == 'last-generated-id' then\n"
-  "        last[#last + 1] = part\n"
-  "        last[#last + 1] = info[j + 1]\n"
-  "      end\n"
-  "    end\n"
+  "    local e = redis.call('XREVRANGE', p..'part:'..part, '+', '-', 'COUNT', 1)\n"
+  "    last[#last + 1] = part\n"
+  "    last[#last + 1] = e[1] and e[1][1] or '0-0'\n"
   "  end\n"
   "end\n"
-  "return {out, fenced, last, cut}\n"
+  "return {out, fenced, last, pos}\n"
 };
 
 /* ARGV: id, part, token, entry id, seq, depth, url, host, to part,
  * chain, worker ('': any). The item leaves its partition (checked, as a
  * result's, under the partition's lease: token, and owner if named;
- * acknowledged and deleted, or 'DONE' if it was already: this script
+ * deleted, or 'DONE' if it was already: this script
  * sent again, or the item finished by another) and goes on to partition
  * TO PART (the host of its redirect's next hop), with its seq and the
  * chain. */
@@ -134,11 +111,9 @@ static const rscript_t hand_lua = {
   "if l[1] ~= ARGV[3] or (ARGV[11] ~= '' and l[2] ~= ARGV[11]) then\n"
   "  return redis.error_reply('FENCED the partition lease is not held')\n"
   "end\n"
-  "local k = p..'part:'..ARGV[2]\n"
-  "if redis.call('XACK', k, 'g', ARGV[4]) == 0 then\n"
+  "if redis.call('XDEL', p..'part:'..ARGV[2], ARGV[4]) == 0 then\n"
   "  return 'DONE'\n"
   "end\n"
-  "redis.call('XDEL', k, ARGV[4])\n"
   "redis.call('XADD', p..'part:'..ARGV[9], '*', 'seq', ARGV[5],\n"
   "           'depth', ARGV[6], 'url', ARGV[7], 'host', ARGV[8],\n"
   "           'chain', ARGV[10])\n"
@@ -150,11 +125,11 @@ static const rscript_t hand_lua = {
  * id, seq, data. The results of the items held (the partition's lease:
  * token, and owner if named; one check a partition and token) go to the
  * results stream as one entry, a field a result (its seq, its data), and
- * their items are acknowledged and deleted in their partitions: three
- * commands a partition, not two a result. A partition none of whose
- * items was pending adds nothing (this script sent again); one where
- * only some were (an item read again and published twice) adds all of
- * them, and the commit takes a seq once (engine.c, order_next). Returns
+ * their items are deleted in their partitions: two commands a
+ * partition, not two a result. A partition none of whose items was
+ * still there adds nothing (this script sent again); one where only
+ * some were (an item read again and published twice) adds all of them,
+ * and the commit takes a seq once (engine.c, order_next). Returns
  * a number a result: 0 (done, or done already) or 1 (fenced: nothing
  * done). */
 const rscript_t cs_results_lua = {
@@ -179,8 +154,7 @@ const rscript_t cs_results_lua = {
   "end\n"
   "local fv = {}\n"
   "for _, g in ipairs(order) do\n"
-  "  if #g.ids > 0 and redis.call('XACK', g.k, 'g', unpack(g.ids)) > 0 then\n"
-  "    redis.call('XDEL', g.k, unpack(g.ids))\n"
+  "  if #g.ids > 0 and redis.call('XDEL', g.k, unpack(g.ids)) > 0 then\n"
   "    for _, i in ipairs(g.at) do\n"
   "      fv[#fv + 1] = ARGV[i + 3]\n"
   "      fv[#fv + 1] = ARGV[i + 4]\n"
@@ -223,10 +197,11 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
   args_addf(&a, "%zu", max);
   args_add(&a, recover ? "1" : "0");
   for (size_t i = 0; i < nh; i++) {
-    holds[i].fenced = holds[i].cut = false;
+    holds[i].fenced = false;
     holds[i].last[0] = '\0';
-    args_addf(&a, "%d", holds[i].part);
-    args_addf(&a, "%" PRIu64, holds[i].token);
+    args_addi(&a, holds[i].part);
+    args_addu(&a, holds[i].token);
+    args_add(&a, holds[i].pos);
   }
   redisReply *rep = NULL;
   int rc = cs_run(cs, &take_lua, &a, true, &rep);
@@ -274,18 +249,18 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
     }
   }
   const redisReply *fenced = rep->element[1], *last = rep->element[2],
-                   *cut = rep->element[3];
+                   *pos = rep->element[3];
   for (size_t i = 0; i < fenced->elements; i++) {
     const char *s = rep_str(fenced->element[i]);
     cstate_hold_t *h = s ? hold_of(holds, nh, atoi(s)) : NULL;
     if (h != NULL)
       h->fenced = true;
   }
-  for (size_t i = 0; i < cut->elements; i++) {
-    const char *s = rep_str(cut->element[i]);
-    cstate_hold_t *h = s ? hold_of(holds, nh, atoi(s)) : NULL;
-    if (h != NULL)
-      h->cut = true;
+  for (size_t i = 0; i + 1 < pos->elements; i += 2) {
+    const char *s = rep_str(pos->element[i]), *at = rep_str(pos->element[i + 1]);
+    cstate_hold_t *h = s && at ? hold_of(holds, nh, atoi(s)) : NULL;
+    if (h != NULL && strlen(at) < sizeof(h->pos))
+      snprintf(h->pos, sizeof(h->pos), "%s", at);
   }
   for (size_t i = 0; i + 1 < last->elements; i += 2) {
     const char *s = rep_str(last->element[i]),

@@ -61,7 +61,10 @@ static redisReply *get(cstate_t *cs, int *rc, const char *what, const char *a0,
   return rep;
 }
 
-static void print_workers(cstate_t *cs, FILE *fp, const redisReply *w)
+/* print_workers: the workers of W (HGETALL of `workers`) alive; adds
+ * the items they have in flight to *INFLIGHT. */
+static void print_workers(cstate_t *cs, FILE *fp, const redisReply *w,
+                          long long *inflight)
 {
   long alive = 0;
   size_t all = 0;
@@ -73,8 +76,10 @@ static void print_workers(cstate_t *cs, FILE *fp, const redisReply *w)
     all++;
     int rc;
     snprintf(key, sizeof(key), "%salive:%s", cs->prefix, id);
-    redisReply *a = get(cs, &rc, "reading workers", "EXISTS", key, NULL);
-    bool up = rep_is(a, REDIS_REPLY_INTEGER) && a->integer == 1;
+    redisReply *a = get(cs, &rc, "reading workers", "GET", key, NULL);
+    bool up = rep_str(a) != NULL;
+    if (up)
+      *inflight += strtoll(a->str, NULL, 10);
     if (a)
       freeReplyObject(a);
     if (!up)
@@ -150,10 +155,10 @@ int cstate_status(cstate_t *cs, FILE *fp)
                       cs_key(cs, key, sizeof(key), "workers"), NULL);
   if (w == NULL)
     return rc;
-  if (rep_is(w, REDIS_REPLY_ARRAY))
-    print_workers(cs, fp, w);
-  freeReplyObject(w);
   long long queued = 0, inflight = 0;
+  if (rep_is(w, REDIS_REPLY_ARRAY))
+    print_workers(cs, fp, w, &inflight);
+  freeReplyObject(w);
   for (int p = 0; p < CSTATE_PARTS; p++) {
     snprintf(key, sizeof(key), "%spart:%d", cs->prefix, p);
     redisReply *x = get(cs, &rc, "reading the queue", "XLEN", key, NULL);
@@ -161,21 +166,19 @@ int cstate_status(cstate_t *cs, FILE *fp)
       queued += x->integer;
     if (x)
       freeReplyObject(x);
-    x = get(cs, &rc, "reading the queue", "XPENDING", key, "g");
-    if (rep_array(x, 1) && rep_is(x->element[0], REDIS_REPLY_INTEGER))
-      inflight += x->element[0]->integer;
-    if (x)
-      freeReplyObject(x);
   }
-  redisReply *x = get(cs, &rc, "reading results", "XLEN",
-                      cs_key(cs, key, sizeof(key), "results"), NULL);
-  long long waiting = rep_is(x, REDIS_REPLY_INTEGER) ? x->integer : 0;
-  if (x)
-    freeReplyObject(x);
+  /* An item is in its partition (queued, or in flight at the worker
+   * that read it, as its heartbeat says) until its result is published,
+   * then a result until it is committed: the seqs handed out and not
+   * committed are all of them. Each read at its own moment: clamped. */
+  long long waiting = (long long)(c.next_seq - c.next_commit) - queued;
+  if (inflight > queued)
+    inflight = queued;
   fprintf(fp,
           "URLs queued: %lld (in flight: %lld); fetched, waiting for the "
           "commit: %lld\n",
-          queued - inflight, inflight, waiting);
+          queued - inflight, inflight, waiting < 0 ? 0 : waiting);
+  redisReply *x;
   x = get(cs, &rc, "reading counts", "HGETALL",
           cs_key(cs, key, sizeof(key), "stats"), NULL);
   if (rep_is(x, REDIS_REPLY_ARRAY)) {

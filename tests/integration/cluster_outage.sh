@@ -41,11 +41,11 @@ for try in ${REVIEW_TRIES:-1 2 3 4 5 6}; do
       done
       redis-cli -p "$REDIS_PORT" --scan --pattern "tse:{outage$try}:part:*" |
         while read -r k; do
-          n=$(redis-cli -p "$REDIS_PORT" XPENDING "$k" g | head -1)
-          [ "$n" != 0 ] && { echo "$k pending $n"; redis-cli -p "$REDIS_PORT" XRANGE "$k" - +; }
+          n=$(redis-cli -p "$REDIS_PORT" XLEN "$k")
+          [ "$n" != 0 ] && { echo "$k left $n"; redis-cli -p "$REDIS_PORT" XRANGE "$k" - +; }
         done >&2
       redis-cli -p "$REDIS_PORT" XRANGE "tse:{outage$try}:results" - + |
-        grep -A1 '^seq$' | grep -v -- '--\|seq' | sort -n | head -3 >&2
+        grep -E '^[0-9]+$' | sort -n | head -3 >&2 # the seqs waiting
     fi
   fi
   wait "$w"

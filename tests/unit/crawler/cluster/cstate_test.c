@@ -296,8 +296,7 @@ static void test_takeover(void)
   cstate_items_free(ib, 0);
   ib = NULL;
   nb = cstate_take(b, &hb, 1, "w2", true, 10, &ib);
-  CHECK_INT(nb, 1); /* claimed from w1 */
-  CHECK(!hb.cut);
+  CHECK_INT(nb, 1); /* w1 did not finish it */
   /* A lapsed worker reads nothing, not even what comes later. */
   uint32_t bk;
   int64_t m;
@@ -508,7 +507,7 @@ static void test_commit_batch_malformed_count(void)
             CSTATE_OK);
   /* The second commit's count of adds: its 11th field. */
   struct cstate *in = cs;
-  int at = 11 + 7 * 1 + 10;
+  int at = 11 + 6 * 1 + 10;
   CHECK_INT(in->cq.n, at + 1);
   if (in->cq.n == at + 1) {
     in->cq.v[at] = "x";
@@ -533,18 +532,18 @@ static void test_commit_batch_malformed_count(void)
   cstate_close(cs);
 }
 
-/* Every option the crawl recorded must be given. */
 /* A worker taking over a partition whose dead holder had read more
- * items than its take has room for claims them over several takes: the
- * partition is marked cut until the last is claimed, and its own items
- * read again do not use the room. */
-static void test_claims_cut(void)
+ * items than its take has room for reads them over several takes, from
+ * where it read up to (without RECOVER too: the partition stays ready
+ * while a read fills its room); RECOVER then reads again what it read
+ * and did not finish, not counted in the room. */
+static void test_takeover_in_steps(void)
 {
   char err[256];
   int rc;
   bool created;
-  cstate_t *a = join("cut", params, 3, &rc, &created, err, sizeof(err));
-  cstate_t *b = join("cut", params, 3, &rc, &created, err, sizeof(err));
+  cstate_t *a = join("steps", params, 3, &rc, &created, err, sizeof(err));
+  cstate_t *b = join("steps", params, 3, &rc, &created, err, sizeof(err));
   int part = seed_part();
   char what[32];
   snprintf(what, sizeof(what), "part:%d", part);
@@ -570,21 +569,26 @@ static void test_claims_cut(void)
   CHECK_INT(cstate_lease(b, what, "w2", 5000, &hb.token), 1);
   v = NULL;
   CHECK_INT(cstate_take(b, &hb, 1, "w2", true, 3, &v), 3);
-  CHECK(hb.cut);
+  CHECK(v != NULL && v[0].seq == 0 && v[2].seq == 2);
   cstate_items_free(v, 3);
-  /* The three claimed come again (own), then the other two. */
   v = NULL;
-  CHECK_INT(cstate_take(b, &hb, 1, "w2", true, 3, &v), 5);
-  CHECK(!hb.cut);
-  cstate_items_free(v, 5);
+  CHECK_INT(cstate_take(b, &hb, 1, "w2", false, 3, &v), 2);
+  CHECK(v != NULL && v[0].seq == 3 && v[1].seq == 4);
+  cstate_items_free(v, 2);
   v = NULL;
   CHECK_INT(cstate_take(b, &hb, 1, "w2", false, 3, &v), 0);
-  CHECK(!hb.cut && !hb.fenced);
+  CHECK(!hb.fenced);
+  CHECK(hb.last[0] != '\0'); /* to wait from */
   cstate_items_free(v, 0);
+  /* The five again, the room notwithstanding. */
+  v = NULL;
+  CHECK_INT(cstate_take(b, &hb, 1, "w2", true, 3, &v), 5);
+  cstate_items_free(v, 5);
   cstate_close(a);
   cstate_close(b);
 }
 
+/* Every option the crawl recorded must be given. */
 static void test_join_needs_every_option(void)
 {
   char err[256];
@@ -704,6 +708,59 @@ static void test_memory_per_url(void)
   cstate_close(cs);
 }
 
+struct last_fp {
+  long n;
+  uint32_t b;
+  int64_t m;
+};
+
+static void last_fp(void *arg, uint32_t b, int64_t m)
+{
+  struct last_fp *l = arg;
+  l->n++;
+  l->b = b;
+  l->m = m;
+}
+
+/* The seen set's log moves on to a new string once one holds 40 MB (4 Mi
+ * fingerprints), and a committer taking over reads them all, in order:
+ * here the first is filled by hand (zeros), the next commit appends to
+ * the second. */
+static void test_seen_chunks(void)
+{
+  char err[256];
+  int rc;
+  bool created;
+  cstate_t *cs = join("sc", params, 3, &rc, &created, err, sizeof(err));
+  uint64_t t = 0;
+  CHECK_INT(cstate_lease(cs, "commit", "w1", 60000, &t), 1);
+  enum { CHUNK = 41943040, FP = 10 };
+  rconn_t *r = cstate_rconn(cs);
+  redisReply *rep = rconn_cmdf(r, "SETRANGE", "tse:{sc}:seen:0", "41943030",
+                               "0123456789", NULL);
+  CHECK(rep != NULL && rep->type == REDIS_REPLY_INTEGER &&
+        rep->integer == CHUNK);
+  if (rep)
+    freeReplyObject(rep);
+  cstate_add_t add = { "http://a.test/x", "http://a.test:80", 1, 1, NULL,
+                       false };
+  cstate_commit_t a = { .next_seq = 2, .next_commit = 1 };
+  CHECK_INT(cstate_commit(cs, t, 0, &add, 1, &a, NULL, false), CSTATE_OK);
+  rep = rconn_cmdf(r, "STRLEN", "tse:{sc}:seen:1", NULL);
+  CHECK(rep != NULL && rep->type == REDIS_REPLY_INTEGER && rep->integer == FP);
+  if (rep)
+    freeReplyObject(rep);
+  struct last_fp l = { 0 };
+  CHECK_INT(cstate_seen_load(cs, last_fp, &l), CSTATE_OK);
+  CHECK_INT(l.n, CHUNK / FP + 1);
+  uint32_t b;
+  int64_t m;
+  cstate_fp("http://a.test/x", &b, &m);
+  CHECK_INT(l.b, b);
+  CHECK(l.m == m);
+  cstate_close(cs);
+}
+
 struct pause_seen {
   int n;
   double seconds;
@@ -765,7 +822,7 @@ static void test_plan_balances(void)
   bool give[CSTATE_PARTS];
   int alive, moving;
   long pauses;
-  CHECK_INT(cstate_keep(cs, w1, 60000, false, t1, give, &c1, &alive, &moving,
+  CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 1);
@@ -774,14 +831,14 @@ static void test_plan_balances(void)
   CHECK_INT(plan_weight(t1, load), total);
   /* The second joins: the plan changes at once, its partitions are still
    * the first's. */
-  CHECK_INT(cstate_keep(cs, w2, 1500, false, t2, give, &c2, &alive, &moving,
+  CHECK_INT(cstate_keep(cs, w2, 1500, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 2);
   CHECK_INT(plan_weight(t2, load), 0);
   CHECK(moving > 0); /* planned here, still the first's */
   CHECK_INT(c2, 0);  /* the commit is the first's */
-  CHECK_INT(cstate_keep(cs, w1, 60000, false, t1, give, &c1, &alive, &moving,
+  CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
             CSTATE_OK);
   int given = 0;
@@ -794,7 +851,7 @@ static void test_plan_balances(void)
       given++;
     }
   CHECK(given > 0 && given < CSTATE_PARTS);
-  CHECK_INT(cstate_keep(cs, w2, 1500, false, t2, give, &c2, &alive, &moving,
+  CHECK_INT(cstate_keep(cs, w2, 1500, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
             CSTATE_OK);
   long a = plan_weight(t1, load), b = plan_weight(t2, load);
@@ -806,11 +863,11 @@ static void test_plan_balances(void)
     CHECK((t1[i] != 0) != (t2[i] != 0));
   /* Again: nothing moves while the backlogs stay as they are. */
   nap_ms(1100);
-  CHECK_INT(cstate_keep(cs, w2, 1500, false, t2, give, &c2, &alive, &moving,
+  CHECK_INT(cstate_keep(cs, w2, 1500, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
             CSTATE_OK);
   CHECK_INT(plan_weight(t2, load), b);
-  CHECK_INT(cstate_keep(cs, w1, 60000, false, t1, give, &c1, &alive, &moving,
+  CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
             CSTATE_OK);
   for (int i = 0; i < CSTATE_PARTS; i++)
@@ -857,12 +914,12 @@ static void test_plan_balances(void)
   }
   if (tr)
     freeReplyObject(tr);
-  CHECK_INT(cstate_keep(cs, w2, 1500, false, t2, give, &c2, &alive, &moving,
+  CHECK_INT(cstate_keep(cs, w2, 1500, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
             CSTATE_OK);
   plan_of(cs, "pl", load, after);
   CHECK_INT(after[1], before[1]);
-  CHECK_INT(cstate_keep(cs, w2, 1500, true, t2, give, &c2, &alive, &moving,
+  CHECK_INT(cstate_keep(cs, w2, 1500, 0, t2, give, &c2, &alive, &moving,
                         &pauses),
             CSTATE_OK);
   plan_of(cs, "pl", load, after);
@@ -870,7 +927,7 @@ static void test_plan_balances(void)
   /* The second stops (its heartbeat and leases lapse): the first gets
    * everything. */
   nap_ms(1600);
-  CHECK_INT(cstate_keep(cs, w1, 60000, false, t1, give, &c1, &alive, &moving,
+  CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 1);
@@ -930,7 +987,7 @@ static void test_plan_second_donor(void)
   int alive, moving;
   long pauses;
   for (int k = 0; k < 3; k++)
-    CHECK_INT(cstate_keep(cs, w[k], 60000, false, t[k], give, &c[k], &alive,
+    CHECK_INT(cstate_keep(cs, w[k], 60000, 3, t[k], give, &c[k], &alive,
                           &moving, &pauses),
               CSTATE_OK);
   CHECK_INT(alive, 3);
@@ -945,7 +1002,7 @@ static void test_plan_second_donor(void)
       freeReplyObject(rep);
   }
   nap_ms(1100); /* a rebalance is due */
-  CHECK_INT(cstate_keep(cs, w[2], 60000, false, t[2], give, &c[2], &alive,
+  CHECK_INT(cstate_keep(cs, w[2], 60000, 3, t[2], give, &c[2], &alive,
                         &moving, &pauses),
             CSTATE_OK);
   long wt[3];
@@ -961,7 +1018,7 @@ static void test_plan_second_donor(void)
       CHECK_INT(cstate_release(cs, what, t[2][i]), CSTATE_OK);
     }
   CHECK_INT(cstate_leave(cs, w[2]), CSTATE_OK);
-  CHECK_INT(cstate_keep(cs, w[1], 60000, false, t[1], give, &c[1], &alive,
+  CHECK_INT(cstate_keep(cs, w[1], 60000, 3, t[1], give, &c[1], &alive,
                         &moving, &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 2);
@@ -972,7 +1029,7 @@ static void test_plan_second_donor(void)
   long before = pauses;
   CHECK_INT(cstate_pause(cs, "http://a.test:80", 5), CSTATE_OK);
   CHECK_INT(cstate_pause(cs, "http://a.test:80", 2), CSTATE_OK);
-  CHECK_INT(cstate_keep(cs, w[1], 60000, false, t[1], give, &c[1], &alive,
+  CHECK_INT(cstate_keep(cs, w[1], 60000, 3, t[1], give, &c[1], &alive,
                         &moving, &pauses),
             CSTATE_OK);
   CHECK_INT(pauses, before + 2);
@@ -1027,7 +1084,7 @@ int main(void)
   RUN(test_leases_fence);
   RUN(test_commit_flow);
   RUN(test_takeover);
-  RUN(test_claims_cut);
+  RUN(test_takeover_in_steps);
   RUN(test_commit_batch_next_seq_back);
   RUN(test_commit_batch_all_or_none);
   RUN(test_take_token_given_again);
@@ -1038,6 +1095,7 @@ int main(void)
   RUN(test_join_needs_every_option);
   RUN(test_restart_and_wipe);
   RUN(test_memory_per_url);
+  RUN(test_seen_chunks);
   redis_cleanup(&srv);
   return TEST_EXIT();
 }
