@@ -188,6 +188,13 @@ struct pub {
   size_t len;
 };
 
+/* ---- cluster_keeper.c ---- */
+
+/* cl_part_kept: PART's lease was renewed under the token held, to
+ * UNTIL: act for it again (given back here by the plan), and read again
+ * what was refused meanwhile. Caller holds c->lock. */
+void cl_part_kept(cluster_t *c, int part, double until);
+
 /* ---- cluster.c ---- */
 
 /* cl_deadline: a CLOCK_MONOTONIC time SECONDS from now (frontier_now's

@@ -38,6 +38,18 @@ static void apply_pause(void *arg, const char *hostkey, double seconds)
     frontier_host_pause(f, host, frontier_now() + seconds);
 }
 
+void cl_part_kept(cluster_t *c, int part, double until)
+{
+  struct part *p = &c->parts[part];
+  /* Items refused meanwhile (given away, or its time here was up before
+   * this renewal: cl_admit) are still in the partition, before the
+   * feeder's position: its next take reads them again (keeper_test.c). */
+  if (p->giving || frontier_now() >= p->until)
+    p->fresh = true;
+  p->until = until;
+  p->giving = false; /* the plan gave it back here */
+}
+
 /* keep_leases: say this worker is alive, renew what is held, give back
  * the partitions the plan gives others, take those it gives this worker
  * (cstate_keep), and the commit if free: one round trip, and one more
@@ -99,8 +111,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
         return rc;
     } else if (tok[i] != 0 && tok[i] == had[i]) {
       pthread_mutex_lock(&c->lock);
-      c->parts[i].until = until;
-      c->parts[i].giving = false; /* the plan gave it back here */
+      cl_part_kept(c, i, until);
       pthread_mutex_unlock(&c->lock);
     } else if (tok[i] != 0) {
       /* Another worker may have fetched its hosts since this one did:
