@@ -30,25 +30,22 @@
  * its position (what this worker read and did not finish: a take whose
  * reply was lost, an item dropped while its lease had lapsed; not
  * counted in MAX, the caller has most of them in flight). Returns
- * {items, fenced, last, pos}: items flat (part, entry id, seq, depth,
- * url, host, chain or '', ...); the partitions fenced; when there are
+ * {items, fenced, last, pos}: items as (part, entries) pairs, the
+ * entries as XRANGE gives them (fields seq, depth, url, host and maybe
+ * chain), not rebuilt here (Lua's work an item was most of a take's
+ * cost); the partitions fenced; when there are
  * no items (the caller then waits for some) (part, last entry id)
  * pairs; and (part, position) pairs for the partitions read. */
 static const rscript_t take_lua = {
   "take", PRELUDE
   "local me, room, rec = ARGV[2], tonumber(ARGV[3]), ARGV[4] == '1'\n"
   "local out, fenced, last, held, pos, n = {}, {}, {}, {}, {}, 0\n"
-  "local function add(part, e)\n"
-  "  local f = e[2]\n"
-  "  if type(f) ~= 'table' then return end\n"
-  "  local t = {}\n"
-  "  for i = 1, #f, 2 do t[f[i]] = f[i + 1] end\n"
-  "  if not (t.seq and t.depth and t.url and t.host) then return end\n"
-  "  for _, v in ipairs({part, e[1], t.seq, t.depth, t.url, t.host,\n"
-  "                      t.chain or ''}) do\n"
-  "    out[#out + 1] = v\n"
+  "local function add(part, r)\n"
+  "  if #r > 0 then\n"
+  "    out[#out + 1] = part\n"
+  "    out[#out + 1] = r\n"
+  "    n = n + #r\n"
   "  end\n"
-  "  n = n + 1\n"
   "end\n"
   "local ready = {}\n"
   "if not rec then\n"
@@ -65,14 +62,13 @@ static const rscript_t take_lua = {
   "    fenced[#fenced + 1] = part\n"
   "  else\n"
   "    if l and rec and at ~= '' then\n"
-  "      for _, e in ipairs(redis.call('XRANGE', k, '-', at)) do\n"
-  "        add(part, e)\n"
-  "      end\n"
+  "      add(part, redis.call('XRANGE', k, '-', at))\n"
   "    end\n"
   "    if l and room > 0 then\n"
   "      local r = redis.call('XRANGE', k, at == '' and '-' or '('..at, '+',\n"
   "                           'COUNT', room)\n"
-  "      for _, e in ipairs(r) do add(part, e) at = e[1] end\n"
+  "      add(part, r)\n"
+  "      if #r > 0 then at = r[#r][1] end\n"
   "      if #r < room then\n"
   "        redis.call('SREM', p..'ready', part)\n"
   "      elseif rec then\n"
@@ -177,6 +173,21 @@ void cstate_items_free(cstate_item_t *items, size_t n)
   free(items);
 }
 
+/* entry_field: the value of field NAME of stream entry E ([id, [k, v,
+ * ...]]), or NULL. */
+static const redisReply *entry_field(const redisReply *e, const char *name)
+{
+  if (!rep_array(e, 2) || !rep_str(e->element[0]) ||
+      !rep_is(e->element[1], REDIS_REPLY_ARRAY))
+    return NULL;
+  const redisReply *kv = e->element[1];
+  for (size_t i = 0; i + 1 < kv->elements; i += 2)
+    if (rep_str(kv->element[i]) && strcmp(kv->element[i]->str, name) == 0 &&
+        rep_is(kv->element[i + 1], REDIS_REPLY_STRING))
+      return kv->element[i + 1];
+  return NULL;
+}
+
 static cstate_hold_t *hold_of(cstate_hold_t *holds, size_t nh, int part)
 {
   for (size_t i = 0; i < nh; i++)
@@ -211,12 +222,15 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
       !rep_is(rep->element[1], REDIS_REPLY_ARRAY) ||
       !rep_is(rep->element[2], REDIS_REPLY_ARRAY) ||
       !rep_is(rep->element[3], REDIS_REPLY_ARRAY) ||
-      rep->element[0]->elements % 7 != 0) {
+      rep->element[0]->elements % 2 != 0) {
     freeReplyObject(rep);
     return cs_unexpected(cs, "taking items");
   }
   const redisReply *items = rep->element[0];
-  size_t n = items->elements / 7;
+  size_t n = 0;
+  for (size_t i = 0; i + 1 < items->elements; i += 2)
+    if (rep_is(items->element[i + 1], REDIS_REPLY_ARRAY))
+      n += items->element[i + 1]->elements;
   cstate_item_t *v = calloc(n ? n : 1, sizeof(*v));
   if (v == NULL) {
     freeReplyObject(rep);
@@ -224,28 +238,36 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
     return CSTATE_ENOMEM;
   }
   size_t k = 0;
-  for (size_t i = 0; i < n; i++) {
-    redisReply *const *e = &items->element[7 * i];
-    const char *f[7];
-    bool ok = true;
-    for (int j = 0; j < 7; j++)
-      ok = ok && (f[j] = rep_str(e[j])) != NULL;
-    if (!ok || strlen(f[1]) >= sizeof(v[k].id))
+  for (size_t i = 0; i + 1 < items->elements; i += 2) {
+    const char *part = rep_str(items->element[i]);
+    const redisReply *es = items->element[i + 1];
+    if (part == NULL || !rep_is(es, REDIS_REPLY_ARRAY))
       continue;
-    cstate_item_t *it = &v[k];
-    it->part = atoi(f[0]);
-    snprintf(it->id, sizeof(it->id), "%s", f[1]);
-    it->seq = strtoull(f[2], NULL, 10);
-    it->depth = atoi(f[3]);
-    it->url = strdup(f[4]);
-    it->hostkey = strdup(f[5]);
-    it->chain = f[6][0] ? strdup(f[6]) : NULL;
-    k++;
-    if (it->url == NULL || it->hostkey == NULL || (f[6][0] && !it->chain)) {
-      cstate_items_free(v, k);
-      freeReplyObject(rep);
-      snprintf(cs->err, sizeof(cs->err), "taking items: out of memory");
-      return CSTATE_ENOMEM;
+    for (size_t j = 0; j < es->elements; j++) {
+      const redisReply *e = es->element[j], *seq = entry_field(e, "seq"),
+                       *depth = entry_field(e, "depth"),
+                       *url = entry_field(e, "url"),
+                       *host = entry_field(e, "host"),
+                       *chain = entry_field(e, "chain");
+      if (seq == NULL || depth == NULL || url == NULL || host == NULL ||
+          strlen(e->element[0]->str) >= sizeof(v[k].id))
+        continue;
+      cstate_item_t *it = &v[k];
+      it->part = atoi(part);
+      snprintf(it->id, sizeof(it->id), "%s", e->element[0]->str);
+      it->seq = strtoull(seq->str, NULL, 10);
+      it->depth = atoi(depth->str);
+      it->url = strdup(url->str);
+      it->hostkey = strdup(host->str);
+      it->chain = chain && chain->str[0] ? strdup(chain->str) : NULL;
+      k++;
+      if (it->url == NULL || it->hostkey == NULL ||
+          (chain && chain->str[0] && !it->chain)) {
+        cstate_items_free(v, k);
+        freeReplyObject(rep);
+        snprintf(cs->err, sizeof(cs->err), "taking items: out of memory");
+        return CSTATE_ENOMEM;
+      }
     }
   }
   const redisReply *fenced = rep->element[1], *last = rep->element[2],
