@@ -26,6 +26,8 @@ void cl_ticket_done(cluster_t *c, struct ticket *t, bool acked)
   cl_id_fp(t->id, t->part, fp);
   pthread_mutex_lock(&c->lock);
   fptable_remove(c->taken, fp, NULL);
+  if (!acked && c->parts[t->part].held)
+    c->parts[t->part].refused = true; /* its item is still there */
   if (t->own_busy)
     c->parts[t->part].busy--;
   if (t->busy)
@@ -178,6 +180,32 @@ static bool inject(cluster_t *c, cstate_item_t *v, int n, uint64_t gen)
   return true;
 }
 
+/* takes_from: whether the feeder takes items of P now (NOW: frontier_now).
+ * Caller holds c->lock. */
+static bool takes_from(const struct part *p, double now)
+{
+  return p->held && !p->giving && now < p->until;
+}
+
+void cl_feeder_took(cluster_t *c, const cstate_hold_t *holds,
+                    const unsigned *kept, size_t nh, bool recovered)
+{
+  pthread_mutex_lock(&c->lock);
+  for (size_t i = 0; i < nh; i++) {
+    struct part *p = &c->parts[holds[i].part];
+    if (p->token == holds[i].token) {
+      /* Not if it was marked fresh again while the take was on its way
+       * (keeper_test.c): what was dropped since is not read yet. */
+      if (recovered && p->kept == kept[i])
+        p->fresh = false;
+      memcpy(p->pos, holds[i].pos, sizeof(p->pos));
+      if (holds[i].fenced)
+        p->held = false;
+    }
+  }
+  pthread_mutex_unlock(&c->lock);
+}
+
 void *cl_feeder_main(void *arg)
 {
   cluster_t *c = arg;
@@ -188,6 +216,7 @@ void *cl_feeder_main(void *arg)
   c->fconn = cs;
   pthread_mutex_unlock(&c->lock);
   cstate_hold_t holds[CSTATE_PARTS];
+  unsigned kept[CSTATE_PARTS];
   bool recover = false;
   double recovered = frontier_now();
   for (;;) {
@@ -200,11 +229,16 @@ void *cl_feeder_main(void *arg)
     }
     size_t nh = 0, room;
     bool fresh = false;
+    double now;
     pthread_mutex_lock(&c->lock);
     for (;;) {
+      /* Partitions to take from: not given away, and not one whose time
+       * here is up (what it read would be refused by cl_admit until the
+       * keeper renews it). */
+      now = frontier_now();
       nh = 0;
       for (int i = 0; i < CSTATE_PARTS; i++)
-        if (c->parts[i].held && !c->parts[i].giving)
+        if (takes_from(&c->parts[i], now))
           nh++;
       /* Room for a quarter of the bound at least: taking as each item
        * finishes would cost a round trip an item. */
@@ -223,14 +257,14 @@ void *cl_feeder_main(void *arg)
      * from the first entry, what their last holder (this worker too,
      * maybe) did not finish. */
     for (int i = 0; i < CSTATE_PARTS; i++)
-      fresh = fresh ||
-              (c->parts[i].held && !c->parts[i].giving && c->parts[i].fresh);
+      fresh = fresh || (takes_from(&c->parts[i], now) && c->parts[i].fresh);
     nh = 0;
     for (int i = 0; i < CSTATE_PARTS; i++) {
       struct part *p = &c->parts[i];
-      if (p->held && !p->giving && (!fresh || p->fresh)) {
+      if (takes_from(p, now) && (!fresh || p->fresh)) {
         holds[nh] = (cstate_hold_t){ .part = i, .token = p->token };
         memcpy(holds[nh].pos, p->pos, sizeof(holds[nh].pos));
+        kept[nh] = p->kept;
         nh++;
       }
     }
@@ -252,18 +286,10 @@ void *cl_feeder_main(void *arg)
       sleep(1);
       continue;
     }
-    recover = false;
-    pthread_mutex_lock(&c->lock);
-    for (size_t i = 0; i < nh; i++) {
-      struct part *p = &c->parts[holds[i].part];
-      if (p->token == holds[i].token) {
-        p->fresh = false;
-        memcpy(p->pos, holds[i].pos, sizeof(p->pos));
-        if (holds[i].fenced)
-          p->held = false;
-      }
-    }
-    pthread_mutex_unlock(&c->lock);
+    cl_feeder_took(c, holds, kept, nh, recover || fresh);
+    /* A take of the fresh partitions alone recovered only those. */
+    if (!fresh)
+      recover = false;
     bool go = inject(c, v, n, gen);
     cstate_items_free(v, n > 0 ? (size_t)n : 0);
     forget_acked(c, gen);

@@ -98,6 +98,11 @@ struct ticket {
 struct part {
   bool held;
   bool fresh; /* just taken: the feeder's first take recovers */
+  unsigned kept; /* bumped each time it is marked fresh again */
+  bool refused;  /* an item of it was dropped here unfinished (refused by
+                    cl_admit, say, while given away): it is behind the
+                    feeder's position, and the keeper marks the
+                    partition fresh (cl_parts_refresh) */
   char pos[CSTATE_ID_SIZE]; /* the feeder's: the last entry read there */
   uint64_t token;
   double until; /* monotonic: act for it only before this */
@@ -188,12 +193,29 @@ struct pub {
   size_t len;
 };
 
+/* ---- cluster_feeder.c ---- */
+
+/* cl_feeder_took: a take of HOLDS (NH of them; KEPT[i]: their `kept`
+ * when the take was sent; RECOVERED: with RECOVER) is answered: the
+ * positions move on, fenced ones are no longer held. */
+void cl_feeder_took(cluster_t *c, const cstate_hold_t *holds,
+                    const unsigned *kept, size_t nh, bool recovered);
+
 /* ---- cluster_keeper.c ---- */
 
 /* cl_part_kept: PART's lease was renewed under the token held, to
- * UNTIL: act for it again (given back here by the plan), and read again
- * what was refused meanwhile. Caller holds c->lock. */
-void cl_part_kept(cluster_t *c, int part, double until);
+ * UNTIL: act for it again. Returns whether it is back (given back here
+ * by the plan, or its time here was up): the feeder takes from it again.
+ * Caller holds c->lock. */
+bool cl_part_kept(cluster_t *c, int part, double until);
+
+/* cl_parts_refresh: the partitions held where an item was dropped
+ * unfinished are marked fresh, for the feeder's next take to read them
+ * again (with RECOVER: up to its position). Once a tick, not at each
+ * drop: an item refused again at once (its partition being given away)
+ * would make the feeder take in a loop. Returns whether any was. Caller
+ * holds c->lock. */
+bool cl_parts_refresh(cluster_t *c);
 
 /* ---- cluster.c ---- */
 

@@ -38,16 +38,28 @@ static void apply_pause(void *arg, const char *hostkey, double seconds)
     frontier_host_pause(f, host, frontier_now() + seconds);
 }
 
-void cl_part_kept(cluster_t *c, int part, double until)
+bool cl_part_kept(cluster_t *c, int part, double until)
 {
   struct part *p = &c->parts[part];
-  /* Items refused meanwhile (given away, or its time here was up before
-   * this renewal: cl_admit) are still in the partition, before the
-   * feeder's position: its next take reads them again (keeper_test.c). */
-  if (p->giving || frontier_now() >= p->until)
-    p->fresh = true;
+  bool back = p->giving || frontier_now() >= p->until;
   p->until = until;
   p->giving = false; /* the plan gave it back here */
+  return back;
+}
+
+bool cl_parts_refresh(cluster_t *c)
+{
+  bool any = false;
+  for (int i = 0; i < CSTATE_PARTS; i++) {
+    struct part *p = &c->parts[i];
+    if (p->held && p->refused) {
+      p->refused = false;
+      p->fresh = true;
+      p->kept++;
+      any = true;
+    }
+  }
+  return any;
 }
 
 /* keep_leases: say this worker is alive, renew what is held, give back
@@ -111,7 +123,8 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
         return rc;
     } else if (tok[i] != 0 && tok[i] == had[i]) {
       pthread_mutex_lock(&c->lock);
-      cl_part_kept(c, i, until);
+      if (cl_part_kept(c, i, until))
+        pthread_cond_broadcast(&c->cond); /* the feeder takes from it again */
       pthread_mutex_unlock(&c->lock);
     } else if (tok[i] != 0) {
       /* Another worker may have fetched its hosts since this one did:
@@ -149,11 +162,14 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
                         .until = until,
                         .busy = p->busy };
   }
-  if (ntaken > 0)
+  /* Items dropped unfinished since the last tick (keeper_test.c). */
+  bool again = cl_parts_refresh(c);
+  if (ntaken > 0 || again)
     pthread_cond_broadcast(&c->cond);
   pthread_mutex_unlock(&c->lock);
-  /* The feeder may wait on the partitions it had: it has more now. */
-  if (ntaken > 0)
+  /* The feeder may wait on the partitions it had: it has more now, or
+   * items to read again. */
+  if (ntaken > 0 || again)
     cl_unblock(c, false);
   /* The commit. */
   pthread_mutex_lock(&c->lock);
