@@ -376,8 +376,19 @@ static const rscript_t commit_lua = {
   "end\n"
   "local stats, gone, ready, rd, fps = {}, {}, {}, {}, {}\n"
   "for _, b in ipairs(at) do\n"
+  "  for i = b + 11, b + 10 + 6 * na[b], 6 do fps[#fps + 1] = ARGV[i + 5] end\n"
+  "end\n"
+  "if #fps > 0 then\n"
+  "  -- First: the one write that could fail (a key of another type).\n"
+  "  local k = tonumber(redis.call('HGET', c, 'seen_chunk') or '0')\n"
+  "  if redis.call('STRLEN', p..'seen:'..k) >= " SEEN_CHUNK_S " then\n"
+  "    k = k + 1\n"
+  "  end\n"
+  "  redis.call('APPEND', p..'seen:'..k, table.concat(fps))\n"
+  "  redis.call('HSET', c, 'seen_chunk', k)\n"
+  "end\n"
+  "for _, b in ipairs(at) do\n"
   "  for i = b + 11, b + 10 + 6 * na[b], 6 do\n"
-  "    fps[#fps + 1] = ARGV[i + 5]\n"
   "    if ARGV[i] ~= '' then\n"
   "      redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
   "                 'depth', ARGV[i + 1], 'url', ARGV[i + 2],\n"
@@ -399,18 +410,12 @@ static const rscript_t commit_lua = {
   "           'last_token', ARGV[last])\n"
   "if #gone > 0 then redis.call('XDEL', p..'results', unpack(gone)) end\n"
   "if #ready > 0 then redis.call('SADD', p..'ready', unpack(ready)) end\n"
-  "if #fps > 0 then\n"
-  "  local k = tonumber(redis.call('HGET', c, 'seen_chunk') or '0')\n"
-  "  if redis.call('STRLEN', p..'seen:'..k) >= " SEEN_CHUNK_S " then\n"
-  "    k = k + 1\n"
-  "    redis.call('HSET', c, 'seen_chunk', k)\n"
-  "  end\n"
-  "  redis.call('APPEND', p..'seen:'..k, table.concat(fps))\n"
-  "end\n"
   "for k, v in pairs(stats) do redis.call('HINCRBY', p..'stats', k, v) end\n"
   "if ARGV[last + 3] == ARGV[last + 2] then\n"
   "  redis.call('HSET', meta, 'state', 'complete')\n"
   "  redis.call('XADD', p..'done', '*', 'complete', '1')\n"
+  "  -- Results published twice and read after their seq's commit.\n"
+  "  redis.call('DEL', p..'results')\n"
   "end\n"
   "return 'OK'\n"
 };
@@ -525,6 +530,10 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
     args_add(&a, params[i].name);
     args_add(&a, params[i].value);
   }
+  /* Recorded as an option is: a crawl laid out otherwise in Redis (by
+   * another version of the crawler) is refused, not misread. */
+  args_add(&a, "redis-layout");
+  args_add(&a, CSTATE_LAYOUT);
   redisReply *rep = NULL;
   int rc = cs_run(cs, &join_lua, &a, false, &rep);
   if (rc == CSTATE_OK && (!rep_array(rep, 2) || !rep_str(rep->element[0]) ||
@@ -544,8 +553,15 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
     for (size_t i = 0; i < np; i++)
       if (strcmp(params[i].name, opt) == 0)
         now = params[i].value;
-    snprintf(err, n, "crawl '%s' was started with %s %s, not %s", name, opt,
-             *was ? was : "unset", *now ? now : "unset");
+    if (strcmp(opt, "redis-layout") == 0)
+      snprintf(err, n,
+               "crawl '%s' was recorded in Redis by another version of the "
+               "crawler (layout %s, this one's %s): give it a new "
+               "--crawl-name",
+               name, *was ? was : "1", CSTATE_LAYOUT);
+    else
+      snprintf(err, n, "crawl '%s' was started with %s %s, not %s", name, opt,
+               *was ? was : "unset", *now ? now : "unset");
     rc = CSTATE_EMISMATCH;
     goto out;
   }

@@ -106,10 +106,17 @@ typedef struct cstate_param {
   const char *name, *value;
 } cstate_param_t;
 
+/* How a crawl's keys are laid out in Redis (this header's list): bumped
+ * when that changes, recorded by the crawl as an option is
+ * ("redis-layout"), so that a crawl another version of the crawler
+ * recorded is refused (CSTATE_EMISMATCH), not misread. 2: partitions
+ * read from a position, results a batch an entry, the seen set a log. */
+#define CSTATE_LAYOUT "2"
+
 /* cstate_join: connect to URL and join crawl NAME, creating it if it does
- * not exist: then PARAMS (NP of them) are recorded and SEED (borrowed) is
- * its first item, seq 0 at depth 0 under HOSTKEY. If it exists, PARAMS
- * must equal what it recorded.
+ * not exist: then PARAMS (NP of them) and the layout are recorded and
+ * SEED (borrowed) is its first item, seq 0 at depth 0 under HOSTKEY. If
+ * it exists, PARAMS and the layout must equal what it recorded.
  * Returns: CSTATE_OK with *OUT (owned by caller, cstate_close) and
  *   *CREATED; CSTATE_EMISMATCH with ERR naming the option and both
  *   values; CSTATE_COMPLETE; CSTATE_EREDIS with the reason in ERR (size

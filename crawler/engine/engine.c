@@ -744,12 +744,15 @@ static fitem_t *order_next(engine_t *e, fitem_t **twice)
 {
   fitem_t *top;
   /* A seq committed already: delivered twice (a shared crawl's result
-   * published twice, cstate_queue.c), committed once. */
-  while ((top = heap_top(e->order)) != NULL && top->seq < e->next_commit) {
+   * published twice, cstate_queue.c), committed once. In one process a
+   * seq is never given twice. */
+  while (e->cfg.remote != NULL && (top = heap_top(e->order)) != NULL &&
+         top->seq < e->next_commit) {
     heap_pop(e->order);
     top->next = *twice;
     *twice = top;
   }
+  top = heap_top(e->order);
   if (top == NULL || top->seq != e->next_commit)
     return NULL;
   return heap_pop(e->order);

@@ -588,6 +588,66 @@ static void test_takeover_in_steps(void)
   cstate_close(b);
 }
 
+/* Review (the seen set as a log): a crawl recorded by an older crawler
+ * (sets in seen:B, a consumer group) must be refused, not misread: a
+ * commit into its seen:0 set failed with WRONGTYPE after its first
+ * writes. The layout is recorded as an option is. */
+static void test_old_layout_refused(void)
+{
+  char err[256];
+  int rc;
+  bool created;
+  cstate_t *a = join("lay", params, 3, &rc, &created, err, sizeof(err));
+  CHECK_INT(rc, CSTATE_OK);
+  redisReply *rep = rconn_cmdf(cstate_rconn(a), "HDEL", "tse:{lay}:meta",
+                               "opt:redis-layout", NULL);
+  CHECK(rep != NULL && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1);
+  if (rep)
+    freeReplyObject(rep);
+  cstate_t *b = join("lay", params, 3, &rc, &created, err, sizeof(err));
+  CHECK_INT(rc, CSTATE_EMISMATCH);
+  CHECK(b == NULL);
+  CHECK(strstr(err, "another version of the crawler") != NULL);
+  cstate_close(a);
+}
+
+/* Review: the commit is all or none even when a write fails: the seen
+ * set's append (the one write that can, on a key of another type) comes
+ * before the others. */
+static void test_commit_append_fails_first(void)
+{
+  char err[256];
+  int rc;
+  bool created;
+  cstate_t *cs = join("apf", params, 3, &rc, &created, err, sizeof(err));
+  uint64_t t = 0;
+  CHECK_INT(cstate_lease(cs, "commit", "w1", 60000, &t), 1);
+  rconn_t *r = cstate_rconn(cs);
+  redisReply *rep = rconn_cmdf(r, "DEL", "tse:{apf}:seen:0", NULL);
+  if (rep)
+    freeReplyObject(rep);
+  rep = rconn_cmdf(r, "SADD", "tse:{apf}:seen:0", "42", NULL);
+  if (rep)
+    freeReplyObject(rep);
+  cstate_add_t add = { "http://a.test/x", "http://a.test:80", 1, 1, NULL,
+                       false };
+  cstate_commit_t a = { .next_seq = 2, .next_commit = 1, .pages = 1 };
+  CHECK(cstate_commit(cs, t, 0, &add, 1, &a, NULL, true) != CSTATE_OK);
+  cstate_commit_t st;
+  CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
+  CHECK_INT(st.next_commit, 0);
+  char key[64];
+  snprintf(key, sizeof(key), "tse:{apf}:part:%d",
+           cstate_part("http://a.test:80"));
+  rep = rconn_cmdf(r, "XLEN", key, NULL);
+  CHECK(rep != NULL && rep->type == REDIS_REPLY_INTEGER);
+  if (rep != NULL && rep->type == REDIS_REPLY_INTEGER)
+    CHECK_INT(rep->integer, seed_part() == cstate_part("http://a.test:80"));
+  if (rep)
+    freeReplyObject(rep);
+  cstate_close(cs);
+}
+
 /* Every option the crawl recorded must be given. */
 static void test_join_needs_every_option(void)
 {
@@ -1081,6 +1141,8 @@ int main(void)
   RUN(test_url_parsing);
   RUN(test_unreachable);
   RUN(test_join_and_mismatch);
+  RUN(test_old_layout_refused);
+  RUN(test_commit_append_fails_first);
   RUN(test_leases_fence);
   RUN(test_commit_flow);
   RUN(test_takeover);

@@ -408,8 +408,89 @@ static void test_elastic_pool(void)
   }
 }
 
+/* A shared crawl (engine.h, engine_remote_t) may deliver a seq's result
+ * twice (cstate_queue.c: a result published twice): it is committed
+ * once, and the copy is released, not left at the head of the order,
+ * where it stopped every commit after it. */
+static atomic_int r_committed, r_released;
+static int r_zero(void *rctx, engine_t *e, fitem_t *it)
+{
+  (void)rctx;
+  (void)e;
+  (void)it;
+  return 0;
+}
+static int r_begin(void *rctx, fitem_t *it)
+{
+  (void)rctx;
+  (void)it;
+  return 0;
+}
+static int r_committed_fn(void *rctx, engine_t *e, fitem_t *it)
+{
+  (void)rctx;
+  (void)e;
+  (void)it;
+  atomic_fetch_add(&r_committed, 1);
+  return 0;
+}
+static bool r_admit(void *rctx, fitem_t *it)
+{
+  (void)rctx;
+  (void)it;
+  return true;
+}
+static void r_release(void *rctx, fitem_t *it)
+{
+  (void)rctx;
+  it->remote = NULL;
+  atomic_fetch_add(&r_released, 1);
+}
+static void r_commit_hook(void *ctx, engine_t *e, fitem_t *it)
+{
+  (void)ctx;
+  (void)e;
+  (void)it;
+}
+
+static void test_delivered_twice_commits_once(void)
+{
+  static int token;
+  engine_remote_t remote = { .publish = r_zero,
+                             .commit_begin = r_begin,
+                             .committed = r_committed_fn,
+                             .admit = r_admit,
+                             .release = r_release };
+  engine_hooks_t h = hooks;
+  h.commit = r_commit_hook;
+  engine_config_t cfg = { .download_workers = 1,
+                          .parse_workers = 1,
+                          .ordered = true,
+                          .remote = &remote,
+                          .hooks = &h };
+  engine_t *e = engine_new(&cfg);
+  CHECK(e != NULL);
+  if (e == NULL)
+    return;
+  engine_commit_at(e, 3, 0, 0);
+  const uint64_t seqs[] = { 0, 0, 1, 2, 1 };
+  for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+    fitem_t *it = fitem_new("p0", 0);
+    CHECK(it != NULL);
+    if (it == NULL)
+      break;
+    it->seq = seqs[i];
+    it->remote = &token;
+    engine_deliver(e, it);
+  }
+  CHECK_INT(atomic_load(&r_committed), 3);
+  CHECK_INT(atomic_load(&r_released), 5);
+  engine_delete(e);
+}
+
 int main(void)
 {
+  RUN(test_delivered_twice_commits_once);
   RUN(test_bfs_order_with_speculation);
   RUN(test_speculation_fills_a_wait);
   RUN(test_claimed_speculation_is_dropped);
