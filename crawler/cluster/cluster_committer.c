@@ -255,10 +255,10 @@ int cl_committed(void *rctx, engine_t *e, fitem_t *it)
     c->capdone = cap;
   }
   char *gone = rents_gone(c, st.next_commit);
-  int rc = gone == NULL ? CSTATE_ENOMEM
-                        : cstate_commit_queue(c->cconn, c->token, it->seq,
-                                              c->adds, c->nadds, &st, gone,
-                                              saved);
+  int rc = gone == NULL
+           ? CSTATE_ENOMEM
+           : cstate_commit_queue(c->cconn, c->token, it->seq, c->adds, c->nadds,
+                                 &st, gone, saved);
   free(gone);
   cl_adds_clear(c);
   if (rc != CSTATE_OK) {

@@ -97,7 +97,7 @@ struct ticket {
 
 struct part {
   bool held;
-  bool fresh; /* just taken: the feeder's first take recovers */
+  bool fresh;    /* just taken: the feeder's first take recovers */
   unsigned kept; /* bumped each time it is marked fresh again */
   bool refused;  /* an item of it was dropped here unfinished (refused by
                     cl_admit, say, while given away): it is behind the

@@ -88,8 +88,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
   int alive, nmoving;
   long pauses;
   int rc = cstate_keep(c->kconn, c->worker, ms, inflight, tok, give, &ctok,
-                       &alive,
-                       &nmoving, &pauses);
+                       &alive, &nmoving, &pauses);
   if (rc < 0)
     return rc;
   *moving = nmoving > 0;

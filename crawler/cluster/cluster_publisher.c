@@ -108,7 +108,8 @@ int cluster_hand(cluster_t *c, fitem_t *it, const char *url,
  * one round trip, each under its partition's token now; a result fenced
  * while this worker holds the partition again, under a newer token (the
  * lease lapsed meanwhile, say while Redis restarted: the item is still
- * its own, pending under its name), goes back on *RETRY. Returns 0, or
+ * in its partition, and no other worker held it), goes back on *RETRY.
+ * Returns 0, or
  * -1 (failed). */
 static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
                          struct pub **retry)

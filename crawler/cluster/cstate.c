@@ -270,8 +270,8 @@ static void seen_unfp(const unsigned char *in, uint32_t *b, int64_t *m)
 /* ---- scripts ---- */
 
 /* ARGV: new id, nparts, buckets, seed, hostkey, part, the seed's
- * fingerprint (SEEN_FP bytes), then option name and value pairs. Sent again after it created the
- * crawl, it finds its own id: created. */
+ * fingerprint (SEEN_FP bytes), then option name and value pairs. Sent again
+ * after it created the crawl, it finds its own id: created. */
 static const rscript_t join_lua = {
   "join",
   "local meta = KEYS[1]\n"

@@ -366,10 +366,11 @@ typedef struct cstate_result {
 } cstate_result_t;
 
 /* cstate_results: results after entry AFTER ("0-0": from the first), of
- * at most MAX entries (a batch of results each), waiting up to BLOCK_MS (at most CSTATE_BLOCK_MS) for one;
- * LAST (CSTATE_ID_SIZE bytes) is set to the last entry id read (left as
- * it is when none was), which the next call passes as AFTER. Returns:
- * how many are in *OUT (cstate_results_free), or a negative status. */
+ * at most MAX entries (a batch of results each), waiting up to BLOCK_MS (at
+ * most CSTATE_BLOCK_MS) for one; LAST (CSTATE_ID_SIZE bytes) is set to the last
+ * entry id read (left as it is when none was), which the next call passes as
+ * AFTER. Returns: how many are in *OUT (cstate_results_free), or a negative
+ * status. */
 int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
                    cstate_result_t **out, char *last);
 

@@ -2,12 +2,11 @@
  * (cstate.h).
  *
  * Taking items is one script, so that it is fenced like every change:
- * it checks each partition's lease token before it reads, so a worker
- * whose lease lapsed reads nothing more (what it read before stays
- * pending under its name, and the next take of the holder claims it).
- * A script cannot block, so waiting for new items is a plain XREAD
- * BLOCK from each partition's last entry id, which reads nothing as a
- * consumer. */
+ * it checks each partition's lease (token and owner) before it reads,
+ * so a worker whose lease lapsed reads nothing more (what it read and
+ * did not finish stays in the partition, and the next holder reads it
+ * from the first entry). A script cannot block, so waiting for new
+ * items is a plain XREAD BLOCK from each partition's last entry id. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -279,7 +278,8 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
       h->fenced = true;
   }
   for (size_t i = 0; i + 1 < pos->elements; i += 2) {
-    const char *s = rep_str(pos->element[i]), *at = rep_str(pos->element[i + 1]);
+    const char *s = rep_str(pos->element[i]),
+               *at = rep_str(pos->element[i + 1]);
     cstate_hold_t *h = s && at ? hold_of(holds, nh, atoi(s)) : NULL;
     if (h != NULL && strlen(at) < sizeof(h->pos))
       snprintf(h->pos, sizeof(h->pos), "%s", at);

@@ -629,8 +629,9 @@ static void test_commit_append_fails_first(void)
   rep = rconn_cmdf(r, "SADD", "tse:{apf}:seen:0", "42", NULL);
   if (rep)
     freeReplyObject(rep);
-  cstate_add_t add = { "http://a.test/x", "http://a.test:80", 1, 1, NULL,
-                       false };
+  cstate_add_t add = {
+    "http://a.test/x", "http://a.test:80", 1, 1, NULL, false
+  };
   cstate_commit_t a = { .next_seq = 2, .next_commit = 1, .pages = 1 };
   CHECK(cstate_commit(cs, t, 0, &add, 1, &a, NULL, true) != CSTATE_OK);
   cstate_commit_t st;
@@ -802,8 +803,9 @@ static void test_seen_chunks(void)
         rep->integer == CHUNK);
   if (rep)
     freeReplyObject(rep);
-  cstate_add_t add = { "http://a.test/x", "http://a.test:80", 1, 1, NULL,
-                       false };
+  cstate_add_t add = {
+    "http://a.test/x", "http://a.test:80", 1, 1, NULL, false
+  };
   cstate_commit_t a = { .next_seq = 2, .next_commit = 1 };
   CHECK_INT(cstate_commit(cs, t, 0, &add, 1, &a, NULL, false), CSTATE_OK);
   rep = rconn_cmdf(r, "STRLEN", "tse:{sc}:seen:1", NULL);
@@ -1062,8 +1064,8 @@ static void test_plan_second_donor(void)
       freeReplyObject(rep);
   }
   nap_ms(1100); /* a rebalance is due */
-  CHECK_INT(cstate_keep(cs, w[2], 60000, 3, t[2], give, &c[2], &alive,
-                        &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w[2], 60000, 3, t[2], give, &c[2], &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   long wt[3];
   plan_of(cs, "pd", load, wt);
@@ -1078,8 +1080,8 @@ static void test_plan_second_donor(void)
       CHECK_INT(cstate_release(cs, what, t[2][i]), CSTATE_OK);
     }
   CHECK_INT(cstate_leave(cs, w[2]), CSTATE_OK);
-  CHECK_INT(cstate_keep(cs, w[1], 60000, 3, t[1], give, &c[1], &alive,
-                        &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w[1], 60000, 3, t[1], give, &c[1], &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   CHECK_INT(alive, 2);
   plan_of(cs, "pd", load, wt);
@@ -1089,8 +1091,8 @@ static void test_plan_second_donor(void)
   long before = pauses;
   CHECK_INT(cstate_pause(cs, "http://a.test:80", 5), CSTATE_OK);
   CHECK_INT(cstate_pause(cs, "http://a.test:80", 2), CSTATE_OK);
-  CHECK_INT(cstate_keep(cs, w[1], 60000, 3, t[1], give, &c[1], &alive,
-                        &moving, &pauses),
+  CHECK_INT(cstate_keep(cs, w[1], 60000, 3, t[1], give, &c[1], &alive, &moving,
+                        &pauses),
             CSTATE_OK);
   CHECK_INT(pauses, before + 2);
   int part = cstate_part("http://a.test:80");

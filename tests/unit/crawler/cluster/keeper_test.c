@@ -99,10 +99,9 @@ static void test_took_keeps_a_later_mark(void)
   if (c == NULL)
     return;
   double now = frontier_now();
-  c->parts[3] = (struct part){ .held = true,
-                               .fresh = true,
-                               .token = 7,
-                               .until = now + 10 };
+  c->parts[3] = (struct part){
+    .held = true, .fresh = true, .token = 7, .until = now + 10
+  };
   cstate_hold_t h = { .part = 3, .token = 7 };
   snprintf(h.pos, sizeof(h.pos), "5-0");
   unsigned kept = c->parts[3].kept;
