@@ -226,8 +226,11 @@ static int commit_flush(cluster_t *c)
     break;
   }
   c->pages_queued = c->pages;
-  if (rc == 0 && c->commit_turn == c->turn && c->commit_held)
-    rents_done(c);
+  pthread_mutex_lock(&c->lock);
+  bool same_turn = c->commit_held && c->commit_turn == c->turn;
+  pthread_mutex_unlock(&c->lock);
+  if (rc == 0 && same_turn)
+    rents_done(c); /* else begin_turn reads them all again */
   free(status);
   if (complete)
     cl_mark_complete(c);
