@@ -295,7 +295,16 @@ void *cl_feeder_main(void *arg)
     forget_acked(c, gen);
     if (!go)
       break;
-    if (n == 0 && !fresh) {
+    /* Marked fresh while the take was on its way: its wake-up may have
+     * come before this worker blocked (CLIENT UNBLOCK unblocks only a
+     * read under way). */
+    bool marked = false;
+    pthread_mutex_lock(&c->lock);
+    now = frontier_now();
+    for (int i = 0; i < CSTATE_PARTS; i++)
+      marked = marked || (takes_from(&c->parts[i], now) && c->parts[i].fresh);
+    pthread_mutex_unlock(&c->lock);
+    if (n == 0 && !fresh && !marked) {
       int w = cstate_wait(cs, holds, nh, 1000);
       if (w == CSTATE_LOST) {
         cl_fail(c, w, "%s", cstate_error(cs));

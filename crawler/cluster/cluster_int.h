@@ -213,9 +213,15 @@ bool cl_part_kept(cluster_t *c, int part, double until);
  * unfinished are marked fresh, for the feeder's next take to read them
  * again (with RECOVER: up to its position). Once a tick, not at each
  * drop: an item refused again at once (its partition being given away)
- * would make the feeder take in a loop. Returns whether any was. Caller
- * holds c->lock. */
+ * would make the feeder take in a loop. Returns whether the feeder can
+ * take from one of them now (not being given away, its time here not
+ * up). Caller holds c->lock. */
 bool cl_parts_refresh(cluster_t *c);
+
+/* cl_feeder_wake: the feeder has partitions to take from again: wake it
+ * from its condition variable and from a blocking read (cl_unblock). No
+ * lock held. */
+void cl_feeder_wake(cluster_t *c);
 
 /* ---- cluster.c ---- */
 

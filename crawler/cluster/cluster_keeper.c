@@ -50,16 +50,27 @@ bool cl_part_kept(cluster_t *c, int part, double until)
 bool cl_parts_refresh(cluster_t *c)
 {
   bool any = false;
+  double now = frontier_now();
   for (int i = 0; i < CSTATE_PARTS; i++) {
     struct part *p = &c->parts[i];
     if (p->held && p->refused) {
       p->refused = false;
       p->fresh = true;
       p->kept++;
-      any = true;
+      /* One being given away, or out of time here, is read again when
+       * it is back (cl_part_kept): no wake-up for it now. */
+      any = any || (!p->giving && now < p->until);
     }
   }
   return any;
+}
+
+void cl_feeder_wake(cluster_t *c)
+{
+  pthread_mutex_lock(&c->lock);
+  pthread_cond_broadcast(&c->cond);
+  pthread_mutex_unlock(&c->lock);
+  cl_unblock(c, false);
 }
 
 /* keep_leases: say this worker is alive, renew what is held, give back
@@ -94,6 +105,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
   *moving = nmoving > 0;
   int taken[CSTATE_PARTS];
   size_t ntaken = 0;
+  bool back = false;
   for (int i = 0; i < CSTATE_PARTS; i++) {
     if (tok[i] != 0 && give[i]) {
       /* Fetch nothing more of it; once what is being fetched is done
@@ -122,8 +134,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
         return rc;
     } else if (tok[i] != 0 && tok[i] == had[i]) {
       pthread_mutex_lock(&c->lock);
-      if (cl_part_kept(c, i, until))
-        pthread_cond_broadcast(&c->cond); /* the feeder takes from it again */
+      back = cl_part_kept(c, i, until) || back;
       pthread_mutex_unlock(&c->lock);
     } else if (tok[i] != 0) {
       /* Another worker may have fetched its hosts since this one did:
@@ -163,13 +174,12 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
   }
   /* Items dropped unfinished since the last tick (keeper_test.c). */
   bool again = cl_parts_refresh(c);
-  if (ntaken > 0 || again)
-    pthread_cond_broadcast(&c->cond);
   pthread_mutex_unlock(&c->lock);
-  /* The feeder may wait on the partitions it had: it has more now, or
-   * items to read again. */
-  if (ntaken > 0 || again)
-    cl_unblock(c, false);
+  /* The feeder may wait on the partitions it had: it has more now, one
+   * back (given back, or renewed after its time was up), or items to
+   * read again (feeder_test.c). */
+  if (ntaken > 0 || again || back)
+    cl_feeder_wake(c);
   /* The commit. */
   pthread_mutex_lock(&c->lock);
   if (ctok != 0) {

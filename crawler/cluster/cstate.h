@@ -55,10 +55,8 @@
  * it did, so that is harmless, and reading items (cstate_take) is never
  * sent again.
  *
- * Memory: a seen URL costs Redis about 9 to 13 bytes while its bucket
- * holds at most set-max-intset-entries members (512 by default: up to
- * about 33 million URLs over 65,536 buckets), about 65 bytes beyond
- * (a hashtable set); README says how to raise the limit.
+ * Memory: a seen URL costs Redis about 10 bytes (its fingerprint in the
+ * seen:K log), whatever the crawl's size.
  *
  * Thread-safety: a cstate_t wraps one connection (rconn.h): one thread
  * at a time. Open one per thread that talks to Redis. */

@@ -12,7 +12,8 @@
  * run the first one, its reply lost, so rconn_cmd and rconn_eval are
  * for commands whose repetition is harmless (reads, and scripts that
  * know when they ran already: cstate.c); the _once calls never send
- * again, for the rest (reading a stream as a consumer group does).
+ * again, for the rest (a take, which moves the reader's position on:
+ * cstate_take).
  *
  * Scripts (rconn_eval) go by their SHA-1 (EVALSHA) and are loaded again
  * when the server answers NOSCRIPT, as after a restart.

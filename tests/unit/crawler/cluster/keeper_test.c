@@ -69,10 +69,17 @@ static void test_given_back_reads_again(void)
                                .giving = true,
                                .giving_since = now };
   drop(c, 3);
-  CHECK(cl_parts_refresh(c));
+  /* Marked at the tick; no wake-up while it is given away (the feeder
+   * cannot take from it), one when it is back (feeder_test.c). */
+  CHECK(!cl_parts_refresh(c));
   CHECK(c->parts[3].fresh);
   CHECK(cl_part_kept(c, 3, now + 20));
   CHECK(!c->parts[3].giving);
+  CHECK(c->parts[3].fresh);
+  /* Dropped again, held and taken from: marked, and a wake-up. */
+  c->parts[3].fresh = false;
+  drop(c, 3);
+  CHECK(cl_parts_refresh(c));
   CHECK(c->parts[3].fresh);
   /* Nothing dropped since: nothing more to read again. */
   c->parts[3].fresh = false;
