@@ -30,6 +30,14 @@ typedef struct redis_srv {
   char url[64];
 } redis_srv_t;
 
+/* nap_ms: sleep MS milliseconds (a lease lapsing, a thread getting to
+ * its blocking read). */
+static void nap_ms(long ms)
+{
+  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+  nanosleep(&ts, NULL);
+}
+
 /* redis_free_port: a port nobody listens on now (the kernel's pick). */
 static int redis_free_port(void)
 {

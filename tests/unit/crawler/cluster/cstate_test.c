@@ -22,12 +22,6 @@ static const cstate_param_t params[] = { { "seedURL", "http://a.test/" },
                                          { "maxDepth", "2" },
                                          { "--scope", "" } };
 
-static void nap_ms(long ms)
-{
-  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  nanosleep(&ts, NULL);
-}
-
 static cstate_t *join(const char *name, const cstate_param_t *p, size_t np,
                       int *rc, bool *created, char *err, size_t n)
 {

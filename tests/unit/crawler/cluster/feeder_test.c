@@ -29,23 +29,25 @@
 static redis_srv_t srv;
 static const cstate_param_t params[] = { { "seedURL", "http://a.test/" },
                                          { "maxDepth", "2" } };
-static void nap_ms(long ms)
-{
-  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  nanosleep(&ts, NULL);
-}
 static engine_fetched_t f_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 {
-  (void)ctx; (void)ws; (void)e; (void)it;
+  (void)ctx;
+  (void)ws;
+  (void)e;
+  (void)it;
   return ENGINE_CONSUMED;
 }
 static void f_parse(void *ctx, engine_t *e, fitem_t *it)
 {
-  (void)ctx; (void)e; (void)it;
+  (void)ctx;
+  (void)e;
+  (void)it;
 }
 static void f_commit(void *ctx, engine_t *e, fitem_t *it)
 {
-  (void)ctx; (void)e; (void)it;
+  (void)ctx;
+  (void)e;
+  (void)it;
 }
 
 static void test_given_back_wakes(void)
@@ -53,13 +55,18 @@ static void test_given_back_wakes(void)
   char err[256], name[16];
   bool created;
   snprintf(name, sizeof(name), "gbw");
-  cluster_config_t cfg = { .url = srv.url, .name = name, .params = params,
-                           .nparams = 2, .seed = "http://a.test/",
-                           .seed_hostkey = "http://a.test:80", .lease = 60,
+  cluster_config_t cfg = { .url = srv.url,
+                           .name = name,
+                           .params = params,
+                           .nparams = 2,
+                           .seed = "http://a.test/",
+                           .seed_hostkey = "http://a.test:80",
+                           .lease = 60,
                            .inflight = 64 };
   cluster_t *c = NULL;
   CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CSTATE_OK);
-  if (!c) return;
+  if (!c)
+    return;
   cstate_t *cs = NULL;
   CHECK_INT(cstate_open(srv.url, name, &cs, err, sizeof(err)), CSTATE_OK);
   int P = cstate_part("http://a.test:80"), Q = (P + 1) % CSTATE_PARTS;
@@ -83,8 +90,10 @@ static void test_given_back_wakes(void)
   rep = rconn_cmdf(r, "SREM", key, ps, NULL);
   freeReplyObject(rep);
   engine_hooks_t h = { .fetch = f_fetch, .parse = f_parse, .commit = f_commit };
-  engine_config_t ec = { .download_workers = 1, .parse_workers = 1,
-                         .ordered = true, .remote = cluster_remote(c),
+  engine_config_t ec = { .download_workers = 1,
+                         .parse_workers = 1,
+                         .ordered = true,
+                         .remote = cluster_remote(c),
                          .hooks = &h };
   engine_t *e = engine_new(&ec);
   CHECK(e != NULL);
@@ -92,8 +101,11 @@ static void test_given_back_wakes(void)
   double now = frontier_now();
   pthread_mutex_lock(&c->lock);
   /* P: read here (pos past the seed), being given away; Q: held. */
-  c->parts[P] = (struct part){ .held = true, .token = tp, .until = now + 50,
-                               .giving = true, .giving_since = now };
+  c->parts[P] = (struct part){ .held = true,
+                               .token = tp,
+                               .until = now + 50,
+                               .giving = true,
+                               .giving_since = now };
   snprintf(c->parts[P].pos, sizeof(c->parts[P].pos), "%s", id);
   c->parts[Q] = (struct part){ .held = true, .token = tq, .until = now + 50 };
   c->inflight++;
@@ -124,7 +136,10 @@ static void test_given_back_wakes(void)
     pthread_mutex_lock(&c->lock);
     size_t n = fptable_count(c->taken);
     pthread_mutex_unlock(&c->lock);
-    if (n > 0) { took = frontier_now() - t0; break; }
+    if (n > 0) {
+      took = frontier_now() - t0;
+      break;
+    }
     nap_ms(5);
   }
   printf("# the seed taken again after %.0f ms\n", took * 1000);

@@ -31,12 +31,6 @@ static redis_srv_t srv;
 static const cstate_param_t params[] = { { "seedURL", "http://a.test/" },
                                          { "maxDepth", "2" } };
 
-static void nap_ms(long ms)
-{
-  struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-  nanosleep(&ts, NULL);
-}
-
 static int pack(void *ctx, const fitem_t *it, char **data, size_t *len)
 {
   (void)ctx;
