@@ -337,6 +337,27 @@ static int begin_turn(cluster_t *c)
   return 0;
 }
 
+/* behind_checked: the turn ends if Redis's position is not the one this
+ * turn recorded (a new turn starts from Redis's). Returns false once the
+ * worker failed. */
+static bool behind_checked(cluster_t *c)
+{
+  cstate_commit_t st;
+  int rc = cstate_commit_state(c->cconn, &st);
+  if (rc == CSTATE_LOST || rc == CSTATE_ENOMEM) {
+    cl_fail(c, rc, "%s", cstate_error(c->cconn));
+    return false;
+  }
+  if (rc == CSTATE_OK && st.next_commit != c->next_commit) {
+    cl_end_turn(c);
+    fprintf(stderr,
+            "crawler: %s: Redis's commit is at %" PRIu64 ", not %" PRIu64
+            "; the commit goes on from Redis's position\n",
+            c->worker, st.next_commit, c->next_commit);
+  }
+  return true;
+}
+
 void *cl_committer_main(void *arg)
 {
   cluster_t *c = arg;
@@ -407,6 +428,13 @@ void *cl_committer_main(void *arg)
     cstate_results_free(res, n > 0 ? (size_t)n : 0);
     /* Before waiting for more: what the batch committed. */
     if (commit_flush(c) != 0)
+      break;
+    /* A second without a result: is Redis where this turn left it? One
+     * that came back without its last commits (and with the lease) is
+     * found otherwise by the next commit, refused as out of order; when
+     * the result awaited was dropped (its item gone with those commits),
+     * there is none (cluster_outage.sh). */
+    if (n == 0 && !behind_checked(c))
       break;
     /* Results coming one by one: let a few gather (as the publisher
      * does), or each costs two round trips, a read and a commit. */
