@@ -151,7 +151,10 @@ static void test_given_back_wakes(void)
   cl_unblock(c, false);
   pthread_join(th, NULL);
   cstate_close(cs);
+  engine_delete(e); /* its items release their tickets into c */
+  cluster_delete(c);
 }
+
 int main(void)
 {
   redis_start(&srv);
