@@ -419,7 +419,6 @@ void *cl_committer_main(void *arg)
       }
       t->delivered = true;
       t->seq = res[i].seq;
-      memcpy(t->id, res[i].id, sizeof(t->id));
       it->seq = res[i].seq;
       it->remote = t;
       it->host = UINT32_MAX; /* no host of this process's frontier */

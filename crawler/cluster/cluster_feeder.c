@@ -180,11 +180,14 @@ static bool inject(cluster_t *c, cstate_item_t *v, int n, uint64_t gen)
   return true;
 }
 
-/* takes_from: whether the feeder takes items of P now (NOW: frontier_now).
- * Caller holds c->lock. */
-static bool takes_from(const struct part *p, double now)
+/* fresh_to_take: whether a partition the feeder takes from now is
+ * marked fresh (to read with RECOVER). Caller holds c->lock. */
+static bool fresh_to_take(const cluster_t *c, double now)
 {
-  return p->held && !p->giving && now < p->until;
+  for (int i = 0; i < CSTATE_PARTS; i++)
+    if (cl_takes_from(&c->parts[i], now) && c->parts[i].fresh)
+      return true;
+  return false;
 }
 
 void cl_feeder_took(cluster_t *c, const cstate_hold_t *holds,
@@ -238,7 +241,7 @@ void *cl_feeder_main(void *arg)
       now = frontier_now();
       nh = 0;
       for (int i = 0; i < CSTATE_PARTS; i++)
-        if (takes_from(&c->parts[i], now))
+        if (cl_takes_from(&c->parts[i], now))
           nh++;
       /* Room for a quarter of the bound at least: taking as each item
        * finishes would cost a round trip an item. */
@@ -256,12 +259,11 @@ void *cl_feeder_main(void *arg)
     /* Partitions just taken first, alone: their first take reads them
      * from the first entry, what their last holder (this worker too,
      * maybe) did not finish. */
-    for (int i = 0; i < CSTATE_PARTS; i++)
-      fresh = fresh || (takes_from(&c->parts[i], now) && c->parts[i].fresh);
+    fresh = fresh_to_take(c, now);
     nh = 0;
     for (int i = 0; i < CSTATE_PARTS; i++) {
       struct part *p = &c->parts[i];
-      if (takes_from(p, now) && (!fresh || p->fresh)) {
+      if (cl_takes_from(p, now) && (!fresh || p->fresh)) {
         holds[nh] = (cstate_hold_t){ .part = i, .token = p->token };
         memcpy(holds[nh].pos, p->pos, sizeof(holds[nh].pos));
         kept[nh] = p->kept;
@@ -298,11 +300,8 @@ void *cl_feeder_main(void *arg)
     /* Marked fresh while the take was on its way: its wake-up may have
      * come before this worker blocked (CLIENT UNBLOCK unblocks only a
      * read under way). */
-    bool marked = false;
     pthread_mutex_lock(&c->lock);
-    now = frontier_now();
-    for (int i = 0; i < CSTATE_PARTS; i++)
-      marked = marked || (takes_from(&c->parts[i], now) && c->parts[i].fresh);
+    bool marked = fresh_to_take(c, frontier_now());
     pthread_mutex_unlock(&c->lock);
     if (n == 0 && !fresh && !marked) {
       int w = cstate_wait(cs, holds, nh, 1000);

@@ -12,17 +12,19 @@
  *
  * Condition variables, both on `lock` and CLOCK_MONOTONIC:
  *   cond   the feeder waits for room (a quarter of its
- *          bound free) and for a partition to hold; the committer for a
- *          turn at the commit; the keeper for its next tick. Signalled
- *          by cl_ticket_done (room), the keeper (leases changed),
- *          cl_mark_complete, cluster_finish and cl_fail (stopping).
+ *          bound free) and for a partition to take from; the committer
+ *          for a turn at the commit; the keeper for its next tick.
+ *          Signalled by cl_ticket_done (room), the keeper (leases
+ *          changed; cl_feeder_wake: a partition taken, back, or with
+ *          items to read again), cl_mark_complete, cluster_finish and
+ *          cl_fail (stopping).
  *   pcond  the publisher waits for a result queued, a batch full, or
  *          pstop. Signalled by cl_publish and cluster_finish.
  *
  * Threads: the keeper, the feeder, the committer and the publisher
  * (cluster_start); each blocking Redis read of the feeder and the
  * committer is woken by cl_unblock (CLIENT UNBLOCK) when the worker
- * stops or takes partitions.
+ * stops, and the feeder's by cl_feeder_wake too.
  *
  * Connections: the keeper, the feeder, the committer and the publisher
  * each have their own (hiredis contexts are one thread's); download
@@ -33,8 +35,9 @@
  * number in the top bits and the shared seq below, so the frontier
  * orders a worker's items by the shared seq and the front end's
  * temporary files (named by seq) are the worker's own in a shared page
- * directory. An item delivered to the commit carries the id of its
- * result entry instead. */
+ * directory. An item delivered to the commit carries a ticket marked
+ * delivered, with its seq; its result entry is the committer's to
+ * delete (rents). */
 #ifndef CRAWLER_CLUSTER_CLUSTER_INT_H
 #define CRAWLER_CLUSTER_CLUSTER_INT_H
 
@@ -103,7 +106,8 @@ struct part {
                     cl_admit, say, while given away): it is behind the
                     feeder's position, and the keeper marks the
                     partition fresh (cl_parts_refresh) */
-  char pos[CSTATE_ID_SIZE]; /* the feeder's: the last entry read there */
+  char pos[CSTATE_ID_SIZE]; /* the last entry the feeder read there (set
+                               by cl_feeder_took; "" when newly held) */
   uint64_t token;
   double until; /* monotonic: act for it only before this */
   /* The plan gives it to another worker: nothing more is taken or
@@ -192,6 +196,14 @@ struct pub {
   char *data;
   size_t len;
 };
+
+/* cl_takes_from: whether the feeder takes items of P now (NOW:
+ * frontier_now): held, not being given away, its time here not up.
+ * Caller holds c->lock. */
+static inline bool cl_takes_from(const struct part *p, double now)
+{
+  return p->held && !p->giving && now < p->until;
+}
 
 /* ---- cluster_feeder.c ---- */
 

@@ -41,7 +41,7 @@ static void apply_pause(void *arg, const char *hostkey, double seconds)
 bool cl_part_kept(cluster_t *c, int part, double until)
 {
   struct part *p = &c->parts[part];
-  bool back = p->giving || frontier_now() >= p->until;
+  bool back = !cl_takes_from(p, frontier_now());
   p->until = until;
   p->giving = false; /* the plan gave it back here */
   return back;
@@ -59,7 +59,7 @@ bool cl_parts_refresh(cluster_t *c)
       p->kept++;
       /* One being given away, or out of time here, is read again when
        * it is back (cl_part_kept): no wake-up for it now. */
-      any = any || (!p->giving && now < p->until);
+      any = any || cl_takes_from(p, now);
     }
   }
   return any;
@@ -92,8 +92,8 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
   for (int i = 0; i < CSTATE_PARTS; i++)
     tok[i] = had[i] = c->parts[i].held ? c->parts[i].token : 0;
   ctok = c->commit_held ? c->commit_token : 0;
-  /* Nothing to fetch here (partitions whose hosts have nothing queued
-   * yet): the plan is weighed again sooner. */
+  /* The items in flight here: for --status, and with none (partitions
+   * whose hosts have nothing queued yet) the plan is weighed sooner. */
   long inflight = (long)c->inflight;
   pthread_mutex_unlock(&c->lock);
   int alive, nmoving;

@@ -109,8 +109,7 @@ int cluster_hand(cluster_t *c, fitem_t *it, const char *url,
  * while this worker holds the partition again, under a newer token (the
  * lease lapsed meanwhile, say while Redis restarted: the item is still
  * in its partition, and no other worker held it), goes back on *RETRY.
- * Returns 0, or
- * -1 (failed). */
+ * Returns 0, or -1 (failed). */
 static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
                          struct pub **retry)
 {
