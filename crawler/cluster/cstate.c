@@ -17,6 +17,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +110,75 @@ void args_addi(struct args *a, int64_t v)
   while ((u /= 10) != 0);
   *--s = '-';
   args_add_copy(a, s, (size_t)(e - s));
+}
+
+void cs_add_item(struct args *a, uint64_t seq, int depth, const char *hostkey,
+                 const char *url)
+{
+  size_t nh = strlen(hostkey), nu = strlen(url);
+  char *c = malloc(48 + nh + nu), *e = c;
+  if (c == NULL) {
+    a->nomem = true;
+    return;
+  }
+  char num[24], *s = num + sizeof(num);
+  uint64_t d = depth < 0 ? 0 : (uint64_t)depth;
+  do
+    *--s = (char)('0' + d % 10);
+  while ((d /= 10) != 0);
+  *--s = ' ';
+  do
+    *--s = (char)('0' + seq % 10);
+  while ((seq /= 10) != 0);
+  size_t n = (size_t)(num + sizeof(num) - s);
+  memcpy(e, s, n);
+  e += n;
+  *e++ = ' ';
+  memcpy(e, hostkey, nh);
+  e += nh;
+  *e++ = ' ';
+  memcpy(e, url, nu);
+  e += nu;
+  *e = '\0';
+  args_add_raw(a, c, (size_t)(e - c), c);
+}
+
+/* digits: the decimal number at *S (before END), *S moved past it. */
+static bool digits(const char **s, const char *end, uint64_t *v)
+{
+  const char *p = *s;
+  uint64_t x = 0;
+  for (; p < end && *p >= '0' && *p <= '9'; p++) {
+    uint64_t d = (uint64_t)(*p - '0');
+    if (x > (UINT64_MAX - d) / 10)
+      return false; /* overflows */
+    x = x * 10 + d;
+  }
+  if (p == *s)
+    return false;
+  *s = p;
+  *v = x;
+  return true;
+}
+
+int cs_item_parse(const char *v, size_t n, uint64_t *seq, int *depth,
+                  const char **hostkey, size_t *nhost, const char **url)
+{
+  const char *s = v, *end = v + n;
+  uint64_t d;
+  if (!digits(&s, end, seq) || s == end || *s++ != ' ' ||
+      !digits(&s, end, &d) || d > INT_MAX || s == end || *s++ != ' ')
+    return -1;
+  const char *h = s;
+  while (s < end && *s != ' ')
+    s++;
+  if (s == h || s == end || s + 1 == end)
+    return -1;
+  *depth = (int)d;
+  *hostkey = h;
+  *nhost = (size_t)(s - h);
+  *url = s + 1;
+  return 0;
 }
 
 void args_truncate(struct args *a, int n)
@@ -287,8 +357,8 @@ static const rscript_t join_lua = {
   "             'pages', 0, 'journal', 0, 'depth', 0, 'noindex', 0)\n"
   "  redis.call('DEL', p..'done')\n"
   "  redis.call('APPEND', p..'seen:0', ARGV[7])\n"
-  "  redis.call('XADD', p..'part:'..ARGV[6], '*', 'seq', 0, 'depth', 0,\n"
-  "             'url', ARGV[4], 'host', ARGV[5])\n"
+  "  local item = '0 0 '..ARGV[5]..' '..ARGV[4] -- seq, depth, host, url\n"
+  "  redis.call('XADD', p..'part:'..ARGV[6], '*', 'i', item)\n"
   "  redis.call('SADD', p..'ready', ARGV[6])\n"
   "  return {'created', ARGV[1]}\n"
   "end\n"
@@ -319,14 +389,6 @@ static const rscript_t join_lua = {
   "return {'joined', id}\n"
 };
 
-/* COMMIT_FIELDS: the arguments of one commit before its adds: token,
- * seq, next_seq, next_commit, pages, journal, depth, the result entries
- * to delete (ids, space-separated; maybe none),
- * saved (1/0), noindex, how many adds. Then 6 an add: seq ('' for a URL
- * that only joins the seen set), depth, url, host, part, fingerprint
- * (SEEN_FP bytes). */
-enum { COMMIT_FIELDS = 11, ADD_FIELDS = 6 };
-
 /* ARGV: id, worker ('': any), then the commits, in seq order, each
  * COMMIT_FIELDS and its adds. All of them, or none: every check is made
  * before anything changes. Sent again after it ran: last_seq and
@@ -347,7 +409,7 @@ static const rscript_t commit_lua = {
   "  if not n or n < 0 or n % 1 ~= 0 then break end\n"
   "  at[#at + 1] = i\n"
   "  na[i] = n\n"
-  "  i = i + 11 + 6 * n\n"
+  "  i = i + 11 + 3 * n\n"
   "end\n"
   "if i ~= #ARGV + 1 then\n"
   "  return redis.error_reply('ERR a malformed batch of commits')\n"
@@ -376,7 +438,7 @@ static const rscript_t commit_lua = {
   "end\n"
   "local stats, gone, ready, rd, fps = {}, {}, {}, {}, {}\n"
   "for _, b in ipairs(at) do\n"
-  "  for i = b + 11, b + 10 + 6 * na[b], 6 do fps[#fps + 1] = ARGV[i + 5] end\n"
+  "  for i = b + 11, b + 10 + 3 * na[b], 3 do fps[#fps + 1] = ARGV[i + 2] end\n"
   "end\n"
   "if #fps > 0 then\n"
   "  -- First: the one write that could fail (a key of another type).\n"
@@ -388,14 +450,12 @@ static const rscript_t commit_lua = {
   "  redis.call('HSET', c, 'seen_chunk', k)\n"
   "end\n"
   "for _, b in ipairs(at) do\n"
-  "  for i = b + 11, b + 10 + 6 * na[b], 6 do\n"
+  "  for i = b + 11, b + 10 + 3 * na[b], 3 do\n"
   "    if ARGV[i] ~= '' then\n"
-  "      redis.call('XADD', p..'part:'..ARGV[i + 4], '*', 'seq', ARGV[i],\n"
-  "                 'depth', ARGV[i + 1], 'url', ARGV[i + 2],\n"
-  "                 'host', ARGV[i + 3])\n"
-  "      if not rd[ARGV[i + 4]] then\n"
-  "        rd[ARGV[i + 4]] = true\n"
-  "        ready[#ready + 1] = ARGV[i + 4]\n"
+  "      redis.call('XADD', p..'part:'..ARGV[i + 1], '*', 'i', ARGV[i])\n"
+  "      if not rd[ARGV[i + 1]] then\n"
+  "        rd[ARGV[i + 1]] = true\n"
+  "        ready[#ready + 1] = ARGV[i + 1]\n"
   "      end\n"
   "    end\n"
   "  end\n"
@@ -771,14 +831,11 @@ int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
       cstate_fp_split(adds[i].fp, &b, &m);
     else
       cstate_fp(adds[i].url, &b, &m);
+    const char *h = adds[i].hostkey ? adds[i].hostkey : "";
     if (adds[i].seen_only)
       args_add_copy(a, "", 0);
     else
-      args_addu(a, adds[i].seq);
-    args_addi(a, adds[i].depth);
-    args_add_copy(a, adds[i].url, strlen(adds[i].url));
-    const char *h = adds[i].hostkey ? adds[i].hostkey : "";
-    args_add_copy(a, h, strlen(h));
+      cs_add_item(a, adds[i].seq, adds[i].depth, h, adds[i].url);
     args_addi(a, adds[i].hostkey ? cstate_part(adds[i].hostkey) : 0);
     char fp[SEEN_FP];
     seen_fp(fp, b, m);

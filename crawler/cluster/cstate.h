@@ -19,7 +19,10 @@
  *   part:P        stream: the items of partition P (hosts hash to
  *                 partitions) waiting to be fetched or being fetched (an
  *                 item leaves with its result); its holder reads it from
- *                 where it read up to (cstate_take)
+ *                 where it read up to (cstate_take). An entry an item,
+ *                 field i: "SEQ DEPTH HOSTKEY URL" (one field, not four:
+ *                 Redis's scripts pay by the string), and field c, the
+ *                 chain of a redirect handed over
  *   ready         set: the partitions where items were added and not
  *                 read since (a take looks only there, cstate_take)
  *   results       stream: items fetched and parsed, waiting for commit;
@@ -108,8 +111,9 @@ typedef struct cstate_param {
  * when that changes, recorded by the crawl as an option is
  * ("redis-layout"), so that a crawl another version of the crawler
  * recorded is refused (CSTATE_EMISMATCH), not misread. 2: partitions
- * read from a position, results a batch an entry, the seen set a log. */
-#define CSTATE_LAYOUT "2"
+ * read from a position, results a batch an entry, the seen set a log;
+ * 3: an item one field. */
+#define CSTATE_LAYOUT "3"
 
 /* cstate_join: connect to URL and join crawl NAME, creating it if it does
  * not exist: then PARAMS (NP of them) and the layout are recorded and

@@ -38,11 +38,27 @@ void args_add(struct args *a, const char *s);
 void args_addf(struct args *a, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
 /* args_addu, args_addi: a number in decimal, without printf's cost (a
- * commit's adds are seven numbers and strings each). args_add_copy: S's
+ * commit sends thousands). args_add_copy: S's
  * LEN bytes copied (queued arguments outlive the caller's). */
 void args_addu(struct args *a, uint64_t v);
 void args_addi(struct args *a, int64_t v);
 void args_add_copy(struct args *a, const char *s, size_t len);
+
+/* COMMIT_FIELDS: the arguments of one commit (commit_lua) before its
+ * adds: token, seq, next_seq, next_commit, pages, journal, depth, the
+ * result entries to delete (ids, space-separated; maybe none), saved
+ * (1/0), noindex, how many adds. Then ADD_FIELDS an add: the item as its
+ * partition keeps it (cs_add_item; '' for a URL that only joins the seen
+ * set), its partition, its fingerprint (SEEN_FP bytes). */
+enum { COMMIT_FIELDS = 11, ADD_FIELDS = 3 };
+
+/* cs_add_item: item SEQ at DEPTH, of host HOSTKEY (no space in it), URL,
+ * as a partition keeps it (field i: "SEQ DEPTH HOSTKEY URL"), added to A;
+ * cs_item_parse reads it back: 0, or -1 if V (N bytes) is not one. */
+void cs_add_item(struct args *a, uint64_t seq, int depth, const char *hostkey,
+                 const char *url);
+int cs_item_parse(const char *v, size_t n, uint64_t *seq, int *depth,
+                  const char **hostkey, size_t *nhost, const char **url);
 /* args_truncate: back to its first N arguments, and not out of memory. */
 void args_truncate(struct args *a, int n);
 void args_free(struct args *a);

@@ -30,8 +30,8 @@
  * reply was lost, an item dropped while its lease had lapsed; not
  * counted in MAX, the caller has most of them in flight). Returns
  * {items, fenced, last, pos}: items as (part, entries) pairs, the
- * entries as XRANGE gives them (fields seq, depth, url, host and maybe
- * chain), not rebuilt here (Lua's work an item was most of a take's
+ * entries as XRANGE gives them (field i, the item, and maybe c, its
+ * chain: cstate.h), not rebuilt here (Lua's work an item was most of a take's
  * cost); the partitions fenced; when there are
  * no items (the caller then waits for some) (part, last entry id)
  * pairs; and (part, position) pairs for the partitions read. */
@@ -109,9 +109,9 @@ static const rscript_t hand_lua = {
   "if redis.call('XDEL', p..'part:'..ARGV[2], ARGV[4]) == 0 then\n"
   "  return 'DONE'\n"
   "end\n"
-  "redis.call('XADD', p..'part:'..ARGV[9], '*', 'seq', ARGV[5],\n"
-  "           'depth', ARGV[6], 'url', ARGV[7], 'host', ARGV[8],\n"
-  "           'chain', ARGV[10])\n"
+  "redis.call('XADD', p..'part:'..ARGV[9], '*', 'i',\n"
+  "           ARGV[5]..' '..ARGV[6]..' '..ARGV[8]..' '..ARGV[7], 'c',\n"
+  "           ARGV[10])\n"
   "redis.call('SADD', p..'ready', ARGV[9])\n"
   "return 'OK'\n"
 };
@@ -243,21 +243,20 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
     if (part == NULL || !rep_is(es, REDIS_REPLY_ARRAY))
       continue;
     for (size_t j = 0; j < es->elements; j++) {
-      const redisReply *e = es->element[j], *seq = entry_field(e, "seq"),
-                       *depth = entry_field(e, "depth"),
-                       *url = entry_field(e, "url"),
-                       *host = entry_field(e, "host"),
-                       *chain = entry_field(e, "chain");
-      if (seq == NULL || depth == NULL || url == NULL || host == NULL ||
-          strlen(e->element[0]->str) >= sizeof(v[k].id))
-        continue;
+      const redisReply *e = es->element[j], *item = entry_field(e, "i"),
+                       *chain = entry_field(e, "c");
       cstate_item_t *it = &v[k];
+      const char *host, *url;
+      size_t nhost;
+      if (item == NULL ||
+          cs_item_parse(item->str, item->len, &it->seq, &it->depth, &host,
+                        &nhost, &url) != 0 ||
+          e->element[0]->len >= sizeof(it->id))
+        continue;
       it->part = atoi(part);
-      snprintf(it->id, sizeof(it->id), "%s", e->element[0]->str);
-      it->seq = strtoull(seq->str, NULL, 10);
-      it->depth = atoi(depth->str);
-      it->url = strdup(url->str);
-      it->hostkey = strdup(host->str);
+      memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);
+      it->url = strdup(url);
+      it->hostkey = strndup(host, nhost);
       it->chain = chain && chain->str[0] ? strdup(chain->str) : NULL;
       k++;
       if (it->url == NULL || it->hostkey == NULL ||

@@ -501,7 +501,7 @@ static void test_commit_batch_malformed_count(void)
             CSTATE_OK);
   /* The second commit's count of adds: its 11th field. */
   struct cstate *in = cs;
-  int at = 11 + 6 * 1 + 10;
+  int at = COMMIT_FIELDS + ADD_FIELDS * 1 + 10;
   CHECK_INT(in->cq.n, at + 1);
   if (in->cq.n == at + 1) {
     in->cq.v[at] = "x";
@@ -1131,10 +1131,55 @@ static void test_new_crawl_not_done(void)
   cstate_close(cs);
 }
 
+/* An item as a partition keeps it (field i) reads back as it was
+ * written; what is not one (a hostile or damaged entry) is refused. */
+static void test_item_field(void)
+{
+  struct args a = { 0 };
+  cs_add_item(&a, 18446744073709551615ULL, 7, "http://h:80",
+              "http://h:80/a b?c");
+  cs_add_item(&a, 0, 0, "k", "u");
+  CHECK_INT(a.n, 2);
+  CHECK(a.n == 2 && a.l[0] == strlen(a.v[0]));
+  if (a.n == 2) {
+    CHECK_STR(a.v[0], "18446744073709551615 7 http://h:80 http://h:80/a b?c");
+    uint64_t seq;
+    int depth;
+    const char *host, *url;
+    size_t nhost;
+    CHECK_INT(cs_item_parse(a.v[0], a.l[0], &seq, &depth, &host, &nhost, &url),
+              0);
+    CHECK(seq == 18446744073709551615ULL);
+    CHECK_INT(depth, 7);
+    CHECK(nhost == 11 && strncmp(host, "http://h:80", nhost) == 0);
+    CHECK_STR(url, "http://h:80/a b?c");
+    CHECK_INT(cs_item_parse(a.v[1], a.l[1], &seq, &depth, &host, &nhost, &url),
+              0);
+    CHECK(seq == 0 && depth == 0 && nhost == 1 && strcmp(url, "u") == 0);
+  }
+  args_free(&a);
+  const char *bad[] = { "",         "1",
+                        "1 2",      "1 2 h",
+                        "1 2 h ",   "x 2 h u",
+                        "1 x h u",  "1 2  u",
+                        "-1 2 h u", "1 99999999999 h u",
+                        "1  2 h u", "99999999999999999999 2 h u" };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    uint64_t seq;
+    int depth;
+    const char *host, *url;
+    size_t nhost;
+    CHECK_INT(cs_item_parse(bad[i], strlen(bad[i]), &seq, &depth, &host, &nhost,
+                            &url),
+              -1);
+  }
+}
+
 int main(void)
 {
   redis_start(&srv);
   RUN(test_url_parsing);
+  RUN(test_item_field);
   RUN(test_unreachable);
   RUN(test_join_and_mismatch);
   RUN(test_old_layout_refused);
