@@ -52,7 +52,11 @@ static const rscript_t lease_lua = {
  * to give (one lighter than the spread between them): begun when the
  * spread is over a tenth of the average (at once when the workers
  * changed), until it is a twentieth, so that a little drift moves
- * nothing (each move lessens the sum of squares, so it ends). Returns,
+ * nothing (each move lessens the sum of squares, so it ends); between
+ * changes of the workers alive, only partitions with a backlog move (an
+ * empty one moved changes nothing but costs a release, a take and its
+ * hosts' buckets: two workers of the generated site moved thirty back
+ * and forth every half second). Returns,
  * for each partition, the token held after ('-' before it: the plan
  * gives it elsewhere; renewed meanwhile), then the commit's token, the
  * workers alive, how many partitions are on their way to or from this
@@ -127,7 +131,8 @@ static const rscript_t keep_lua = {
   "      for _, hi in ipairs(donors) do\n"
   "        local spread = W[hi] - W[lo]\n"
   "        for i = 0, np - 1 do\n"
-  "          if plan[i] == hi and wt[i] < spread then\n"
+  "          if plan[i] == hi and wt[i] < spread and\n"
+  "             (joined or wt[i] > 1) then\n"
   "            local d = math.abs(spread - 2 * wt[i])\n"
   "            if best == nil or d < bd then best, bd = i, d end\n"
   "          end\n"

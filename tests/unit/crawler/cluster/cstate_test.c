@@ -991,6 +991,100 @@ static void test_plan_balances(void)
   cstate_close(cs);
 }
 
+/* plan_text: the plan in Redis of crawl NAME, as one string (partition
+ * and worker pairs in HGETALL's order), into BUF of size N. */
+static void plan_text(cstate_t *cs, const char *name, char *buf, size_t n)
+{
+  char key[64];
+  snprintf(key, sizeof(key), "tse:{%s}:plan", name);
+  buf[0] = '\0';
+  redisReply *rep = rconn_cmdf(cstate_rconn(cs), "HGETALL", key, NULL);
+  for (size_t i = 0, at = 0; rep != NULL && i < rep->elements && at < n; i++)
+    at += (size_t)snprintf(buf + at, n - at, "%s ", rep->element[i]->str);
+  if (rep)
+    freeReplyObject(rep);
+}
+
+/* The weighing moves work, not empty partitions: one partition holds
+ * the whole backlog, which no move can split; the first worker's empty
+ * ones moved to the second would change nothing but cost a release, a
+ * take and the hosts' buckets each (2 workers of the generated site moved
+ * thirty of them back and forth every half second). */
+static void test_plan_keeps_empty(void)
+{
+  char err[256], w1[32], w2[32];
+  int rc;
+  bool created;
+  cstate_t *cs = join("pe", params, 3, &rc, &created, err, sizeof(err));
+  CHECK_INT(cstate_register(cs, "localhost 1", w1, sizeof(w1)), CSTATE_OK);
+  CHECK_INT(cstate_register(cs, "localhost 2", w2, sizeof(w2)), CSTATE_OK);
+  uint64_t t1[CSTATE_PARTS] = { 0 }, t2[CSTATE_PARTS] = { 0 }, c1 = 0, c2 = 0;
+  bool give[CSTATE_PARTS];
+  int alive, moving;
+  long pauses;
+  CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  CHECK_INT(cstate_keep(cs, w2, 60000, 3, t2, give, &c2, &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  int kept = -1;
+  for (int i = 0; i < CSTATE_PARTS; i++) {
+    if (give[i]) {
+      char what[16];
+      snprintf(what, sizeof(what), "part:%d", i);
+      CHECK_INT(cstate_release(cs, what, t1[i]), CSTATE_OK);
+      t1[i] = 0;
+    } else if (t1[i] != 0) {
+      kept = i;
+    }
+  }
+  CHECK(kept >= 0);
+  CHECK_INT(cstate_keep(cs, w2, 60000, 3, t2, give, &c2, &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  /* A thousand items in one of the first's partitions. */
+  rconn_t *r = cstate_rconn(cs);
+  char key[32];
+  snprintf(key, sizeof(key), "tse:{pe}:part:%d", kept);
+  for (int k = 0; kept >= 0 && k < 1000; k++) {
+    const char *argv[] = { "XADD", key, "*", "i", "1 1 h u" };
+    CHECK_INT(rconn_queue_cmd(r, 5, argv, NULL), 0);
+  }
+  int nq = rconn_queued(r);
+  redisReply **reps = calloc((size_t)nq, sizeof(*reps));
+  CHECK_INT(rconn_flush(r, reps), nq);
+  for (int i = 0; i < nq; i++)
+    if (reps[i])
+      freeReplyObject(reps[i]);
+  free(reps);
+  char before[1024], after[1024];
+  plan_text(cs, "pe", before, sizeof(before));
+  /* Weighed a second ago, by Redis's clock: the next keep weighs. */
+  redisReply *tr = rconn_cmdf(r, "TIME", NULL);
+  CHECK(tr != NULL && tr->type == REDIS_REPLY_ARRAY && tr->elements == 2);
+  if (tr != NULL && tr->type == REDIS_REPLY_ARRAY && tr->elements == 2) {
+    long long at = atoll(tr->element[0]->str) * 1000 +
+                   atoll(tr->element[1]->str) / 1000 - 1000;
+    char v[32];
+    snprintf(v, sizeof(v), "%lld", at);
+    redisReply *rep = rconn_cmdf(r, "HSET", "tse:{pe}:planned", "at", v, NULL);
+    if (rep)
+      freeReplyObject(rep);
+  }
+  if (tr)
+    freeReplyObject(tr);
+  CHECK_INT(cstate_keep(cs, w2, 60000, 0, t2, give, &c2, &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  plan_text(cs, "pe", after, sizeof(after));
+  CHECK_STR(after, before);
+  cstate_close(cs);
+}
+
 /* plan_of: the weight of each worker's partitions by the plan in Redis
  * (crawl NAME, backlog LOAD, each one more), into W[0..2] for w1..w3. */
 static void plan_of(cstate_t *cs, const char *name, const long *load, long w[3])
@@ -1194,6 +1288,7 @@ int main(void)
   RUN(test_commit_batch_malformed_count);
   RUN(test_plan_balances);
   RUN(test_plan_second_donor);
+  RUN(test_plan_keeps_empty);
   RUN(test_new_crawl_not_done);
   RUN(test_join_needs_every_option);
   RUN(test_restart_and_wipe);
