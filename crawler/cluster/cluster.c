@@ -63,6 +63,14 @@ void cl_unblock(cluster_t *c, bool committer)
   cstate_close(cs);
 }
 
+void cl_stop_locked(cluster_t *c)
+{
+  c->stopping = true;
+  pthread_cond_broadcast(&c->cond);
+  pthread_cond_broadcast(&c->kcond);
+  pthread_cond_broadcast(&c->ccond);
+}
+
 /* cl_fail: the crawl cannot go on in this worker: say why (first failure
  * wins) and stop the engine. No lock held. */
 void cl_fail(cluster_t *c, int status, const char *fmt, ...)
@@ -76,8 +84,7 @@ void cl_fail(cluster_t *c, int status, const char *fmt, ...)
     vsnprintf(c->err, sizeof(c->err), fmt, ap);
     va_end(ap);
   }
-  c->stopping = true;
-  pthread_cond_broadcast(&c->cond);
+  cl_stop_locked(c);
   pthread_mutex_unlock(&c->lock);
   if (first && c->e != NULL)
     engine_fail(c->e, CLUSTER_EFAILED);
@@ -156,8 +163,7 @@ void cl_mark_complete(cluster_t *c)
   bool unhold = !c->unheld;
   c->complete = true;
   c->unheld = true;
-  c->stopping = true;
-  pthread_cond_broadcast(&c->cond);
+  cl_stop_locked(c);
   pthread_mutex_unlock(&c->lock);
   if (unhold) {
     engine_unhold(c->e);
@@ -185,6 +191,8 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   pthread_condattr_init(&ca);
   pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
   pthread_cond_init(&c->cond, &ca);
+  pthread_cond_init(&c->kcond, &ca);
+  pthread_cond_init(&c->ccond, &ca);
   pthread_cond_init(&c->pcond, &ca);
   pthread_condattr_destroy(&ca);
   c->taken = fptable_new(0, 256);
@@ -299,8 +307,7 @@ int cluster_finish(cluster_t *c)
     pthread_join(c->publisher, NULL);
   }
   pthread_mutex_lock(&c->lock);
-  c->stopping = true;
-  pthread_cond_broadcast(&c->cond);
+  cl_stop_locked(c);
   bool unhold = !c->unheld;
   c->unheld = true;
   pthread_mutex_unlock(&c->lock);
@@ -425,6 +432,8 @@ void cluster_delete(cluster_t *c)
   if (c->counts != NULL)
     hashtable_delete(c->counts, free);
   pthread_cond_destroy(&c->cond);
+  pthread_cond_destroy(&c->kcond);
+  pthread_cond_destroy(&c->ccond);
   pthread_cond_destroy(&c->pcond);
   pthread_mutex_destroy(&c->lock);
   free(c);

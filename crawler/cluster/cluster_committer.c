@@ -370,7 +370,7 @@ void *cl_committer_main(void *arg)
     while (!c->stopping && !(c->commit_held && c->commit_turn != c->turn) &&
            !(c->commit_held && c->commit_turn == c->turn && c->turn != 0)) {
       struct timespec ts = cl_deadline(1);
-      pthread_cond_timedwait(&c->cond, &c->lock, &ts);
+      pthread_cond_timedwait(&c->ccond, &c->lock, &ts);
     }
     if (c->stopping) {
       pthread_mutex_unlock(&c->lock);

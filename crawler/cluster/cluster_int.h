@@ -131,7 +131,10 @@ struct cluster {
   cstate_t *kconn; /* keeper (the join's connection) */
 
   pthread_mutex_t lock;
-  pthread_cond_t cond;
+  pthread_cond_t cond;  /* items done (room for the feeder), wake-ups */
+  pthread_cond_t kcond; /* the keeper's sleep: woken to stop only */
+  pthread_cond_t ccond; /* the committer's wait for a turn: the commit
+                           lease taken, or stop */
   struct part parts[CSTATE_PARTS];
   long pauses; /* the keeper's: cstate_keep's count of pauses when last
                   read */
@@ -239,8 +242,12 @@ void cl_feeder_wake(cluster_t *c);
 /* ---- cluster.c ---- */
 
 /* cl_deadline: a CLOCK_MONOTONIC time SECONDS from now (frontier_now's
- * clock), for pthread_cond_timedwait on `cond`. */
+ * clock), for pthread_cond_timedwait on `cond`, `kcond` or `ccond`. */
 struct timespec cl_deadline(double seconds);
+
+/* cl_stop_locked: set `stopping` and wake every thread that waits for
+ * it. Caller holds c->lock. */
+void cl_stop_locked(cluster_t *c);
 
 /* cl_fail: the crawl cannot go on in this worker: say why (the first
  * failure wins) and stop the engine. Any thread, no lock held. */

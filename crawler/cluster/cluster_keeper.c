@@ -191,7 +191,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
     }
     c->commit_held = true;
     c->commit_until = until;
-    pthread_cond_broadcast(&c->cond);
+    pthread_cond_broadcast(&c->ccond);
   } else {
     c->commit_held = false;
   }
@@ -270,7 +270,7 @@ void *cl_keeper_main(void *arg)
     double next = moving ? MOVING_TICK_SECONDS : tick;
     struct timespec ts = cl_deadline(next - (frontier_now() - t0));
     while (!c->stopping &&
-           pthread_cond_timedwait(&c->cond, &c->lock, &ts) != ETIMEDOUT)
+           pthread_cond_timedwait(&c->kcond, &c->lock, &ts) != ETIMEDOUT)
       ;
     bool stop = c->stopping;
     pthread_mutex_unlock(&c->lock);
