@@ -734,14 +734,6 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
   if (rc == CSTATE_EMISMATCH)
     refuse(EXIT_PAGEDIR, "--cluster: %s", err);
   if (rc == CSTATE_COMPLETE) {
-    /* The worker whose commit ended the crawl removes the temporary
-     * names (wcluster_finish); what it left, killed, goes now, if the
-     * directory is this crawl's. */
-    char *had = NULL, *want = NULL;
-    if (pagedir_marker_compare(dir, params, &had, &want) == 0)
-      pagedir_remove_tmp(dir);
-    free(had);
-    free(want);
     fprintf(stderr, "%s: crawl '%s' is complete already; nothing to do\n", prog,
             c->crawl_name);
     exit(0);

@@ -210,13 +210,10 @@ int wcluster_finish(struct webcrawl *w, int status)
     w->st->seed_saved = why[0] == '\0';
     snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
   }
-  /* Every item is committed: no temporary file is anyone's now. One
-   * worker removes them, the one whose commit ended the crawl: two at
-   * once took as long as one (the directory is locked for each
-   * removal), at twice the CPU. A later worker of the complete crawl
-   * removes what that one, killed, left (crawler.c). */
-  if (cluster_ended_here(w->cluster))
-    pagedir_remove_tmp(w->o->pagedir);
+  /* Every item is committed: no temporary file is anyone's now. Every
+   * worker removes them (another may have failed, or written one late:
+   * an item fetched twice), each name once, the others not found. */
+  pagedir_remove_tmp(w->o->pagedir);
   return status == ENGINE_ESTOPPED ? CRAWL_OK : status;
 }
 

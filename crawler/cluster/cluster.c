@@ -325,11 +325,6 @@ int cluster_finish(cluster_t *c)
   return c->complete ? 0 : 1;
 }
 
-bool cluster_ended_here(const cluster_t *c)
-{
-  return c->ended_here;
-}
-
 const char *cluster_error(const cluster_t *c)
 {
   return c->err;

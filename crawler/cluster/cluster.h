@@ -111,11 +111,6 @@ int cluster_start(cluster_t *c, engine_t *e);
  * why; or 1 if the engine stopped before completion (an interrupt). */
 int cluster_finish(cluster_t *c);
 
-/* cluster_ended_here: whether the crawl became complete in this worker's
- * commit (or its turn at the commit found it complete): the one worker
- * that then removes the temporary names. After cluster_finish. */
-bool cluster_ended_here(const cluster_t *c);
-
 /* cluster_error: why the worker failed (borrowed). */
 const char *cluster_error(const cluster_t *c);
 

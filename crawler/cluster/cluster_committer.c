@@ -232,10 +232,8 @@ static int commit_flush(cluster_t *c)
   if (rc == 0 && same_turn)
     rents_done(c); /* else begin_turn reads them all again */
   free(status);
-  if (complete) {
-    c->ended_here = true;
+  if (complete)
     cl_mark_complete(c);
-  }
   return rc;
 }
 
@@ -322,7 +320,6 @@ static int begin_turn(cluster_t *c)
   c->queued_next = st.next_commit;
   if (st.next_commit == st.next_seq) {
     /* Complete: nothing more to commit, no seen set to load. */
-    c->ended_here = true;
     cl_mark_complete(c);
     return 0;
   }

@@ -144,7 +144,6 @@ struct cluster {
   unsigned commit_turn; /* bumped at each new hold of the commit */
   size_t inflight;
   bool stopping, complete, unheld;
-  bool ended_here; /* this worker's commit (or turn) found it complete */
   int failure;
   char err[400];
   fptable_t *taken;    /* entry ids of items in flight here */

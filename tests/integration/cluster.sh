@@ -63,24 +63,12 @@ done
 check_eq "course: nothing is requested twice in a crawl (3 crawls)" \
   "$(log_targets | sort | uniq -c | awk '$1 > 3' | wc -l)" 0
 
-# The crawl is complete: a worker started now says so and exits 0. The
-# temporary names go with the commit that ended the crawl; what that
-# worker left (killed just after it) goes now, in the crawl's directory
-# only.
-echo left > "$TEST_DIR/course2/.tmp-left"
+# The crawl is complete: a worker started now says so and exits 0.
 "$BIN/crawler" --cluster "$REDIS_URL" --crawl-name course2 --rate 0 \
   "$BASE_URL/index.html" "$TEST_DIR/course2" 5 2>"$TEST_DIR/late.err"
 check_eq "a worker after the end exits 0" "$?" 0
 check "and says the crawl is complete" grep -q "complete already" \
   "$TEST_DIR/late.err"
-check "and removes a temporary name left in the crawl's directory" \
-  test ! -e "$TEST_DIR/course2/.tmp-left"
-mkdir "$TEST_DIR/notours"
-echo mine > "$TEST_DIR/notours/.tmp-mine"
-"$BIN/crawler" --cluster "$REDIS_URL" --crawl-name course2 --rate 0 \
-  "$BASE_URL/index.html" "$TEST_DIR/notours" 5 2>"$TEST_DIR/late2.err"
-check "but not in a directory that is not the crawl's" \
-  test -e "$TEST_DIR/notours/.tmp-mine"
 
 # An option that differs is refused (exit 3), naming it; nothing written.
 mkdir "$TEST_DIR/other"
