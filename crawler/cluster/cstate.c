@@ -121,7 +121,7 @@ void cs_add_item(struct args *a, uint64_t seq, int depth, const char *hostkey,
     a->nomem = true;
     return;
   }
-  char num[24], *s = num + sizeof(num);
+  char num[48], *s = num + sizeof(num); /* 20 digits, a space, 10 */
   uint64_t d = depth < 0 ? 0 : (uint64_t)depth;
   do
     *--s = (char)('0' + d % 10);
@@ -169,10 +169,10 @@ int cs_item_parse(const char *v, size_t n, uint64_t *seq, int *depth,
   if (!digits(&s, end, seq) || s == end || *s++ != ' ' ||
       !digits(&s, end, &d) || d > INT_MAX || s == end || *s++ != ' ')
     return -1;
-  const char *h = s;
+  const char *h = s; /* maybe empty: an add without a host key */
   while (s < end && *s != ' ')
     s++;
-  if (s == h || s == end || s + 1 == end)
+  if (s == end || s + 1 == end)
     return -1;
   *depth = (int)d;
   *hostkey = h;

@@ -44,19 +44,21 @@ static const rscript_t lease_lua = {
  * --status. The plan (hash
  * `plan`: part -> worker) is where the partitions should be, weighed by
  * their backlog (the items queued or in flight: the stream's length, as
- * a result deletes its item), each one more so that empty ones spread by
- * count. A partition whose worker is not alive goes to the lightest
- * worker; every half second (a tenth when the caller is idle), or at
- * once when the workers alive change,
- * partitions move to the lightest worker from the heaviest that has one
- * to give (one lighter than the spread between them): begun when the
- * spread is over a tenth of the average (at once when the workers
- * changed), until it is a twentieth, so that a little drift moves
- * nothing (each move lessens the sum of squares, so it ends); between
- * changes of the workers alive, only partitions with a backlog move (an
- * empty one moved changes nothing but costs a release, a take and its
- * hosts' buckets: two workers of the generated site moved thirty back
- * and forth every half second). Returns,
+ * a result deletes its item), each one more when the workers alive
+ * changed, so that empty ones spread by count then. A partition whose worker is
+ * not alive goes to the lightest worker; every half second (a tenth when the
+ * caller is idle), or at once when the workers alive change, partitions move to
+ * the lightest worker from the heaviest that has one to give (one lighter than
+ * the spread between them): begun when the spread is over a tenth of the
+ * average (at once when the workers changed), until it is a twentieth, so that
+ * a little drift moves nothing (each move lessens the sum of squares, so it
+ * ends). Between changes of the workers alive, backlog alone: only partitions
+ * with one move (an empty one moved changes nothing but costs a release, a take
+ * and its hosts' buckets: two workers of the generated site moved thirty
+ * back and forth every half second), and the empty ones a worker
+ * gathered weigh nothing against work (counted one each, they once
+ * outweighed two partitions of 30 items while their worker idled).
+ * Returns,
  * for each partition, the token held after ('-' before it: the plan
  * gives it elsewhere; renewed meanwhile), then the commit's token, the
  * workers alive, how many partitions are on their way to or from this
@@ -93,10 +95,10 @@ static const rscript_t keep_lua = {
   "local joined = sig ~= pl[2]\n"
   "local due = joined or now - at >= (ARGV[6] == '0' and 100 or 500)\n"
   "if #alive > 0 and (#orphans > 0 or due) then\n"
-  "  local wt, W, total = {}, {}, 0\n"
+  "  local wt, W, total, plus = {}, {}, 0, joined and 1 or 0\n"
   "  for _, w in ipairs(alive) do W[w] = 0 end\n"
   "  for i = 0, np - 1 do\n"
-  "    wt[i] = 1 + redis.call('XLEN', p..'part:'..i)\n"
+  "    wt[i] = plus + redis.call('XLEN', p..'part:'..i)\n"
   "    total = total + wt[i]\n"
   "    if live[plan[i]] then W[plan[i]] = W[plan[i]] + wt[i] end\n"
   "  end\n"
@@ -131,8 +133,7 @@ static const rscript_t keep_lua = {
   "      for _, hi in ipairs(donors) do\n"
   "        local spread = W[hi] - W[lo]\n"
   "        for i = 0, np - 1 do\n"
-  "          if plan[i] == hi and wt[i] < spread and\n"
-  "             (joined or wt[i] > 1) then\n"
+  "          if plan[i] == hi and wt[i] > 0 and wt[i] < spread then\n"
   "            local d = math.abs(spread - 2 * wt[i])\n"
   "            if best == nil or d < bd then best, bd = i, d end\n"
   "          end\n"

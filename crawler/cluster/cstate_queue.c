@@ -275,8 +275,16 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
       if (item == NULL ||
           cs_item_parse(item->str, item->len, &it->seq, &it->depth, &host,
                         &nhost, &url) != 0 ||
-          e->element[0]->len >= sizeof(it->id))
-        continue;
+          e->element[0]->len >= sizeof(it->id)) {
+        /* Not what this crawler writes: skipped, the commit would wait
+         * for its seq for ever. */
+        cstate_items_free(v, k);
+        snprintf(cs->err, sizeof(cs->err),
+                 "taking items: a malformed item in partition %s (entry %s)",
+                 part, rep_str(e->element[0]) ? e->element[0]->str : "?");
+        freeReplyObject(rep);
+        return CSTATE_EREDIS;
+      }
       it->part = atoi(part);
       memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);
       it->url = strdup(url);
