@@ -342,22 +342,55 @@ int pagedir_publish_link(const char *dir, const char *tmp, int id)
   return rc;
 }
 
+/* kept_name: the temporary name page ID is kept under once unpublished,
+ * in BUF (size N). */
+static void kept_name(char *buf, size_t n, int id)
+{
+  snprintf(buf, n, TMP_PREFIX "kept-%d", id);
+}
+
 int pagedir_unpublish_after(const char *dir, int last)
 {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  int rc = 0;
   for (int id = last + 1;; id++) {
-    char name[24];
+    char name[24], kept[40];
     snprintf(name, sizeof(name), "%d", id);
-    char *path = path_join(dir, name);
-    if (path == NULL)
-      return -1;
-    int rc = unlink(path);
-    int err = errno;
-    free(path);
-    if (rc != 0) {
-      errno = err;
-      return err == ENOENT ? 0 : -1;
+    kept_name(kept, sizeof(kept), id);
+    if (renameat(fd, name, fd, kept) != 0) {
+      rc = errno == ENOENT ? 0 : -1;
+      break;
     }
   }
+  int err = errno;
+  close(fd);
+  errno = err;
+  return rc;
+}
+
+int pagedir_publish_kept(const char *dir, int id, const char *url, int depth)
+{
+  char kept[40];
+  kept_name(kept, sizeof(kept), id);
+  pagedir_page_t page;
+  if (pagedir_load_name(dir, kept, &page) != 0)
+    return -1;
+  bool same = strcmp(page.url, url) == 0 && page.depth == depth;
+  pagedir_page_free(&page);
+  if (!same) {
+    errno = ENOENT; /* not this page's: as if there were none */
+    return -1;
+  }
+  char *path = path_join(dir, kept);
+  if (path == NULL)
+    return -1;
+  int rc = pagedir_publish_link(dir, path, id);
+  int err = errno;
+  free(path);
+  errno = err;
+  return rc;
 }
 
 long long pagedir_journal_size(const char *dir)

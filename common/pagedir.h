@@ -201,10 +201,20 @@ PAGEDIR_EXTERN char *pagedir_tmp_join(const char *dir, const char *name);
 PAGEDIR_EXTERN int pagedir_publish_link(const char *dir, const char *tmp,
                                         int id);
 
-/* pagedir_unpublish_after: remove DIR/ID for every ID above LAST, in
+/* pagedir_unpublish_after: unpublish DIR/ID for every ID above LAST, in
  * order, until one is missing (what a shared crawl's commit published
- * but did not record). Returns 0 or -1 (errno). */
+ * but did not record): each is kept under a temporary name
+ * (".tmp-kept-ID", removed with the others by pagedir_remove_tmp), for
+ * pagedir_publish_kept. Returns 0 or -1 (errno). */
 PAGEDIR_EXTERN int pagedir_unpublish_after(const char *dir, int last);
+
+/* pagedir_publish_kept: publish as ID the page pagedir_unpublish_after
+ * kept from ID, if it is the page of URL at DEPTH (its lines 1 and 2):
+ * what a shared crawl commits again once its temporary name is gone (the
+ * crawl was complete, and Redis lost the last commits). Returns 0, or -1
+ * (errno; ENOENT: none kept, or another page's). */
+PAGEDIR_EXTERN int pagedir_publish_kept(const char *dir, int id,
+                                        const char *url, int depth);
 
 /* pagedir_journal_size: the bytes of DIR/.journal (0 if there is none),
  * or -1 (errno). */

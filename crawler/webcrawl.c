@@ -540,8 +540,14 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
     if (w->cluster != NULL) {
       /* Its temporary file stays until the commit is recorded: a
        * committer after this one may publish it again (wcluster.c). */
-      if (pagedir_publish_link(w->o->pagedir, p->tmp, id) != 0)
-        return io_fail(w, e, "save", id, errno);
+      if (pagedir_publish_link(w->o->pagedir, p->tmp, id) != 0) {
+        /* Gone with the crawl's end, which Redis then lost: the page
+         * unpublished at the takeover is this one (wcluster.c). */
+        int err = errno;
+        if (err != ENOENT ||
+            pagedir_publish_kept(w->o->pagedir, id, it->url, it->depth) != 0)
+          return io_fail(w, e, "save", id, err);
+      }
     } else {
       if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0)
         return io_fail(w, e, "save", id, errno);

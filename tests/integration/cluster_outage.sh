@@ -1,6 +1,7 @@
 # cluster_outage: a single worker whose
 # Redis is down for longer than its lease (and, last, one whose Redis
-# comes back without its last seconds while the committer waits): its leases lapse, the keeper
+# comes back without its last seconds while the committer waits, and
+# one whose Redis loses the commits that completed the crawl): its leases lapse, the keeper
 # takes every partition again under new tokens, and results the publisher
 # had in hand are fenced and sent again under the new ones while more
 # wait on its queue. The crawl must still complete, the same as one
@@ -102,5 +103,53 @@ check_eq "Redis back without the committed seed: the worker completes" \
   "$?" 0
 check "and the directory equals one process's" \
   diff -r "$TEST_DIR/rollback-ref" "$TEST_DIR/rollback"
+server_stop
+
+# Redis loses the commits that completed the crawl (a snapshot while
+# a.html's result waits for slow.html's commit, seq 1 before it), after
+# the worker removed the temporary names at the end: a.html's result is
+# back in Redis, its temporary name gone. The takeover keeps the pages
+# it unpublishes (.tmp-kept-ID), and the commit publishes a.html from
+# there: without, every worker stopped with "cannot save page 3"
+# (found by review).
+S=$TEST_DIR/ended-site
+mkdir "$S"
+echo '<a href="slow.html">slow</a> <a href="a.html">a</a>' >"$S/index.html"
+echo 'a' >"$S/a.html"
+echo 'slow' >"$S/slow.html"
+printf '/slow.html delay 5\n' >"$TEST_DIR/ended-rules"
+server_start "$S" --rules "$TEST_DIR/ended-rules" ||
+  { not_ok "server starts"; finish; }
+mkdir "$TEST_DIR/ended-ref" "$TEST_DIR/ended"
+"$BIN/crawler" --quiet --rate 0 "$BASE_URL/index.html" "$TEST_DIR/ended-ref" 1
+timeout -k 5 60 "$BIN/crawler" --quiet --cluster "$REDIS_URL" \
+  --crawl-name ended --rate 0 "$BASE_URL/index.html" "$TEST_DIR/ended" 1 \
+  2>"$TEST_DIR/ended.err" &
+w=$!
+sleep 2 # a.html's result published, waiting for slow.html
+check "a result waits for its commit" \
+  test "$(redis-cli -p "$REDIS_PORT" XLEN 'tse:{ended}:results')" -gt 0
+redis-cli -p "$REDIS_PORT" BGREWRITEAOF >/dev/null
+sleep 0.5
+rm -rf "$TEST_DIR/aof"
+cp -a "$REDIS_DIR/appendonlydir" "$TEST_DIR/aof"
+wait "$w"
+check_eq "the crawl completes" "$?" 0
+check_eq "and its temporary names are gone" \
+  "$(ls -A "$TEST_DIR/ended" | grep -c '^\.tmp-')" 0
+redis_kill
+rm -rf "$REDIS_DIR/appendonlydir"
+cp -a "$TEST_DIR/aof" "$REDIS_DIR/appendonlydir"
+redis_restart || not_ok "redis-server restarts"
+check_eq "Redis came back before the completing commits" \
+  "$(redis-cli -p "$REDIS_PORT" HGET 'tse:{ended}:meta' state)" running
+timeout -k 5 60 "$BIN/crawler" --quiet --cluster "$REDIS_URL" \
+  --crawl-name ended --rate 0 "$BASE_URL/index.html" "$TEST_DIR/ended" 1 \
+  2>"$TEST_DIR/ended2.err"
+check_eq "a worker started again completes it" "$?" 0
+check "and the directory equals one process's" \
+  diff -r "$TEST_DIR/ended-ref" "$TEST_DIR/ended"
+check_eq "with no temporary name left" \
+  "$(ls -A "$TEST_DIR/ended" | grep -c '^\.tmp-')" 0
 server_stop
 finish

@@ -534,6 +534,58 @@ static void test_tmp_rewrite(void)
   remove_dir(dir);
 }
 
+/* A shared crawl's takeover unpublishes what was not recorded, keeping
+ * each page (.tmp-kept-ID), and publishes it again from there only as
+ * the page of the same URL and depth: its temporary name may be gone
+ * (the crawl ended, then Redis lost the last commits). */
+static void test_unpublish_keeps(void)
+{
+  char *dir = fresh_dir();
+  char err[256];
+  CHECK_INT(pagedir_init(dir, NULL, err, sizeof(err)), 0);
+  for (int id = 1; id <= 3; id++) {
+    char url[32];
+    snprintf(url, sizeof(url), "http://h/%d", id);
+    char *tmp = pagedir_write_tmp(dir, (unsigned long long)id, url, 1, "x", 1,
+                                  id == 3 ? PAGEDIR_GZIP : 0);
+    CHECK(tmp != NULL);
+    CHECK_INT(pagedir_publish_link(dir, tmp, id), 0);
+    if (tmp)
+      unlink(tmp); /* the crawl's end */
+    free(tmp);
+  }
+  CHECK_INT(pagedir_unpublish_after(dir, 1), 0);
+  pagedir_page_t page;
+  CHECK_INT(pagedir_load(dir, 2, &page), -1);
+  CHECK_INT(pagedir_count(dir), 1);
+  errno = 0;
+  CHECK_INT(pagedir_publish_kept(dir, 2, "http://h/3", 1), -1);
+  CHECK_INT(errno, ENOENT); /* another page's */
+  errno = 0;
+  CHECK_INT(pagedir_publish_kept(dir, 2, "http://h/2", 2), -1);
+  CHECK_INT(errno, ENOENT); /* another depth */
+  errno = 0;
+  CHECK_INT(pagedir_publish_kept(dir, 4, "http://h/4", 1), -1);
+  CHECK_INT(errno, ENOENT); /* none kept */
+  CHECK_INT(pagedir_publish_kept(dir, 2, "http://h/2", 1), 0);
+  CHECK_INT(pagedir_publish_kept(dir, 3, "http://h/3", 1), 0); /* gzip */
+  CHECK_INT(pagedir_publish_kept(dir, 3, "http://h/3", 1), 0); /* again */
+  CHECK_INT(pagedir_load(dir, 3, &page), 0);
+  CHECK_STR(page.url, "http://h/3");
+  pagedir_page_free(&page);
+  CHECK_INT(pagedir_remove_tmp(dir), 0);
+  CHECK_INT(pagedir_count(dir), 3);
+  DIR *d = opendir(dir);
+  struct dirent *de;
+  int left = 0;
+  while (d != NULL && (de = readdir(d)) != NULL)
+    left += strncmp(de->d_name, ".tmp-", 5) == 0;
+  if (d)
+    closedir(d);
+  CHECK_INT(left, 0);
+  remove_dir(dir);
+}
+
 int main(void)
 {
   RUN(test_init_writes_the_format);
@@ -549,5 +601,6 @@ int main(void)
   RUN(test_journal);
   RUN(test_named_files);
   RUN(test_tmp_rewrite);
+  RUN(test_unpublish_keeps);
   return TEST_EXIT();
 }
