@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -342,11 +343,15 @@ int pagedir_publish_link(const char *dir, const char *tmp, int id)
   return rc;
 }
 
-/* kept_name: the temporary name page ID is kept under once unpublished,
- * in BUF (size N). */
-static void kept_name(char *buf, size_t n, int id)
+/* kept_name: the temporary name the page of URL is kept under once
+ * unpublished (by its URL, not its ID: a history redone may give it
+ * another), in BUF (size N). FNV-1a, 64 bits. */
+static void kept_name(char *buf, size_t n, const char *url)
 {
-  snprintf(buf, n, TMP_PREFIX "kept-%d", id);
+  uint64_t h = 14695981039346656037ULL;
+  for (const unsigned char *s = (const unsigned char *)url; *s; s++)
+    h = (h ^ *s) * 1099511628211ULL;
+  snprintf(buf, n, TMP_PREFIX "kept-%016llx", (unsigned long long)h);
 }
 
 int pagedir_unpublish_after(const char *dir, int last)
@@ -358,8 +363,22 @@ int pagedir_unpublish_after(const char *dir, int last)
   for (int id = last + 1;; id++) {
     char name[24], kept[40];
     snprintf(name, sizeof(name), "%d", id);
-    kept_name(kept, sizeof(kept), id);
-    if (renameat(fd, name, fd, kept) != 0) {
+    char *url = pagedir_load_url(dir, id);
+    if (url == NULL && errno == ENOENT)
+      break;
+    if (url == NULL) { /* not a page: nothing to keep */
+      if (unlinkat(fd, name, 0) != 0) {
+        rc = errno == ENOENT ? 0 : -1;
+        break;
+      }
+      continue;
+    }
+    kept_name(kept, sizeof(kept), url);
+    free(url);
+    /* Not a name of the same file (a page published from there again):
+     * renaming one name of a file to another is no change at all. */
+    if ((unlinkat(fd, kept, 0) != 0 && errno != ENOENT) ||
+        renameat(fd, name, fd, kept) != 0) {
       rc = errno == ENOENT ? 0 : -1;
       break;
     }
@@ -373,7 +392,7 @@ int pagedir_unpublish_after(const char *dir, int last)
 int pagedir_publish_kept(const char *dir, int id, const char *url, int depth)
 {
   char kept[40];
-  kept_name(kept, sizeof(kept), id);
+  kept_name(kept, sizeof(kept), url);
   pagedir_page_t page;
   if (pagedir_load_name(dir, kept, &page) != 0)
     return -1;

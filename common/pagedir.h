@@ -203,13 +203,14 @@ PAGEDIR_EXTERN int pagedir_publish_link(const char *dir, const char *tmp,
 
 /* pagedir_unpublish_after: unpublish DIR/ID for every ID above LAST, in
  * order, until one is missing (what a shared crawl's commit published
- * but did not record): each is kept under a temporary name
- * (".tmp-kept-ID", removed with the others by pagedir_remove_tmp), for
- * pagedir_publish_kept. Returns 0 or -1 (errno). */
+ * but did not record): each page is kept under a temporary name of its
+ * URL (".tmp-kept-HASH", removed with the others by pagedir_remove_tmp),
+ * for pagedir_publish_kept; a file that is no page is removed. Returns 0
+ * or -1 (errno). */
 PAGEDIR_EXTERN int pagedir_unpublish_after(const char *dir, int last);
 
-/* pagedir_publish_kept: publish as ID the page pagedir_unpublish_after
- * kept from ID, if it is the page of URL at DEPTH (its lines 1 and 2):
+/* pagedir_publish_kept: publish as ID the page of URL at DEPTH (its lines
+ * 1 and 2) that pagedir_unpublish_after kept, whatever its ID was:
  * what a shared crawl commits again once its temporary name is gone (the
  * crawl was complete, and Redis lost the last commits). Returns 0, or -1
  * (errno; ENOENT: none kept, or another page's). */

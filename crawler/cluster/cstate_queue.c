@@ -277,13 +277,15 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
                         &nhost, &url) != 0 ||
           e->element[0]->len >= sizeof(it->id)) {
         /* Not what this crawler writes: skipped, the commit would wait
-         * for its seq for ever. */
+         * for its seq for ever; taken again, every take would stop here.
+         * The data set is not this crawl's as it wrote it. */
         cstate_items_free(v, k);
         snprintf(cs->err, sizeof(cs->err),
-                 "taking items: a malformed item in partition %s (entry %s)",
+                 "taking items: a malformed item in partition %s (entry "
+                 "%s): not this crawler's",
                  part, rep_str(e->element[0]) ? e->element[0]->str : "?");
         freeReplyObject(rep);
-        return CSTATE_EREDIS;
+        return CSTATE_LOST;
       }
       it->part = atoi(part);
       memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);

@@ -535,9 +535,9 @@ static void test_tmp_rewrite(void)
 }
 
 /* A shared crawl's takeover unpublishes what was not recorded, keeping
- * each page (.tmp-kept-ID), and publishes it again from there only as
- * the page of the same URL and depth: its temporary name may be gone
- * (the crawl ended, then Redis lost the last commits). */
+ * each page by its URL, and publishes it again from there as the page of
+ * the same URL and depth, whatever its ID now: its temporary name may be
+ * gone (the crawl ended, then Redis lost the last commits). */
 static void test_unpublish_keeps(void)
 {
   char *dir = fresh_dir();
@@ -559,20 +559,25 @@ static void test_unpublish_keeps(void)
   CHECK_INT(pagedir_load(dir, 2, &page), -1);
   CHECK_INT(pagedir_count(dir), 1);
   errno = 0;
-  CHECK_INT(pagedir_publish_kept(dir, 2, "http://h/3", 1), -1);
-  CHECK_INT(errno, ENOENT); /* another page's */
-  errno = 0;
   CHECK_INT(pagedir_publish_kept(dir, 2, "http://h/2", 2), -1);
   CHECK_INT(errno, ENOENT); /* another depth */
   errno = 0;
   CHECK_INT(pagedir_publish_kept(dir, 4, "http://h/4", 1), -1);
   CHECK_INT(errno, ENOENT); /* none kept */
-  CHECK_INT(pagedir_publish_kept(dir, 2, "http://h/2", 1), 0);
-  CHECK_INT(pagedir_publish_kept(dir, 3, "http://h/3", 1), 0); /* gzip */
-  CHECK_INT(pagedir_publish_kept(dir, 3, "http://h/3", 1), 0); /* again */
-  CHECK_INT(pagedir_load(dir, 3, &page), 0);
+  /* The history redone without page 2: page 3 is ID 2 now (gzip). */
+  CHECK_INT(pagedir_publish_kept(dir, 2, "http://h/3", 1), 0);
+  CHECK_INT(pagedir_publish_kept(dir, 2, "http://h/3", 1), 0); /* again */
+  CHECK_INT(pagedir_load(dir, 2, &page), 0);
   CHECK_STR(page.url, "http://h/3");
   pagedir_page_free(&page);
+  /* A second takeover unpublishes it again, though ID 2 and its kept
+   * name are one file (review: rename() between two names of one file
+   * does nothing, and ID 2 stayed published). */
+  CHECK_INT(pagedir_unpublish_after(dir, 1), 0);
+  CHECK_INT(pagedir_count(dir), 1);
+  CHECK_INT(pagedir_load(dir, 2, &page), -1);
+  CHECK_INT(pagedir_publish_kept(dir, 2, "http://h/2", 1), 0);
+  CHECK_INT(pagedir_publish_kept(dir, 3, "http://h/3", 1), 0);
   CHECK_INT(pagedir_remove_tmp(dir), 0);
   CHECK_INT(pagedir_count(dir), 3);
   DIR *d = opendir(dir);

@@ -27,6 +27,8 @@ static cluster_t *new_cluster(void)
     return NULL;
   pthread_mutex_init(&c->lock, NULL);
   pthread_cond_init(&c->cond, NULL);
+  pthread_cond_init(&c->kcond, NULL);
+  pthread_cond_init(&c->ccond, NULL);
   c->taken = fptable_new(0, 16);
   c->acked = fptable_new(sizeof(uint64_t), 16);
   return c;
@@ -37,6 +39,8 @@ static void free_cluster(cluster_t *c)
   fptable_delete(c->taken);
   fptable_delete(c->acked);
   pthread_cond_destroy(&c->cond);
+  pthread_cond_destroy(&c->kcond);
+  pthread_cond_destroy(&c->ccond);
   pthread_mutex_destroy(&c->lock);
   free(c);
 }
