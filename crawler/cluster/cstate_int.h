@@ -31,7 +31,6 @@ struct cstate {
    * (cstate_flush); their arguments after the fixed ones, owned. */
   struct args rq, cq;
   int nr, nc;
-  size_t takes; /* cstate_take's calls: the partition it starts from */
 };
 
 void args_add_raw(struct args *a, const char *s, size_t len, char *owned);

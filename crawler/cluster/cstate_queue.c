@@ -24,10 +24,7 @@
  * an item in its AOF, and a result an XACK). Without recover, only the
  * partitions in `ready` (items added and not read since: the scripts
  * that add an item add its partition) are read, from their position, at
- * most MAX items in all, shared out evenly (what one leaves goes to the
- * others; the caller turns the order each take, so that a share cut
- * short falls on each in turn); a partition read to its end leaves
- * `ready`.
+ * most MAX items in all; a partition read to its end leaves `ready`.
  * With recover, every partition given is read, and first again up to
  * its position (what this worker read and did not finish: a take whose
  * reply was lost, an item dropped while its lease had lapsed; not
@@ -55,7 +52,6 @@ static const rscript_t take_lua = {
   "    ready[x] = true\n"
   "  end\n"
   "end\n"
-  "local want = {}\n"
   "for i = 5, #ARGV, 3 do\n"
   "  local part, at = ARGV[i], ARGV[i + 2]\n"
   "  local k = p..'part:'..part\n"
@@ -67,39 +63,23 @@ static const rscript_t take_lua = {
   "    if l and rec and at ~= '' then\n"
   "      add(part, redis.call('XRANGE', k, '-', at))\n"
   "    end\n"
-  "    if l then want[#want + 1] = {part = part, k = k, at = at} end\n"
+  "    if l and room > 0 then\n"
+  "      local r = redis.call('XRANGE', k, at == '' and '-' or '('..at, '+',\n"
+  "                           'COUNT', room)\n"
+  "      add(part, r)\n"
+  "      if #r > 0 then at = r[#r][1] end\n"
+  "      if #r < room then\n"
+  "        redis.call('SREM', p..'ready', part)\n"
+  "      elseif rec then\n"
+  "        redis.call('SADD', p..'ready', part)\n"
+  "      end\n"
+  "      room = room - #r\n"
+  "      pos[#pos + 1] = part\n"
+  "      pos[#pos + 1] = at\n"
+  "    elseif l and rec then\n"
+  "      redis.call('SADD', p..'ready', part) -- not read: no room\n"
+  "    end\n"
   "    held[#held + 1] = part\n"
-  "  end\n"
-  "end\n"
-  "-- The room shared out: a partition read first with all of it would\n"
-  "-- leave the others' items waiting, and the commit (in seq order,\n"
-  "-- every host's items interleaved) with them.\n"
-  "local open = want\n"
-  "while room > 0 and #open > 0 do\n"
-  "  local share, more = math.ceil(room / #open), {}\n"
-  "  for _, w in ipairs(open) do\n"
-  "    local c = math.min(share, room)\n"
-  "    if c == 0 then break end\n"
-  "    local r = redis.call('XRANGE', w.k, w.at == '' and '-' or '('..w.at,\n"
-  "                         '+', 'COUNT', c)\n"
-  "    add(w.part, r)\n"
-  "    if #r > 0 then w.at = r[#r][1] end\n"
-  "    w.read = true\n"
-  "    w.ended = #r < c\n"
-  "    room = room - #r\n"
-  "    if not w.ended then more[#more + 1] = w end\n"
-  "  end\n"
-  "  open = more\n"
-  "end\n"
-  "for _, w in ipairs(want) do\n"
-  "  if w.ended then\n"
-  "    redis.call('SREM', p..'ready', w.part)\n"
-  "  elseif rec then\n"
-  "    redis.call('SADD', p..'ready', w.part) -- not read to its end\n"
-  "  end\n"
-  "  if w.read then\n"
-  "    pos[#pos + 1] = w.part\n"
-  "    pos[#pos + 1] = w.at\n"
   "  end\n"
   "end\n"
   "if n == 0 then\n"
@@ -226,11 +206,7 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
   args_add(&a, id);
   args_addf(&a, "%zu", max);
   args_add(&a, recover ? "1" : "0");
-  /* From another partition each time: a share the room cuts short falls
-   * on each in turn. */
-  size_t first = cs->takes++ % nh;
-  for (size_t j = 0; j < nh; j++) {
-    size_t i = (first + j) % nh;
+  for (size_t i = 0; i < nh; i++) {
     holds[i].fenced = false;
     holds[i].last[0] = '\0';
     args_addi(&a, holds[i].part);

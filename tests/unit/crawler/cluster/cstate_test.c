@@ -582,80 +582,6 @@ static void test_takeover_in_steps(void)
   cstate_close(b);
 }
 
-/* A take shares its room among the partitions it reads: the first in
- * the list, with a long backlog, took all of it, and the others' items
- * (and the commit, which needs every host's in seq order) waited until
- * it ran dry. */
-static void test_take_shares_room(void)
-{
-  char err[256];
-  int rc;
-  bool created;
-  cstate_t *a = join("share", params, 3, &rc, &created, err, sizeof(err));
-  /* Two hosts of two partitions, neither the seed's; A's the lower. */
-  char ha[32] = "", hb[32] = "";
-  int pa = -1, pb = -1;
-  for (int i = 0; i < 1000 && pb < 0; i++) {
-    char h[32];
-    snprintf(h, sizeof(h), "http://h%d.test:80", i);
-    int p = cstate_part(h);
-    if (p == seed_part())
-      continue;
-    if (pa < 0) {
-      pa = p;
-      snprintf(ha, sizeof(ha), "%s", h);
-    } else if (p != pa) {
-      pb = p;
-      snprintf(hb, sizeof(hb), "%s", h);
-    }
-  }
-  CHECK(pa >= 0 && pb >= 0);
-  if (pb < pa) {
-    char t[32];
-    int tp = pa;
-    pa = pb;
-    pb = tp;
-    snprintf(t, sizeof(t), "%s", ha);
-    snprintf(ha, sizeof(ha), "%s", hb);
-    snprintf(hb, sizeof(hb), "%s", t);
-  }
-  uint64_t ct = 0;
-  CHECK_INT(cstate_lease(a, "commit", "w1", 5000, &ct), 1);
-  cstate_hold_t h[2] = { { .part = pa }, { .part = pb } };
-  char what[32];
-  snprintf(what, sizeof(what), "part:%d", pa);
-  CHECK_INT(cstate_lease(a, what, "w1", 5000, &h[0].token), 1);
-  snprintf(what, sizeof(what), "part:%d", pb);
-  CHECK_INT(cstate_lease(a, what, "w1", 5000, &h[1].token), 1);
-  /* 30 URLs of A's host, then 5 of B's. */
-  cstate_add_t adds[35];
-  char url[35][48];
-  for (int i = 0; i < 35; i++) {
-    snprintf(url[i], sizeof(url[i]), "%s/%d", i < 30 ? ha : hb, i);
-    adds[i] = (cstate_add_t){ url[i], i < 30 ? ha : hb,
-                              1,      (uint64_t)i + 1,
-                              NULL,   false };
-  }
-  cstate_commit_t after = { .next_seq = 36, .next_commit = 1, .pages = 1 };
-  CHECK_INT(cstate_commit(a, ct, 0, adds, 35, &after, NULL, true), CSTATE_OK);
-  cstate_item_t *v = NULL;
-  int n = cstate_take(a, h, 2, "w1", false, 10, &v);
-  CHECK_INT(n, 10);
-  int from_b = 0;
-  for (int i = 0; i < n; i++)
-    from_b += v[i].part == pb;
-  CHECK_INT(from_b, 5);
-  cstate_items_free(v, n > 0 ? (size_t)n : 0);
-  /* What B cannot fill (it has nothing left) goes to A. */
-  v = NULL;
-  n = cstate_take(a, h, 2, "w1", false, 20, &v);
-  CHECK_INT(n, 20);
-  for (int i = 0; i < n; i++)
-    CHECK_INT(v[i].part, pa);
-  cstate_items_free(v, n > 0 ? (size_t)n : 0);
-  cstate_close(a);
-}
-
 /* Review (the seen set as a log): a crawl recorded by an older crawler
  * (sets in seen:B, a consumer group) must be refused, not misread: a
  * commit into its seen:0 set failed with WRONGTYPE after its first
@@ -1550,7 +1476,6 @@ int main(void)
   RUN(test_commit_flow);
   RUN(test_takeover);
   RUN(test_takeover_in_steps);
-  RUN(test_take_shares_room);
   RUN(test_commit_batch_next_seq_back);
   RUN(test_commit_batch_all_or_none);
   RUN(test_take_token_given_again);
