@@ -851,6 +851,28 @@ static void plan_of(cstate_t *cs, const char *name, const long *load,
  * so; when they part, a keeper with nothing in flight gets them weighed
  * sooner than one with work; the second dies and the first takes its partitions
  * once their leases lapse. */
+/* set_due: the plan of crawl NAME last weighed MS ago by Redis's clock
+ * (not a sleep: a slow sanitizer build could pass the half second), so
+ * that the next keep weighs it, or not. */
+static void set_due(rconn_t *r, const char *name, long ms)
+{
+  char key[64];
+  snprintf(key, sizeof(key), "tse:{%s}:planned", name);
+  redisReply *tr = rconn_cmdf(r, "TIME", NULL);
+  CHECK(tr != NULL && tr->type == REDIS_REPLY_ARRAY && tr->elements == 2);
+  if (tr != NULL && tr->type == REDIS_REPLY_ARRAY && tr->elements == 2) {
+    long long at = atoll(tr->element[0]->str) * 1000 +
+                   atoll(tr->element[1]->str) / 1000 - ms;
+    char v[32];
+    snprintf(v, sizeof(v), "%lld", at);
+    redisReply *rep = rconn_cmdf(r, "HSET", key, "at", v, NULL);
+    if (rep)
+      freeReplyObject(rep);
+  }
+  if (tr)
+    freeReplyObject(tr);
+}
+
 static void test_plan_balances(void)
 {
   char err[256], w1[32], w2[32];
@@ -955,21 +977,7 @@ static void test_plan_balances(void)
   free(reps);
   long before[3], after[3];
   plan_of(cs, "pl", load, before);
-  /* Weighed 200 ms ago, by Redis's clock (not a sleep: a slow sanitizer
-   * build could pass the half second). */
-  redisReply *tr = rconn_cmdf(r, "TIME", NULL);
-  CHECK(tr != NULL && tr->type == REDIS_REPLY_ARRAY && tr->elements == 2);
-  if (tr != NULL && tr->type == REDIS_REPLY_ARRAY && tr->elements == 2) {
-    long long at = atoll(tr->element[0]->str) * 1000 +
-                   atoll(tr->element[1]->str) / 1000 - 200;
-    char v[32];
-    snprintf(v, sizeof(v), "%lld", at);
-    redisReply *rep = rconn_cmdf(r, "HSET", "tse:{pl}:planned", "at", v, NULL);
-    if (rep)
-      freeReplyObject(rep);
-  }
-  if (tr)
-    freeReplyObject(tr);
+  set_due(r, "pl", 200); /* weighed 200 ms ago */
   CHECK_INT(cstate_keep(cs, w2, 1500, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
             CSTATE_OK);
@@ -1063,20 +1071,7 @@ static void test_plan_keeps_empty(void)
   free(reps);
   char before[1024], after[1024];
   plan_text(cs, "pe", before, sizeof(before));
-  /* Weighed a second ago, by Redis's clock: the next keep weighs. */
-  redisReply *tr = rconn_cmdf(r, "TIME", NULL);
-  CHECK(tr != NULL && tr->type == REDIS_REPLY_ARRAY && tr->elements == 2);
-  if (tr != NULL && tr->type == REDIS_REPLY_ARRAY && tr->elements == 2) {
-    long long at = atoll(tr->element[0]->str) * 1000 +
-                   atoll(tr->element[1]->str) / 1000 - 1000;
-    char v[32];
-    snprintf(v, sizeof(v), "%lld", at);
-    redisReply *rep = rconn_cmdf(r, "HSET", "tse:{pe}:planned", "at", v, NULL);
-    if (rep)
-      freeReplyObject(rep);
-  }
-  if (tr)
-    freeReplyObject(tr);
+  set_due(r, "pe", 1000); /* weighed a second ago: the next keep weighs */
   CHECK_INT(cstate_keep(cs, w2, 60000, 0, t2, give, &c2, &alive, &moving,
                         &pauses),
             CSTATE_OK);
@@ -1338,24 +1333,6 @@ static void test_item_without_host_is_taken(void)
   cstate_close(cs);
 }
 
-static void set_due(rconn_t *r, const char *name)
-{
-  char key[64];
-  snprintf(key, sizeof(key), "tse:{%s}:planned", name);
-  redisReply *tr = rconn_cmdf(r, "TIME", NULL);
-  if (tr != NULL && tr->type == REDIS_REPLY_ARRAY && tr->elements == 2) {
-    long long at = atoll(tr->element[0]->str) * 1000 +
-                   atoll(tr->element[1]->str) / 1000 - 1000;
-    char v[32];
-    snprintf(v, sizeof(v), "%lld", at);
-    redisReply *rep = rconn_cmdf(r, "HSET", key, "at", v, NULL);
-    if (rep)
-      freeReplyObject(rep);
-  }
-  if (tr)
-    freeReplyObject(tr);
-}
-
 /* who[i]: 1 or 2, the worker the plan gives partition i. */
 static void plan_who(rconn_t *r, const char *name, int who[CSTATE_PARTS])
 {
@@ -1423,12 +1400,12 @@ static void test_plan_count_drift(void)
         fill(r, "dr", i, 10);
         k++;
       }
-    set_due(r, "dr");
+    set_due(r, "dr", 1000);
     CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                           &pauses),
               CSTATE_OK);
     drain(r, "dr");
-    set_due(r, "dr"); /* a weighing with nothing queued */
+    set_due(r, "dr", 1000); /* a weighing with nothing queued */
     CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                           &pauses),
               CSTATE_OK);
@@ -1453,7 +1430,7 @@ static void test_plan_count_drift(void)
   if (a >= 0 && b >= 0) {
     fill(r, "dr", a, 30);
     fill(r, "dr", b, 30);
-    set_due(r, "dr");
+    set_due(r, "dr", 1000);
     CHECK_INT(cstate_keep(cs, w2, 60000, 0, t2, give, &c2, &alive, &moving,
                           &pauses),
               CSTATE_OK);
