@@ -17,7 +17,6 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,75 +109,6 @@ void args_addi(struct args *a, int64_t v)
   while ((u /= 10) != 0);
   *--s = '-';
   args_add_copy(a, s, (size_t)(e - s));
-}
-
-void cs_add_item(struct args *a, uint64_t seq, int depth, const char *hostkey,
-                 const char *url)
-{
-  size_t nh = strlen(hostkey), nu = strlen(url);
-  char *c = malloc(48 + nh + nu), *e = c;
-  if (c == NULL) {
-    a->nomem = true;
-    return;
-  }
-  char num[48], *s = num + sizeof(num); /* 20 digits, a space, 10 */
-  uint64_t d = depth < 0 ? 0 : (uint64_t)depth;
-  do
-    *--s = (char)('0' + d % 10);
-  while ((d /= 10) != 0);
-  *--s = ' ';
-  do
-    *--s = (char)('0' + seq % 10);
-  while ((seq /= 10) != 0);
-  size_t n = (size_t)(num + sizeof(num) - s);
-  memcpy(e, s, n);
-  e += n;
-  *e++ = ' ';
-  memcpy(e, hostkey, nh);
-  e += nh;
-  *e++ = ' ';
-  memcpy(e, url, nu);
-  e += nu;
-  *e = '\0';
-  args_add_raw(a, c, (size_t)(e - c), c);
-}
-
-/* digits: the decimal number at *S (before END), *S moved past it. */
-static bool digits(const char **s, const char *end, uint64_t *v)
-{
-  const char *p = *s;
-  uint64_t x = 0;
-  for (; p < end && *p >= '0' && *p <= '9'; p++) {
-    uint64_t d = (uint64_t)(*p - '0');
-    if (x > (UINT64_MAX - d) / 10)
-      return false; /* overflows */
-    x = x * 10 + d;
-  }
-  if (p == *s)
-    return false;
-  *s = p;
-  *v = x;
-  return true;
-}
-
-int cs_item_parse(const char *v, size_t n, uint64_t *seq, int *depth,
-                  const char **hostkey, size_t *nhost, const char **url)
-{
-  const char *s = v, *end = v + n;
-  uint64_t d;
-  if (!digits(&s, end, seq) || s == end || *s++ != ' ' ||
-      !digits(&s, end, &d) || d > INT_MAX || s == end || *s++ != ' ')
-    return -1;
-  const char *h = s; /* maybe empty: an add without a host key */
-  while (s < end && *s != ' ')
-    s++;
-  if (s == end || s + 1 == end)
-    return -1;
-  *depth = (int)d;
-  *hostkey = h;
-  *nhost = (size_t)(s - h);
-  *url = s + 1;
-  return 0;
 }
 
 void args_truncate(struct args *a, int n)
