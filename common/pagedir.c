@@ -366,6 +366,10 @@ int pagedir_unpublish_after(const char *dir, int last)
     char *url = pagedir_load_url(dir, id);
     if (url == NULL && errno == ENOENT)
       break;
+    if (url == NULL && errno != EINVAL) {
+      rc = -1; /* unreadable, or out of memory: not unpublished */
+      break;
+    }
     if (url == NULL) { /* not a page: nothing to keep */
       if (unlinkat(fd, name, 0) != 0) {
         rc = errno == ENOENT ? 0 : -1;

@@ -53,9 +53,9 @@ void args_add_copy(struct args *a, const char *s, size_t len);
 enum { COMMIT_FIELDS = 11, ADD_FIELDS = 3 };
 
 /* cs_add_item: item SEQ at DEPTH, of host HOSTKEY (no space in it; maybe
- * empty), URL,
- * as a partition keeps it (field i: "SEQ DEPTH HOSTKEY URL"), added to A;
- * cs_item_parse reads it back: 0, or -1 if V (N bytes) is not one. */
+ * empty), URL, as a partition keeps it (field i: "SEQ DEPTH HOSTKEY
+ * URL"), added to A (cstate_queue.c). cs_item_parse reads it back: 0, or
+ * -1 if V (N bytes) is not one. */
 void cs_add_item(struct args *a, uint64_t seq, int depth, const char *hostkey,
                  const char *url);
 int cs_item_parse(const char *v, size_t n, uint64_t *seq, int *depth,
