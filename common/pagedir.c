@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include <zlib.h>
 
 #include "file.h"
+#include "hash.h"
 #include "strbuf.h"
 
 #define TMP_PREFIX ".tmp-"
@@ -345,13 +345,11 @@ int pagedir_publish_link(const char *dir, const char *tmp, int id)
 
 /* kept_name: the temporary name the page of URL is kept under once
  * unpublished (by its URL, not its ID: a history redone may give it
- * another), in BUF (size N). FNV-1a, 64 bits. */
+ * another), in BUF (size N). */
 static void kept_name(char *buf, size_t n, const char *url)
 {
-  uint64_t h = 14695981039346656037ULL;
-  for (const unsigned char *s = (const unsigned char *)url; *s; s++)
-    h = (h ^ *s) * 1099511628211ULL;
-  snprintf(buf, n, TMP_PREFIX "kept-%016llx", (unsigned long long)h);
+  snprintf(buf, n, TMP_PREFIX "kept-%016llx",
+           (unsigned long long)hash_str(url));
 }
 
 int pagedir_unpublish_after(const char *dir, int last)

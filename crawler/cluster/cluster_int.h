@@ -10,14 +10,17 @@
  * takes only the frontier's lock). Nothing takes it while holding an
  * engine or frontier lock (the engine calls back with none held).
  *
- * Condition variables, both on `lock` and CLOCK_MONOTONIC:
- *   cond   the feeder waits for room (a quarter of its
- *          bound free) and for a partition to take from; the committer
- *          for a turn at the commit; the keeper for its next tick.
- *          Signalled by cl_ticket_done (room), the keeper (leases
- *          changed; cl_feeder_wake: a partition taken, back, or with
- *          items to read again), cl_mark_complete, cluster_finish and
- *          cl_fail (stopping).
+ * Condition variables, all on `lock` and CLOCK_MONOTONIC; `stopping`
+ * wakes every one of them (cl_stop_locked: cl_fail, cl_mark_complete,
+ * cluster_finish):
+ *   cond   the feeder waits for room (a quarter of its bound free) and
+ *          for a partition to take from. Signalled by cl_ticket_done
+ *          (room) and cl_feeder_wake (the keeper: a partition taken,
+ *          back, or with items to read again).
+ *   kcond  the keeper sleeps until its next tick; nothing else wakes
+ *          it (every item done woke it when it shared `cond`).
+ *   ccond  the committer without a turn waits for one (commit_held and
+ *          commit_turn). Signalled by the keeper as it takes the commit.
  *   pcond  the publisher waits for a result queued, a batch full, or
  *          pstop. Signalled by cl_publish and cluster_finish.
  *
@@ -131,7 +134,7 @@ struct cluster {
   cstate_t *kconn; /* keeper (the join's connection) */
 
   pthread_mutex_t lock;
-  pthread_cond_t cond;  /* items done (room for the feeder), wake-ups */
+  pthread_cond_t cond;  /* the feeder: room, a partition to take from */
   pthread_cond_t kcond; /* the keeper's sleep: woken to stop only */
   pthread_cond_t ccond; /* the committer's wait for a turn: the commit
                            lease taken, or stop */

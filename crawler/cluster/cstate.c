@@ -87,12 +87,17 @@ void args_add_copy(struct args *a, const char *s, size_t len)
   args_add_raw(a, c, len, c);
 }
 
+char *cs_digits(char *end, uint64_t v)
+{
+  do
+    *--end = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  return end;
+}
+
 void args_addu(struct args *a, uint64_t v)
 {
-  char buf[24], *e = buf + sizeof(buf), *s = e;
-  do
-    *--s = (char)('0' + v % 10);
-  while ((v /= 10) != 0);
+  char buf[24], *e = buf + sizeof(buf), *s = cs_digits(e, v);
   args_add_copy(a, s, (size_t)(e - s));
 }
 
@@ -102,11 +107,7 @@ void args_addi(struct args *a, int64_t v)
     args_addu(a, (uint64_t)v);
     return;
   }
-  char buf[24], *e = buf + sizeof(buf), *s = e;
-  uint64_t u = -(uint64_t)v;
-  do
-    *--s = (char)('0' + u % 10);
-  while ((u /= 10) != 0);
+  char buf[24], *e = buf + sizeof(buf), *s = cs_digits(e, -(uint64_t)v);
   *--s = '-';
   args_add_copy(a, s, (size_t)(e - s));
 }

@@ -43,6 +43,9 @@ void args_addf(struct args *a, const char *fmt, ...)
 void args_addu(struct args *a, uint64_t v);
 void args_addi(struct args *a, int64_t v);
 void args_add_copy(struct args *a, const char *s, size_t len);
+/* cs_digits: V in decimal, written back from END (room for 20 digits
+ * before it). Returns where it begins. */
+char *cs_digits(char *end, uint64_t v);
 
 /* COMMIT_FIELDS: the arguments of one commit (commit_lua) before its
  * adds: token, seq, next_seq, next_commit, pages, journal, depth, the

@@ -27,14 +27,9 @@ void cs_add_item(struct args *a, uint64_t seq, int depth, const char *hostkey,
     return;
   }
   char num[48], *s = num + sizeof(num); /* 20 digits, a space, 10 */
-  uint64_t d = depth < 0 ? 0 : (uint64_t)depth;
-  do
-    *--s = (char)('0' + d % 10);
-  while ((d /= 10) != 0);
+  s = cs_digits(s, depth < 0 ? 0 : (uint64_t)depth);
   *--s = ' ';
-  do
-    *--s = (char)('0' + seq % 10);
-  while ((seq /= 10) != 0);
+  s = cs_digits(s, seq);
   size_t n = (size_t)(num + sizeof(num) - s);
   memcpy(e, s, n);
   e += n;
