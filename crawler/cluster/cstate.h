@@ -157,8 +157,10 @@ int cstate_part(const char *hostkey);
 
 /* ---- workers and leases ---- */
 
-/* cstate_register: give this worker an id ("w1", "w2", ...; copied into
- * ID, size N) and record it with INFO (borrowed: "host pid"). */
+/* cstate_register: give this worker an id ("w1-9f3a1c0e", "w2-...": the
+ * count of workers that joined, then a random part, since a Redis that
+ * lost its last second counts again from before it; copied into ID,
+ * size N) and record it with INFO (borrowed: "host pid"). */
 int cstate_register(cstate_t *cs, const char *info, char *id, size_t n);
 
 /* cstate_heartbeat: say worker ID is alive for the next TTL_MS. */

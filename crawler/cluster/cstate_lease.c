@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -214,10 +215,15 @@ static const rscript_t release_lua = {
                      "return 0\n"
 };
 
-/* ARGV: id, worker, info. */
+/* ARGV: id, info, nonce. The number counts the workers that joined;
+ * the nonce (random, the worker's) makes the name unique when the
+ * number is not: a Redis that lost its last second (AOF everysec)
+ * counts from before it, and gives the number of a worker that
+ * registered in that second, and still runs, to the next one. Two
+ * workers of one name would both pass the owner checks (review). */
 static const rscript_t register_lua = {
   "register", PRELUDE "local n = redis.call('INCR', p..'worker_seq')\n"
-                      "local id = 'w'..string.format('%d', n)\n"
+                      "local id = 'w'..string.format('%d', n)..'-'..ARGV[3]\n"
                       "redis.call('HSET', p..'workers', id, ARGV[2])\n"
                       "return id\n"
 };
@@ -236,11 +242,22 @@ static const rscript_t alive_lua = {
 
 int cstate_register(cstate_t *cs, const char *info, char *id, size_t n)
 {
-  char val[320];
+  char val[320], nonce[9];
   snprintf(val, sizeof(val), "%s %lld", info, (long long)time(NULL));
+  uint32_t r;
+  if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r)) {
+    /* No entropy source: the clocks and the pid, still unlike any
+     * other worker's. */
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    r = (uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec * 2654435761u ^
+        (uint32_t)getpid() << 16;
+  }
+  snprintf(nonce, sizeof(nonce), "%08" PRIx32, r);
   struct args a = { 0 };
   args_add(&a, cs->id);
   args_add(&a, val);
+  args_add(&a, nonce);
   redisReply *rep = NULL;
   int rc = cs_run(cs, &register_lua, &a, false, &rep);
   if (rc == CSTATE_OK && rep_str(rep) == NULL)

@@ -154,7 +154,9 @@ static void test_commit_flow(void)
   bool created;
   cstate_t *cs = join("f", params, 3, &rc, &created, err, sizeof(err));
   CHECK_INT(cstate_register(cs, "localhost 1", id, sizeof(id)), CSTATE_OK);
-  CHECK_STR(id, "w1");
+  /* The count of workers, then a random part (test_worker_name_given_again). */
+  CHECK(strncmp(id, "w1-", 3) == 0 && strlen(id) == 11 &&
+        strspn(id + 3, "0123456789abcdef") == 8);
   CHECK_INT(cstate_heartbeat(cs, id, 5000), CSTATE_OK);
   cstate_hold_t h = { .part = seed_part() };
   uint64_t ct = 0;
@@ -249,7 +251,9 @@ static void test_commit_flow(void)
   CHECK(strstr(buf, "complete") != NULL);
   CHECK(strstr(buf, "depth 0: 1 pages") != NULL);
   CHECK(strstr(buf, "depth 1: 0 pages") != NULL);
-  CHECK(strstr(buf, "worker w1: localhost 1, alive since") != NULL);
+  char line[96];
+  snprintf(line, sizeof(line), "worker %s: localhost 1, alive since", id);
+  CHECK(strstr(buf, line) != NULL);
   CHECK(strstr(buf, "items: 3 added, 3 committed") != NULL);
   CHECK(strstr(buf, "requests: 4,") != NULL);
   CHECK(strstr(buf, "  http://a.test:80: 3 requests") != NULL);
@@ -1440,6 +1444,82 @@ static void test_plan_count_drift(void)
   cstate_close(cs);
 }
 
+/* A worker's name is a count that an AOF which lost its last second
+ * rolls back: a worker that registered in that second keeps running
+ * under its name, and the next one to register would get the same one,
+ * both then passing the owner checks (DESIGN.md: the commit and result
+ * scripts check the lease's owner as well as its token) and both
+ * holding the commit with one token (review). The random part of the
+ * name keeps them apart. */
+static void test_worker_name_given_again(void)
+{
+  char err[256], x[32], y[32], cmd[512];
+  int rc;
+  bool created;
+  cstate_t *a = join("wn", params, 3, &rc, &created, err, sizeof(err));
+  nap_ms(50);
+  /* What the AOF will come back with: the crawl, no worker yet. */
+  snprintf(cmd, sizeof(cmd),
+           "rm -rf '%s/aofcopy' && cp -a '%s/appendonlydir' '%s/aofcopy'",
+           srv.dir, srv.dir, srv.dir);
+  CHECK_INT(system(cmd), 0);
+  CHECK_INT(cstate_register(a, "host-x", x, sizeof(x)), CSTATE_OK);
+  cstate_set_worker(a, x);
+  uint64_t tx[CSTATE_PARTS] = { 0 }, ty[CSTATE_PARTS] = { 0 }, cx = 0, cy = 0;
+  bool give[CSTATE_PARTS];
+  int alive, moving;
+  long pauses;
+  CHECK_INT(cstate_keep(a, x, 60000, 0, tx, give, &cx, &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  CHECK(cx != 0); /* X commits */
+  /* Redis crashes; its AOF lost the last second (X's registration). */
+  redis_kill(&srv);
+  snprintf(cmd, sizeof(cmd),
+           "rm -rf '%s/appendonlydir' && cp -a '%s/aofcopy' '%s/appendonlydir'",
+           srv.dir, srv.dir, srv.dir);
+  CHECK_INT(system(cmd), 0);
+  CHECK_INT(redis_restart(&srv), 0);
+  nap_ms(200);
+  /* X goes on: its keeper finds the commit free and takes it again. */
+  uint64_t had = cx;
+  CHECK_INT(cstate_keep(a, x, 60000, 0, tx, give, &cx, &alive, &moving,
+                        &pauses),
+            CSTATE_OK);
+  if (cx == 0)
+    CHECK_INT(cstate_keep(a, x, 60000, 0, tx, give, &cx, &alive, &moving,
+                          &pauses),
+              CSTATE_OK);
+  fprintf(stderr, "X=%s had commit token %" PRIu64 ", now %" PRIu64 "\n", x,
+          had, cx);
+  /* Y joins after the restart. */
+  cstate_t *b = join("wn", params, 3, &rc, &created, err, sizeof(err));
+  CHECK(b != NULL);
+  if (b != NULL) {
+    CHECK_INT(cstate_register(b, "host-y", y, sizeof(y)), CSTATE_OK);
+    cstate_set_worker(b, y);
+    fprintf(stderr, "X is %s, Y is %s\n", x, y);
+    CHECK(strcmp(x, y) != 0);
+    CHECK_INT(cstate_keep(b, y, 60000, 0, ty, give, &cy, &alive, &moving,
+                          &pauses),
+              CSTATE_OK);
+    fprintf(stderr, "X holds the commit with %" PRIu64 ", Y with %" PRIu64 "\n",
+            cx, cy);
+    CHECK(!(cx != 0 && cy != 0)); /* one committer at most */
+    /* Both commit seq 0: the second is told its commit landed. */
+    cstate_commit_t after = { .next_seq = 1, .next_commit = 1, .pages = 1 };
+    if (cx != 0 && cy != 0) {
+      CHECK_INT(cstate_commit(a, cx, 0, NULL, 0, &after, NULL, true),
+                CSTATE_OK);
+      int r2 = cstate_commit(b, cy, 0, NULL, 0, &after, NULL, true);
+      fprintf(stderr, "Y's commit of seq 0 (X's already): %d\n", r2);
+      CHECK(r2 != CSTATE_OK);
+    }
+    cstate_close(b);
+  }
+  cstate_close(a);
+}
+
 int main(void)
 {
   redis_start(&srv);
@@ -1468,6 +1548,7 @@ int main(void)
   RUN(test_item_field_deep);
   RUN(test_item_without_host_is_taken);
   RUN(test_plan_count_drift);
+  RUN(test_worker_name_given_again);
   redis_cleanup(&srv);
   return TEST_EXIT();
 }
