@@ -138,13 +138,11 @@ static void f_handed(void *ctx, fitem_t *it)
     p->keep_tmp = true;
 }
 
-static fitem_t *f_unpack(void *ctx, const char *data, size_t len, uint64_t seq)
+static fitem_t *f_unpack(void *ctx, const char *data, size_t len, uint64_t key)
 {
   struct webcrawl *w = ctx;
-  /* A links file of the commit's own, named by the shared seq: no
-   * worker's (theirs carry the worker's number above it). */
   return page_unpack(data, len, &w->budget, w->o->pagedir,
-                     (unsigned long long)seq);
+                     (unsigned long long)key);
 }
 
 static int f_take_commit(void *ctx, const cstate_commit_t *st)

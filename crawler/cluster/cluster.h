@@ -52,10 +52,12 @@ typedef struct cluster_front {
    * if out of memory. */
   int (*pack)(void *ctx, const fitem_t *it, char **data, size_t *len);
   /* unpack: committer: an item for the commit from DATA (LEN bytes),
-   * url, depth and data set, for the item of shared seq SEQ (the caller
-   * sets it->seq). Returns: owned by caller (it goes to engine_deliver),
-   * or NULL if out of memory or not a result (errno EINVAL). */
-  fitem_t *(*unpack)(void *ctx, const char *data, size_t len, uint64_t seq);
+   * url, depth and data set (the caller sets it->seq); KEY names the
+   * files it may spill to, one key an unpack, no worker's item's (two
+   * results of one seq can wait in the commit at once). Returns: owned
+   * by caller (it goes to engine_deliver), or NULL if out of memory or
+   * not a result (errno EINVAL). */
+  fitem_t *(*unpack)(void *ctx, const char *data, size_t len, uint64_t key);
   /* take_commit: committer: this worker commits from position ST on:
    * bring the page directory and the front end's counts to it (undo
    * what a committer before did after its last recorded commit).

@@ -279,6 +279,18 @@ int cl_committed(void *rctx, engine_t *e, fitem_t *it)
 
 /* ---- the committer ---- */
 
+/* unpack_key: the key of the files an unpacked result may spill to:
+ * the top bit (no worker's item has it: its local seq is the worker's
+ * number, below 2^21, above SEQ_BITS), this worker's number, and a
+ * count of its unpacks. Not the shared seq: two results of one seq (an
+ * item fetched twice) can wait in the reorder heap at once, and the
+ * second's links file truncated the first's (review). */
+static uint64_t unpack_key(cluster_t *c)
+{
+  uint64_t n = c->unpacks++ & ((UINT64_C(1) << SEQ_BITS) - 1);
+  return UINT64_C(1) << 63 | c->worker_no << SEQ_BITS | n;
+}
+
 static void load_one(void *arg, uint32_t b, int64_t m)
 {
   cluster_t *c = arg;
@@ -405,13 +417,16 @@ void *cl_committer_main(void *arg)
       if (res[i].seq < c->queued_next)
         continue; /* committed already: a result published twice (a
                      worker's Redis lost it and it was published again) */
-      fitem_t *it = c->front.unpack(c->front.ctx, res[i].data, res[i].len,
-                                    res[i].seq);
+      /* The ticket first: an item unpacked has data (its page, maybe
+       * a links file) that only the engine's release frees. */
       struct ticket *t = calloc(1, sizeof(*t));
-      if (it == NULL || t == NULL) {
+      fitem_t *it = t == NULL ? NULL
+                              : c->front.unpack(c->front.ctx, res[i].data,
+                                                res[i].len, unpack_key(c));
+      if (it == NULL) {
+        if (t == NULL)
+          errno = ENOMEM;
         free(t);
-        if (it != NULL)
-          fitem_delete(it); /* no data made: nothing else to free */
         cl_fail(c, errno == EINVAL ? CSTATE_EREDIS : CSTATE_ENOMEM,
                 "cannot read the result of seq %" PRIu64 " (%s)", res[i].seq,
                 errno == EINVAL ? "malformed" : "out of memory");

@@ -174,6 +174,7 @@ struct cluster {
   size_t nadds, capadds;
   struct rentry *rents; /* result entries read this turn, not deleted */
   size_t nrents, caprents;
+  uint64_t unpacks; /* results unpacked: their spill files' keys */
 
   cstate_t *fconn; /* the feeder's, for cl_unblock() */
   /* The publisher's queue (guarded by lock; pcond on lock). */

@@ -1,0 +1,168 @@
+/* committer_test.c: the committer thread (cluster_committer.c) against a
+ * real redis-server (redishelp.h), the keeper's part played by the test:
+ * the commit lease taken by hand, results written straight into the
+ * results stream, the front end a stub that records what it is given.
+ *
+ * Review: two results of one seq (an item fetched twice) can wait in the
+ * reorder heap at once. The committer named the files an unpacked result
+ * spills its links to by the shared seq, so the second copy truncated
+ * the first's links file (a read error at the commit, or the other
+ * fetch's links committed under this page). Each unpack now has a key
+ * of its own, and none is a worker's item's (top bit set). */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cluster.h"
+#include "cluster_int.h"
+#include "cstate.h"
+#include "engine.h"
+#include "frontier.h"
+#include "rconn.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "redishelp.h"
+#pragma GCC diagnostic pop
+#include "testhelp.h"
+
+static redis_srv_t srv;
+static const cstate_param_t params[] = { { "seedURL", "http://a.test/" },
+                                         { "maxDepth", "2" } };
+
+static engine_fetched_t f_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
+{
+  (void)ctx;
+  (void)ws;
+  (void)e;
+  (void)it;
+  return ENGINE_CONSUMED;
+}
+static void f_parse(void *ctx, engine_t *e, fitem_t *it)
+{
+  (void)ctx;
+  (void)e;
+  (void)it;
+}
+static void f_commit(void *ctx, engine_t *e, fitem_t *it)
+{
+  (void)ctx;
+  (void)e;
+  (void)it;
+}
+
+/* The front end: records the keys unpacks are given. */
+static pthread_mutex_t klock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t keys[8];
+static int nkeys;
+
+static fitem_t *unpack(void *ctx, const char *data, size_t len, uint64_t key)
+{
+  (void)ctx;
+  (void)data;
+  (void)len;
+  pthread_mutex_lock(&klock);
+  if (nkeys < 8)
+    keys[nkeys++] = key;
+  pthread_mutex_unlock(&klock);
+  return fitem_new("http://a.test/x", 1);
+}
+static int take_commit(void *ctx, const cstate_commit_t *st)
+{
+  (void)ctx;
+  (void)st;
+  return 0;
+}
+static void position(void *ctx, cstate_commit_t *st)
+{
+  (void)ctx;
+  (void)st;
+}
+
+static int unpacked(void)
+{
+  pthread_mutex_lock(&klock);
+  int n = nkeys;
+  pthread_mutex_unlock(&klock);
+  return n;
+}
+
+static void test_one_seq_twice(void)
+{
+  char err[256];
+  bool created;
+  cluster_config_t cfg = { .url = srv.url,
+                           .name = "dup",
+                           .params = params,
+                           .nparams = 2,
+                           .seed = "http://a.test/",
+                           .seed_hostkey = "http://a.test:80",
+                           .lease = 60,
+                           .inflight = 64 };
+  cluster_t *c = NULL;
+  CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CSTATE_OK);
+  if (c == NULL)
+    return;
+  cluster_front_t front = { .unpack = unpack,
+                            .take_commit = take_commit,
+                            .position = position };
+  cluster_set_front(c, &front);
+  engine_hooks_t h = { .fetch = f_fetch, .parse = f_parse, .commit = f_commit };
+  engine_config_t ec = { .download_workers = 1,
+                         .parse_workers = 1,
+                         .ordered = true,
+                         .remote = cluster_remote(c),
+                         .hooks = &h };
+  engine_t *e = engine_new(&ec);
+  CHECK(e != NULL);
+  c->e = e;
+  cstate_t *cs = NULL;
+  CHECK_INT(cstate_open(srv.url, "dup", &cs, err, sizeof(err)), CSTATE_OK);
+  /* Seq 5, published twice (two entries), waits behind seq 0. */
+  rconn_t *r = cstate_rconn(cs);
+  for (int i = 0; i < 2; i++) {
+    redisReply *rep = rconn_cmdf(r, "XADD", "tse:{dup}:results", "*", "5",
+                                 i ? "copy b" : "copy a", NULL);
+    CHECK(rep != NULL && rep->type == REDIS_REPLY_STRING);
+    if (rep)
+      freeReplyObject(rep);
+  }
+  uint64_t ct = 0;
+  CHECK_INT(cstate_lease(cs, "commit", cluster_worker(c), 60000, &ct), 1);
+  pthread_mutex_lock(&c->lock);
+  c->commit_held = true;
+  c->commit_token = ct;
+  c->commit_until = frontier_now() + 50;
+  c->commit_turn = 1;
+  pthread_mutex_unlock(&c->lock);
+  pthread_t th;
+  CHECK_INT(pthread_create(&th, NULL, cl_committer_main, c), 0);
+  for (int i = 0; i < 300 && unpacked() < 2; i++)
+    nap_ms(10);
+  CHECK_INT(unpacked(), 2);
+  if (unpacked() == 2) {
+    printf("# keys %" PRIx64 " and %" PRIx64 "\n", keys[0], keys[1]);
+    CHECK(keys[0] != keys[1]);
+    /* No worker's item's key (its local seq: the worker's number, below
+     * 2^21, above SEQ_BITS). */
+    CHECK(keys[0] >> 63 == 1 && keys[1] >> 63 == 1);
+  }
+  pthread_mutex_lock(&c->lock);
+  cl_stop_locked(c);
+  pthread_mutex_unlock(&c->lock);
+  cl_unblock(c, true);
+  pthread_join(th, NULL);
+  cstate_close(cs);
+  engine_delete(e); /* its items release their tickets */
+  cluster_delete(c);
+}
+
+int main(void)
+{
+  redis_start(&srv);
+  RUN(test_one_seq_twice);
+  redis_cleanup(&srv);
+  return TEST_EXIT();
+}
