@@ -93,19 +93,30 @@ void cl_end_turn(cluster_t *c)
   cl_adds_clear(c);
 }
 
-int cl_commit_begin(void *rctx, fitem_t *it)
+/* lease_holds: this turn may act for the commit now (its lease, held
+ * in this turn, not past its local end, the worker not stopping). */
+static bool lease_holds(cluster_t *c)
 {
-  cluster_t *c = rctx;
-  (void)it;
   double t0 = frontier_now();
   pthread_mutex_lock(&c->lock);
   bool ok = c->commit_held && c->commit_turn == c->turn &&
             t0 < c->commit_until && !c->stopping;
+  pthread_mutex_unlock(&c->lock);
+  return ok;
+}
+
+int cl_commit_begin(void *rctx, fitem_t *it)
+{
+  cluster_t *c = rctx;
+  (void)it;
+  if (lease_holds(c))
+    return 0;
+  pthread_mutex_lock(&c->lock);
   bool stopping = c->stopping;
   pthread_mutex_unlock(&c->lock);
-  if (!ok && !stopping)
+  if (!stopping)
     cl_end_turn(c);
-  return ok ? 0 : 1;
+  return 1;
 }
 
 /* rents_add: result entry ID, whose highest seq is LAST, was read.
@@ -319,6 +330,13 @@ static int begin_turn(cluster_t *c)
   if (engine_commit_reset(c->e) != 0) {
     cl_fail(c, CSTATE_ENOMEM, "out of memory taking the commit over");
     return -1;
+  }
+  /* The directory is cut back to Redis's position only while the lease
+   * holds here: a committer paused past it since the read above would
+   * undo the next committer's recorded pages and journal (review). */
+  if (!lease_holds(c)) {
+    cl_end_turn(c);
+    return 0;
   }
   rc = c->front.take_commit(c->front.ctx, &st);
   if (rc != 0) {

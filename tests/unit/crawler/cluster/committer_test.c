@@ -8,7 +8,11 @@
  * spills its links to by the shared seq, so the second copy truncated
  * the first's links file (a read error at the commit, or the other
  * fetch's links committed under this page). Each unpack now has a key
- * of its own, and none is a worker's item's (top bit set). */
+ * of its own, and none is a worker's item's (top bit set).
+ *
+ * Review: a turn's start cut the page directory back to Redis's recorded
+ * position (take_commit) without looking at the lease again: a committer
+ * paused past its lease there would undo the next committer's pages. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -69,10 +73,14 @@ static fitem_t *unpack(void *ctx, const char *data, size_t len, uint64_t key)
   pthread_mutex_unlock(&klock);
   return fitem_new("http://a.test/x", 1);
 }
+static int takes;
 static int take_commit(void *ctx, const cstate_commit_t *st)
 {
   (void)ctx;
   (void)st;
+  pthread_mutex_lock(&klock);
+  takes++;
+  pthread_mutex_unlock(&klock);
   return 0;
 }
 static void position(void *ctx, cstate_commit_t *st)
@@ -159,10 +167,73 @@ static void test_one_seq_twice(void)
   cluster_delete(c);
 }
 
+/* A turn whose lease ran out here before the directory is cut back
+ * (the committer paused, say): no take_commit, the turn ends. */
+static void test_lapsed_before_cut(void)
+{
+  char err[256];
+  bool created;
+  cluster_config_t cfg = { .url = srv.url,
+                           .name = "lapsed",
+                           .params = params,
+                           .nparams = 2,
+                           .seed = "http://a.test/",
+                           .seed_hostkey = "http://a.test:80",
+                           .lease = 60,
+                           .inflight = 64 };
+  cluster_t *c = NULL;
+  CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CSTATE_OK);
+  if (c == NULL)
+    return;
+  cluster_front_t front = { .unpack = unpack,
+                            .take_commit = take_commit,
+                            .position = position };
+  cluster_set_front(c, &front);
+  engine_hooks_t h = { .fetch = f_fetch, .parse = f_parse, .commit = f_commit };
+  engine_config_t ec = { .download_workers = 1,
+                         .parse_workers = 1,
+                         .ordered = true,
+                         .remote = cluster_remote(c),
+                         .hooks = &h };
+  engine_t *e = engine_new(&ec);
+  CHECK(e != NULL);
+  c->e = e;
+  pthread_mutex_lock(&klock);
+  takes = 0;
+  pthread_mutex_unlock(&klock);
+  pthread_mutex_lock(&c->lock);
+  c->commit_held = true;
+  c->commit_token = 1;
+  c->commit_until = frontier_now() - 1; /* past, here */
+  c->commit_turn = 1;
+  pthread_mutex_unlock(&c->lock);
+  pthread_t th;
+  CHECK_INT(pthread_create(&th, NULL, cl_committer_main, c), 0);
+  bool ended = false;
+  for (int i = 0; i < 200 && !ended; i++) {
+    nap_ms(10);
+    pthread_mutex_lock(&c->lock);
+    ended = !c->commit_held;
+    pthread_mutex_unlock(&c->lock);
+  }
+  CHECK(ended);
+  pthread_mutex_lock(&klock);
+  CHECK_INT(takes, 0);
+  pthread_mutex_unlock(&klock);
+  pthread_mutex_lock(&c->lock);
+  cl_stop_locked(c);
+  pthread_mutex_unlock(&c->lock);
+  cl_unblock(c, true);
+  pthread_join(th, NULL);
+  engine_delete(e);
+  cluster_delete(c);
+}
+
 int main(void)
 {
   redis_start(&srv);
   RUN(test_one_seq_twice);
+  RUN(test_lapsed_before_cut);
   redis_cleanup(&srv);
   return TEST_EXIT();
 }
