@@ -357,20 +357,31 @@ int pagedir_unpublish_after(const char *dir, int last)
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
     return -1;
+  /* From the highest ID down: one that stops half way (killed, or a
+   * page it cannot read) leaves a run from LAST + 1, which the next
+   * walks up again; bottom up, it left a gap, and the pages past it
+   * published for ever (review). */
+  int top = last;
+  for (char name[24]; top < INT_MAX; top++) {
+    struct stat sb;
+    snprintf(name, sizeof(name), "%d", top + 1);
+    if (fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+      break;
+  }
   int rc = 0;
-  for (int id = last + 1;; id++) {
+  for (int id = top; id > last; id--) {
     char name[24], kept[40];
     snprintf(name, sizeof(name), "%d", id);
     char *url = pagedir_load_url(dir, id);
     if (url == NULL && errno == ENOENT)
-      break;
+      continue; /* gone meanwhile */
     if (url == NULL && errno != EINVAL) {
       rc = -1; /* unreadable, or out of memory: not unpublished */
       break;
     }
     if (url == NULL) { /* not a page: nothing to keep */
-      if (unlinkat(fd, name, 0) != 0) {
-        rc = errno == ENOENT ? 0 : -1;
+      if (unlinkat(fd, name, 0) != 0 && errno != ENOENT) {
+        rc = -1;
         break;
       }
       continue;
@@ -380,8 +391,8 @@ int pagedir_unpublish_after(const char *dir, int last)
     /* Not a name of the same file (a page published from there again):
      * renaming one name of a file to another is no change at all. */
     if ((unlinkat(fd, kept, 0) != 0 && errno != ENOENT) ||
-        renameat(fd, name, fd, kept) != 0) {
-      rc = errno == ENOENT ? 0 : -1;
+        (renameat(fd, name, fd, kept) != 0 && errno != ENOENT)) {
+      rc = -1;
       break;
     }
   }

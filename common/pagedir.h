@@ -201,9 +201,10 @@ PAGEDIR_EXTERN char *pagedir_tmp_join(const char *dir, const char *name);
 PAGEDIR_EXTERN int pagedir_publish_link(const char *dir, const char *tmp,
                                         int id);
 
-/* pagedir_unpublish_after: unpublish DIR/ID for every ID above LAST, in
- * order, until one is missing (what a shared crawl's commit published
- * but did not record): each page is kept under a temporary name of its
+/* pagedir_unpublish_after: unpublish DIR/ID for every ID above LAST up to
+ * the first one missing (what a shared crawl's commit published but did
+ * not record), the highest first, so that one stopped half way leaves
+ * a run from LAST + 1: each page is kept under a temporary name of its
  * URL (".tmp-kept-HASH", removed with the others by pagedir_remove_tmp),
  * for pagedir_publish_kept; a file that is no page is removed. Returns 0
  * or -1 (errno). */
