@@ -297,15 +297,12 @@ void wcluster_pause(struct webcrawl *w, const char *url, double seconds)
   free(key);
 }
 
-bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r)
+bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r)
 {
   memset(r, 0, sizeof(*r));
   r->retry_after = -1;
-  char *d = NULL;
-  size_t len = 0;
-  if (cluster_robots_get(w->cluster, url, &d, &len) != CSTATE_OK || !d)
-    return false;
   bool ok = false;
+  size_t blen = 0;
   for (size_t i = 0; i + 5 <= len;) {
     const unsigned char *h = (const unsigned char *)d + i;
     size_t n = (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16 |
@@ -328,19 +325,39 @@ bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r)
       s = &r->location;
     } else if (h[0] == 'B') {
       s = &r->body;
+      blen = n;
     }
-    if (s != NULL && (*s = malloc(n + 1)) != NULL) {
-      memcpy(*s, v, n);
-      (*s)[n] = '\0';
+    if (s != NULL) {
+      free(*s); /* a field twice: the last one */
+      if ((*s = malloc(n + 1)) != NULL) {
+        memcpy(*s, v, n);
+        (*s)[n] = '\0';
+      }
     }
     i += 5 + n;
   }
-  free(d);
-  if (!ok || (r->outcome == FETCH_OK && r->body == NULL && r->len > 0)) {
+  /* The length is the body's, read as bytes (robots_parse reads that
+   * many): a record that says otherwise is not one this crawler wrote
+   * (review: it read past the body). */
+  if (!ok || (r->body != NULL && r->len != blen) ||
+      (r->outcome == FETCH_OK && r->body == NULL && r->len > 0)) {
     fetch_result_free(r);
     return false;
   }
   return true;
+}
+
+bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r)
+{
+  memset(r, 0, sizeof(*r));
+  r->retry_after = -1;
+  char *d = NULL;
+  size_t len = 0;
+  if (cluster_robots_get(w->cluster, url, &d, &len) != CSTATE_OK || !d)
+    return false;
+  bool ok = wcluster_robots_decode(d, len, r);
+  free(d);
+  return ok;
 }
 
 void wcluster_seed(struct webcrawl *w, const char *why)
