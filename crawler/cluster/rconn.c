@@ -140,8 +140,19 @@ static bool dial(rconn_t *r)
   redisEnableKeepAlive(c);
   char db[16];
   snprintf(db, sizeof(db), "%d", r->db);
-  const char *argv[2] = { r->db ? "SELECT" : "PING", db };
-  redisReply *rep = redisCommandArgv(c, r->db ? 2 : 1, argv, NULL);
+  const char *argv[2] = { "SELECT", db };
+  redisReply *rep = r->db ? redisCommandArgv(c, 2, argv, NULL) : NULL;
+  /* PING too: a Redis loading its data set answers it (and every script)
+   * "-LOADING" but SELECT "+OK", so a connection is made only once it
+   * can serve (review: on a /DB URL, the script after SELECT failed and
+   * every worker stopped). */
+  if (r->db == 0 || (rep != NULL && rep->type != REDIS_REPLY_ERROR)) {
+    if (rep != NULL) {
+      freeReplyObject(rep);
+      round_trips++;
+    }
+    rep = redisCommand(c, "PING");
+  }
   if (rep == NULL || rep->type == REDIS_REPLY_ERROR) {
     snprintf(r->err, sizeof(r->err), "redis://%s:%d/%d: %s", r->host, r->port,
              r->db,

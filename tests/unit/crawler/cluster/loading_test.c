@@ -1,0 +1,93 @@
+/* loading_test.c: Redis restarting with an AOF that takes a while to
+ * load. While it loads, Redis accepts connections and answers every
+ * command but a few (PING is not one of them, SELECT is) with
+ * "-LOADING". rconn's dial() sent PING on database 0, so a reconnection
+ * during the load failed and was tried again; on a redis://HOST:PORT/DB
+ * URL it sent SELECT alone, which succeeds, and the script that followed
+ * got LOADING: a plain error, on which the keeper stopped the worker
+ * (review). It now sends PING after SELECT too. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cstate.h"
+#include "rconn.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "redishelp.h"
+#pragma GCC diagnostic pop
+#include "testhelp.h"
+
+static redis_srv_t srv;
+static const cstate_param_t params[] = { { "seedURL", "http://a.test/" },
+                                         { "maxDepth", "2" } };
+
+static int keep_once(cstate_t *cs, const char *w, char *err, size_t n)
+{
+  uint64_t parts[CSTATE_PARTS] = { 0 }, commit = 0;
+  bool give[CSTATE_PARTS];
+  int alive, moving;
+  long pauses;
+  int rc = cstate_keep(cs, w, 60000, 0, parts, give, &commit, &alive, &moving,
+                       &pauses);
+  snprintf(err, n, "%s", rc == CSTATE_OK ? "" : cstate_error(cs));
+  return rc;
+}
+
+static void test_restart_while_loading(void)
+{
+  char err[512];
+  bool created;
+  /* Something for the restarted server to load: about a second's worth. */
+  rconn_t *r = rconn_open(srv.url, 10, err, sizeof(err));
+  CHECK(r != NULL);
+  for (int i = 0; r && i < 8; i++) {
+    char a[16];
+    snprintf(a, sizeof(a), "%d", i);
+    redisReply *rep =
+      rconn_cmdf(r, "EVAL",
+                 "for i=1,200000 do redis.call('SET','k'..ARGV[1]..'_'..i,"
+                 "'vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv') end return 1",
+                 "0", a, NULL);
+    CHECK(rep != NULL && rep->type == REDIS_REPLY_INTEGER);
+    if (rep)
+      freeReplyObject(rep);
+  }
+  rconn_close(r);
+  char url0[80], url1[80];
+  snprintf(url0, sizeof(url0), "%s", srv.url);
+  snprintf(url1, sizeof(url1), "%s/1", srv.url);
+  cstate_t *c0 = NULL, *c1 = NULL;
+  CHECK_INT(cstate_join(url0, "l0", params, 2, "http://a.test/",
+                        "http://a.test:80", &c0, &created, err, sizeof(err)),
+            CSTATE_OK);
+  CHECK_INT(cstate_join(url1, "l1", params, 2, "http://a.test/",
+                        "http://a.test:80", &c1, &created, err, sizeof(err)),
+            CSTATE_OK);
+  if (!c0 || !c1)
+    return;
+  char w0[32], w1[32];
+  CHECK_INT(cstate_register(c0, "t", w0, sizeof(w0)), CSTATE_OK);
+  CHECK_INT(cstate_register(c1, "t", w1, sizeof(w1)), CSTATE_OK);
+  CHECK_INT(keep_once(c0, w0, err, sizeof(err)), CSTATE_OK);
+  CHECK_INT(keep_once(c1, w1, err, sizeof(err)), CSTATE_OK);
+  redis_stop(&srv); /* SIGTERM: the AOF is complete */
+  CHECK_INT(redis_restart(&srv), 0);
+  /* The keeper's next tick, on database 1, then on database 0. */
+  int rc1 = keep_once(c1, w1, err, sizeof(err));
+  printf("# database 1: keep -> %d (%s)\n", rc1, err);
+  CHECK_INT(rc1, CSTATE_OK);
+  int rc0 = keep_once(c0, w0, err, sizeof(err));
+  printf("# database 0: keep -> %d (%s)\n", rc0, err);
+  CHECK_INT(rc0, CSTATE_OK);
+  cstate_close(c0);
+  cstate_close(c1);
+}
+
+int main(void)
+{
+  redis_start(&srv);
+  RUN(test_restart_while_loading);
+  redis_cleanup(&srv);
+  return TEST_EXIT();
+}
