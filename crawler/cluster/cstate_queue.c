@@ -309,6 +309,20 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
     const redisReply *es = items->element[i + 1];
     if (part == NULL || !rep_is(es, REDIS_REPLY_ARRAY))
       continue;
+    /* Only a partition asked for: the worker indexes its table of
+     * partitions with it (review: a reply naming "100000000"). */
+    char *end;
+    long pn = strtol(part, &end, 10);
+    if (end == part || *end != '\0' || pn < 0 || pn >= CSTATE_PARTS ||
+        hold_of(holds, nh, (int)pn) == NULL) {
+      cstate_items_free(v, k);
+      snprintf(cs->err, sizeof(cs->err),
+               "taking items: items of partition '%.20s', not asked for: "
+               "not this crawler's",
+               part);
+      freeReplyObject(rep);
+      return CSTATE_LOST;
+    }
     for (size_t j = 0; j < es->elements; j++) {
       const redisReply *e = es->element[j], *item = entry_field(e, "i"),
                        *chain = entry_field(e, "c");
@@ -330,7 +344,7 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
         freeReplyObject(rep);
         return CSTATE_LOST;
       }
-      it->part = atoi(part);
+      it->part = (int)pn;
       memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);
       it->url = strdup(url);
       it->hostkey = strndup(host, nhost);
