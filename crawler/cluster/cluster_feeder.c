@@ -256,6 +256,7 @@ void *cl_feeder_main(void *arg)
       break;
     }
     room = c->inflight_max - c->inflight;
+    unsigned wakes = c->wakes;
     /* Partitions just taken first, alone: their first take reads them
      * from the first entry, what their last holder (this worker too,
      * maybe) did not finish. */
@@ -297,11 +298,11 @@ void *cl_feeder_main(void *arg)
     forget_acked(c, gen);
     if (!go)
       break;
-    /* Marked fresh while the take was on its way: its wake-up may have
-     * come before this worker blocked (CLIENT UNBLOCK unblocks only a
-     * read under way). */
+    /* Marked fresh, or woken (a partition taken or given back), while
+     * the take was on its way: its wake-up may have come before this
+     * worker blocked (CLIENT UNBLOCK unblocks only a read under way). */
     pthread_mutex_lock(&c->lock);
-    bool marked = fresh_to_take(c, frontier_now());
+    bool marked = fresh_to_take(c, frontier_now()) || c->wakes != wakes;
     pthread_mutex_unlock(&c->lock);
     if (n == 0 && !fresh && !marked) {
       int w = cstate_wait(cs, holds, nh, 1000);

@@ -3,8 +3,8 @@
  * its threads.
  *
  * Locks: `lock` guards the lease table (parts, commit_*), inflight,
- * stopping, complete, unheld, failure and err, the taken and acked sets
- * and take_gen, the request counts, the pool of connections, and the
+ * stopping, complete, unheld, failure and err, the taken and acked sets,
+ * take_gen and wakes, the request counts, the pool of connections, and the
  * publisher's queue (phead, ptail, npub, pstop). No Redis call is made with it
  * held, and no engine call but engine_unhold's frontier close (which
  * takes only the frontier's lock). Nothing takes it while holding an
@@ -149,6 +149,10 @@ struct cluster {
   bool stopping, complete, unheld;
   int failure;
   char err[400];
+  unsigned wakes;      /* bumped by cl_feeder_wake: the feeder does not
+                          block in a read when one came since its take's
+                          snapshot (CLIENT UNBLOCK misses a read not yet
+                          under way) */
   fptable_t *taken;    /* entry ids of items in flight here */
   fptable_t *acked;    /* entry ids whose results Redis took, -> the
                           take generation then (inject) */

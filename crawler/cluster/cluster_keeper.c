@@ -68,6 +68,7 @@ bool cl_parts_refresh(cluster_t *c)
 void cl_feeder_wake(cluster_t *c)
 {
   pthread_mutex_lock(&c->lock);
+  c->wakes++;
   pthread_cond_broadcast(&c->cond);
   pthread_mutex_unlock(&c->lock);
   cl_unblock(c, false);
