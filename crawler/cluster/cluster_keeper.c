@@ -217,28 +217,40 @@ static void flush_one(void *arg, const char *key, void *item)
   *n = 0;
 }
 
-/* flush_counts: send the requests counted since the last flush. */
+/* flush_counts: send the requests counted since the last flush. The
+ * table is swapped for an empty one under the lock and walked outside
+ * it: it holds only the hosts asked since the last tick, not every host
+ * this worker ever asked, walked under the lock the download threads
+ * take for every item (review). */
 static void flush_counts(cluster_t *c)
 {
+  hashtable_t *fresh = hashtable_new(64);
   pthread_mutex_lock(&c->lock);
-  if (!c->counted) {
-    pthread_mutex_unlock(&c->lock);
-    return;
-  }
-  size_t cap = hashtable_count(c->counts);
-  struct flush f = { malloc(cap * sizeof(char *)), malloc(cap * sizeof(long)),
-                     0, cap };
-  if (f.hosts != NULL && f.n != NULL) {
-    hashtable_iterate(c->counts, &f, flush_one);
+  hashtable_t *old = NULL;
+  if (c->counted && fresh != NULL) {
+    old = c->counts;
+    c->counts = fresh;
     c->counted = false;
+    fresh = NULL;
   }
   pthread_mutex_unlock(&c->lock);
-  /* The keys stay in the table (never removed), so they outlive this. */
-  if (f.k > 0 && cstate_count(c->kconn, f.hosts, f.n, f.k) != CSTATE_OK)
+  hashtable_delete(fresh, free);
+  if (old == NULL)
+    return;
+  size_t cap = hashtable_count(old);
+  struct flush f = { malloc(cap * sizeof(char *)), malloc(cap * sizeof(long)),
+                     0, cap };
+  if (f.hosts != NULL && f.n != NULL)
+    hashtable_iterate(old, &f, flush_one);
+  if (f.hosts == NULL || f.n == NULL)
+    fprintf(stderr, "crawler: %s: request counts not sent: out of memory\n",
+            c->worker);
+  else if (f.k > 0 && cstate_count(c->kconn, f.hosts, f.n, f.k) != CSTATE_OK)
     fprintf(stderr, "crawler: %s: request counts not sent: %s\n", c->worker,
             cstate_error(c->kconn));
   free(f.hosts);
   free(f.n);
+  hashtable_delete(old, free);
 }
 
 void *cl_keeper_main(void *arg)
