@@ -699,10 +699,18 @@ static void *download_main(void *arg)
       grow(e);
     if (it == NULL)
       break;
-    if (r != NULL && r->admit != NULL && !(it->flags & FITEM_GATE) &&
-        !r->admit(r->ctx, it)) {
-      /* Its host is another process's now: no request, token back. */
+    if (r != NULL && r->admit != NULL && !r->admit(r->ctx, it)) {
+      /* Its host is another process's now: no request, token back. A
+       * gate (robots.txt) is asked again later, when the host may be
+       * this process's again; its items wait behind it. */
       frontier_refund(e->frontier, it->host);
+      if (it->flags & FITEM_GATE) {
+        frontier_gate_retry(e->frontier, it->host,
+                            frontier_now() + ENGINE_GATE_AGAIN);
+        frontier_done(e->frontier, it);
+        fitem_delete(it);
+        continue;
+      }
       frontier_done(e->frontier, it);
       finish(e, it);
       continue;

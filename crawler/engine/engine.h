@@ -60,6 +60,10 @@ enum {
                            read back (frontier.h) */
 };
 
+/* How long a gate item ADMIT refused waits to be asked again
+ * (engine_remote_t). */
+#define ENGINE_GATE_AGAIN 1.0
+
 /* What hooks.fetch did with its item. */
 typedef enum {
   ENGINE_PARSE,    /* pass the item (with its data) to a parse thread */
@@ -111,6 +115,9 @@ typedef struct engine_hooks {
  *   item's commit durable;
  * - ADMIT is asked before a popped item is fetched: false drops it,
  *   its token given back (its host's items are another process's now);
+ *   a gate item (its host's robots.txt) too: false makes no request,
+ *   and the gate is handed out again ENGINE_GATE_AGAIN seconds later,
+ *   the host's items waiting behind it (its host may come back);
  * - fingerprints are 80 bits (fp[0]'s top 16 bits and fp[1]; the rest
  *   zero), what the shared seen set keeps (engine_seen_load);
  * - speculation, the download window and the frontier's spill are off.
