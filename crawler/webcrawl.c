@@ -117,17 +117,6 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
   if (!hosts_gate_begin(w->hosts, fr, it, &url))
     return;
   fetch_result_t r;
-  if (w->cluster != NULL && cluster_stopping(w->cluster)) {
-    /* The worker stops, and admits nothing more: no request. The host
-     * opens (as a robots.txt not found would open it) so that the items
-     * waiting behind its gate are refused and finish. */
-    memset(&r, 0, sizeof(r));
-    r.outcome = FETCH_HTTP_ERROR;
-    r.status = 404;
-    r.retry_after = -1;
-    hosts_gate_end(w->hosts, fr, it, url, &r);
-    return;
-  }
   if (w->cluster != NULL && wcluster_robots(w, url, &r)) {
     /* Another worker fetched it: robots.txt once per host per crawl. */
     hosts_gate_end(w->hosts, fr, it, url, &r);

@@ -335,14 +335,6 @@ const char *cluster_worker(const cluster_t *c)
   return c->worker;
 }
 
-bool cluster_stopping(cluster_t *c)
-{
-  pthread_mutex_lock(&c->lock);
-  bool stopping = c->stopping;
-  pthread_mutex_unlock(&c->lock);
-  return stopping;
-}
-
 int cluster_robots_get(cluster_t *c, const char *url, char **data, size_t *len)
 {
   cstate_t *cs = cl_pool_get(c);

@@ -119,10 +119,6 @@ const char *cluster_error(const cluster_t *c);
 /* cluster_worker: this worker's id ("w3-9f3a1c0e"). Borrowed. */
 const char *cluster_worker(const cluster_t *c);
 
-/* cluster_stopping: this worker stops (the crawl is complete, or the
- * worker failed): nothing more is admitted. Any thread. */
-bool cluster_stopping(cluster_t *c);
-
 /* cluster_robots_get/put: the answer to a robots.txt URL another worker
  * stored, or store one (cstate_robots_get/put). Any thread. */
 int cluster_robots_get(cluster_t *c, const char *url, char **data, size_t *len);

@@ -53,15 +53,13 @@ bool cl_admit(void *rctx, fitem_t *it)
   if (it->flags & FITEM_GATE) {
     /* Its host's robots.txt: only from a partition held here, so that
      * a host given away gets no request from here (review: the gate
-     * went on, its robots.txt asked twice, once by each worker). Once
-     * the worker stops, it passes: the front end opens the host
-     * without a request (cluster_stopping), and the items behind it
-     * are refused and finish. */
+     * went on, its robots.txt asked twice, once by each worker).
+     * Refused, the engine drops the items behind it too. */
     const char *key = frontier_host_key(engine_frontier(c->e), it->host);
     double now = frontier_now();
     pthread_mutex_lock(&c->lock);
-    bool ok = c->stopping ||
-              (key != NULL && cl_takes_from(&c->parts[cstate_part(key)], now));
+    bool ok = !c->stopping && key != NULL &&
+              cl_takes_from(&c->parts[cstate_part(key)], now);
     pthread_mutex_unlock(&c->lock);
     return ok;
   }

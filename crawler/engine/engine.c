@@ -700,15 +700,22 @@ static void *download_main(void *arg)
     if (it == NULL)
       break;
     if (r != NULL && r->admit != NULL && !r->admit(r->ctx, it)) {
-      /* Its host is another process's now: no request, token back. A
-       * gate (robots.txt) is asked again later, when the host may be
-       * this process's again; its items wait behind it. */
+      /* Its host is another process's now: no request, token back. */
       frontier_refund(e->frontier, it->host);
       if (it->flags & FITEM_GATE) {
-        frontier_gate_retry(e->frontier, it->host,
-                            frontier_now() + ENGINE_GATE_AGAIN);
+        /* Its robots.txt neither: the gate stays needed, for when the
+         * host is this process's again, and the items waiting behind it
+         * go as refused ones do (they would hold their places here). */
+        fitem_t *gone = frontier_take_host(e->frontier, it->host);
+        frontier_gate_retry(e->frontier, it->host, 0);
         frontier_done(e->frontier, it);
         fitem_delete(it);
+        while (gone != NULL) {
+          fitem_t *next = gone->next;
+          frontier_done(e->frontier, gone);
+          finish(e, gone);
+          gone = next;
+        }
         continue;
       }
       frontier_done(e->frontier, it);

@@ -60,10 +60,6 @@ enum {
                            read back (frontier.h) */
 };
 
-/* How long a gate item ADMIT refused waits to be asked again
- * (engine_remote_t). */
-#define ENGINE_GATE_AGAIN 1.0
-
 /* What hooks.fetch did with its item. */
 typedef enum {
   ENGINE_PARSE,    /* pass the item (with its data) to a parse thread */
@@ -116,8 +112,8 @@ typedef struct engine_hooks {
  * - ADMIT is asked before a popped item is fetched: false drops it,
  *   its token given back (its host's items are another process's now);
  *   a gate item (its host's robots.txt) too: false makes no request,
- *   and the gate is handed out again ENGINE_GATE_AGAIN seconds later,
- *   the host's items waiting behind it (its host may come back);
+ *   the gate stays needed (for when the host comes back), and the
+ *   host's items waiting behind it are dropped as refused ones are;
  * - fingerprints are 80 bits (fp[0]'s top 16 bits and fp[1]; the rest
  *   zero), what the shared seen set keeps (engine_seen_load);
  * - speculation, the download window and the frontier's spill are off.

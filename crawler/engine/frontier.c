@@ -726,6 +726,63 @@ fitem_t *frontier_take_all(frontier_t *f)
   return list;
 }
 
+/* take_one: IT leaves the frontier's counts and budget (its slot stays,
+ * for frontier_done); appended to the list ending at **TAIL. */
+static void take_one(frontier_t *f, fitem_t *it, fitem_t ***tail)
+{
+  budget_give(f->cfg.budget, item_cost(it));
+  it->flags &= ~(FITEM_QUEUED | FITEM_DELAYED);
+  it->prev = it->next = NULL;
+  **tail = it;
+  *tail = &it->next;
+}
+
+fitem_t *frontier_take_host(frontier_t *f, uint32_t host)
+{
+  fitem_t *list = NULL, **tail = &list;
+  pthread_mutex_lock(&f->lock);
+  if (host >= f->nhosts) {
+    pthread_mutex_unlock(&f->lock);
+    return NULL;
+  }
+  struct host *h = f->host[host];
+  for (fitem_t *it = h->head, *next; it != NULL; it = next) {
+    next = it->next;
+    f->count--;
+    take_one(f, it, &tail);
+  }
+  for (fitem_t *it = h->shead, *next; it != NULL; it = next) {
+    next = it->next;
+    f->nspec--;
+    take_one(f, it, &tail);
+  }
+  h->head = h->tail = h->shead = h->stail = NULL;
+  /* Its delayed items too: the heap rebuilt without them (no room is
+   * needed, it only shrinks). */
+  size_t n = heap_count(f->delayed);
+  fitem_t **v = n ? malloc(n * sizeof(*v)) : NULL;
+  if (v != NULL) {
+    for (size_t i = 0; i < n; i++)
+      v[i] = heap_get(f->delayed, i);
+    heap_clear(f->delayed);
+    for (size_t i = 0; i < n; i++) {
+      if (v[i]->host != host) {
+        (void)heap_push(f->delayed, v[i]);
+        continue;
+      }
+      if (v[i]->flags & FITEM_SPEC)
+        f->nspec--;
+      else
+        f->count--;
+      take_one(f, v[i], &tail);
+    }
+    free(v);
+  }
+  frontier_schedule(f, h, frontier_now());
+  pthread_mutex_unlock(&f->lock);
+  return list;
+}
+
 void frontier_delete(frontier_t *f)
 {
   if (f == NULL)

@@ -372,8 +372,55 @@ static void test_spill_keeps_order_within_budget(void)
   rmdir(dir);
 }
 
+/* frontier_take_host: a host's items, queued and delayed, leave (the
+ * engine drops them when the host is another process's now); the other
+ * hosts' stay; the gate is left as it was. */
+static void test_take_host(void)
+{
+  frontier_t *f = make(0, 1, true);
+  push(f, "a0", 0, "A");
+  push(f, "b1", 1, "B");
+  push(f, "a2", 2, "A");
+  /* A's gate, then its first item, handed out; the item requeued for
+   * later (delayed). */
+  fitem_t *gate = frontier_pop(f);
+  CHECK(gate != NULL && (gate->flags & FITEM_GATE));
+  uint32_t a = gate->host;
+  frontier_gate_done(f, a);
+  fitem_delete(gate);
+  fitem_t *it = frontier_pop(f);
+  CHECK(it != NULL && it->seq == 0);
+  CHECK_INT(frontier_requeue(f, it, "A", now() + 60), 0);
+  CHECK_INT(frontier_count(f), 3);
+  fitem_t *gone = frontier_take_host(f, a);
+  int n = 0;
+  uint64_t seqs = 0;
+  while (gone != NULL) {
+    fitem_t *next = gone->next;
+    seqs |= UINT64_C(1) << gone->seq;
+    frontier_done(f, gone); /* its slot */
+    fitem_delete(gone);
+    gone = next;
+    n++;
+  }
+  CHECK_INT(n, 2);
+  CHECK_INT(seqs, 5); /* seqs 0 (delayed) and 2 (queued) */
+  CHECK_INT(frontier_count(f), 1);
+  /* B's gate, then b1: nothing of A comes out. */
+  gate = frontier_pop(f);
+  CHECK(gate != NULL && (gate->flags & FITEM_GATE) && gate->host != a);
+  frontier_gate_done(f, gate->host);
+  fitem_delete(gate);
+  it = frontier_pop(f);
+  CHECK(it != NULL && it->seq == 1);
+  fitem_delete(it);
+  CHECK_INT(frontier_count(f), 0);
+  frontier_delete(f);
+}
+
 int main(void)
 {
+  RUN(test_take_host);
   RUN(test_discovery_order_across_hosts);
   RUN(test_token_bucket_paces_a_host);
   RUN(test_gate_comes_first_and_blocks_the_host);
