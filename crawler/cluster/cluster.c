@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -226,6 +227,11 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
     cstate_set_worker(c->cconn, c->worker);
   }
   c->worker_no = strtoull(c->worker + 1, NULL, 10);
+  /* The unpack keys from a random start: two workers can share a
+   * number after a Redis lost its last second (cstate_register). */
+  if (getrandom(&c->unpacks, sizeof(c->unpacks), 0) !=
+      (ssize_t)sizeof(c->unpacks))
+    c->unpacks = 0;
   if (rc == CSTATE_OK && c->worker_no >= (UINT64_C(1) << 21)) {
     snprintf(err, n, "too many workers have joined crawl '%s'", cfg->name);
     rc = CSTATE_EREDIS;

@@ -293,9 +293,10 @@ int cl_committed(void *rctx, engine_t *e, fitem_t *it)
 /* unpack_key: the key of the files an unpacked result may spill to:
  * the top bit (no worker's item has it: its local seq is the worker's
  * number, below 2^21, above SEQ_BITS), this worker's number, and a
- * count of its unpacks. Not the shared seq: two results of one seq (an
- * item fetched twice) can wait in the reorder heap at once, and the
- * second's links file truncated the first's (review). */
+ * count of its unpacks from a random start (cluster_join). Not the
+ * shared seq: two results of one seq (an item fetched twice) can wait
+ * in the reorder heap at once, and the second's links file truncated
+ * the first's (review). */
 static uint64_t unpack_key(cluster_t *c)
 {
   uint64_t n = c->unpacks++ & ((UINT64_C(1) << SEQ_BITS) - 1);
