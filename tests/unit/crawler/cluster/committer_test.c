@@ -28,35 +28,12 @@
 #include "rconn.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
+#include "clusterhelp.h"
 #include "redishelp.h"
 #pragma GCC diagnostic pop
 #include "testhelp.h"
 
 static redis_srv_t srv;
-static const cstate_param_t params[] = { { "seedURL", "http://a.test/" },
-                                         { "maxDepth", "2" } };
-
-static engine_fetched_t f_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
-{
-  (void)ctx;
-  (void)ws;
-  (void)e;
-  (void)it;
-  return ENGINE_CONSUMED;
-}
-static void f_parse(void *ctx, engine_t *e, fitem_t *it)
-{
-  (void)ctx;
-  (void)e;
-  (void)it;
-}
-static void f_commit(void *ctx, engine_t *e, fitem_t *it)
-{
-  (void)ctx;
-  (void)e;
-  (void)it;
-}
-
 /* The front end: records the keys unpacks are given. */
 static pthread_mutex_t klock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t keys[8];
@@ -89,6 +66,10 @@ static void position(void *ctx, cstate_commit_t *st)
   (void)st;
 }
 
+static const cluster_front_t front = { .unpack = unpack,
+                                       .take_commit = take_commit,
+                                       .position = position };
+
 static int unpacked(void)
 {
   pthread_mutex_lock(&klock);
@@ -100,32 +81,10 @@ static int unpacked(void)
 static void test_one_seq_twice(void)
 {
   char err[256];
-  bool created;
-  cluster_config_t cfg = { .url = srv.url,
-                           .name = "dup",
-                           .params = params,
-                           .nparams = 2,
-                           .seed = "http://a.test/",
-                           .seed_hostkey = "http://a.test:80",
-                           .lease = 60,
-                           .inflight = 64 };
-  cluster_t *c = NULL;
-  CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CSTATE_OK);
+  cluster_t *c = test_worker(srv.url, "dup");
   if (c == NULL)
     return;
-  cluster_front_t front = { .unpack = unpack,
-                            .take_commit = take_commit,
-                            .position = position };
   cluster_set_front(c, &front);
-  engine_hooks_t h = { .fetch = f_fetch, .parse = f_parse, .commit = f_commit };
-  engine_config_t ec = { .download_workers = 1,
-                         .parse_workers = 1,
-                         .ordered = true,
-                         .remote = cluster_remote(c),
-                         .hooks = &h };
-  engine_t *e = engine_new(&ec);
-  CHECK(e != NULL);
-  c->e = e;
   cstate_t *cs = NULL;
   CHECK_INT(cstate_open(srv.url, "dup", &cs, err, sizeof(err)), CSTATE_OK);
   /* Seq 5, published twice (two entries), waits behind seq 0. */
@@ -163,41 +122,17 @@ static void test_one_seq_twice(void)
   cl_unblock(c, true);
   pthread_join(th, NULL);
   cstate_close(cs);
-  engine_delete(e); /* its items release their tickets */
-  cluster_delete(c);
+  test_worker_delete(c);
 }
 
 /* A turn whose lease ran out here before the directory is cut back
  * (the committer paused, say): no take_commit, the turn ends. */
 static void test_lapsed_before_cut(void)
 {
-  char err[256];
-  bool created;
-  cluster_config_t cfg = { .url = srv.url,
-                           .name = "lapsed",
-                           .params = params,
-                           .nparams = 2,
-                           .seed = "http://a.test/",
-                           .seed_hostkey = "http://a.test:80",
-                           .lease = 60,
-                           .inflight = 64 };
-  cluster_t *c = NULL;
-  CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CSTATE_OK);
+  cluster_t *c = test_worker(srv.url, "lapsed");
   if (c == NULL)
     return;
-  cluster_front_t front = { .unpack = unpack,
-                            .take_commit = take_commit,
-                            .position = position };
   cluster_set_front(c, &front);
-  engine_hooks_t h = { .fetch = f_fetch, .parse = f_parse, .commit = f_commit };
-  engine_config_t ec = { .download_workers = 1,
-                         .parse_workers = 1,
-                         .ordered = true,
-                         .remote = cluster_remote(c),
-                         .hooks = &h };
-  engine_t *e = engine_new(&ec);
-  CHECK(e != NULL);
-  c->e = e;
   pthread_mutex_lock(&klock);
   takes = 0;
   pthread_mutex_unlock(&klock);
@@ -225,8 +160,7 @@ static void test_lapsed_before_cut(void)
   pthread_mutex_unlock(&c->lock);
   cl_unblock(c, true);
   pthread_join(th, NULL);
-  engine_delete(e);
-  cluster_delete(c);
+  test_worker_delete(c);
 }
 
 int main(void)

@@ -20,35 +20,12 @@
 #include "hashtable.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
+#include "clusterhelp.h"
 #include "redishelp.h"
 #pragma GCC diagnostic pop
 #include "testhelp.h"
 
 static redis_srv_t srv;
-static const cstate_param_t params[] = { { "seedURL", "http://a.test/" },
-                                         { "maxDepth", "2" } };
-
-static engine_fetched_t f_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
-{
-  (void)ctx;
-  (void)ws;
-  (void)e;
-  (void)it;
-  return ENGINE_CONSUMED;
-}
-static void f_parse(void *ctx, engine_t *e, fitem_t *it)
-{
-  (void)ctx;
-  (void)e;
-  (void)it;
-}
-static void f_commit(void *ctx, engine_t *e, fitem_t *it)
-{
-  (void)ctx;
-  (void)e;
-  (void)it;
-}
-
 static int counted(cluster_t *c)
 {
   pthread_mutex_lock(&c->lock);
@@ -60,28 +37,9 @@ static int counted(cluster_t *c)
 static void test_counts_sent_and_forgotten(void)
 {
   char err[256];
-  bool created;
-  cluster_config_t cfg = { .url = srv.url,
-                           .name = "counts",
-                           .params = params,
-                           .nparams = 2,
-                           .seed = "http://a.test/",
-                           .seed_hostkey = "http://a.test:80",
-                           .lease = 60,
-                           .inflight = 64 };
-  cluster_t *c = NULL;
-  CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CSTATE_OK);
+  cluster_t *c = test_worker(srv.url, "counts");
   if (c == NULL)
     return;
-  engine_hooks_t h = { .fetch = f_fetch, .parse = f_parse, .commit = f_commit };
-  engine_config_t ec = { .download_workers = 1,
-                         .parse_workers = 1,
-                         .ordered = true,
-                         .remote = cluster_remote(c),
-                         .hooks = &h };
-  engine_t *e = engine_new(&ec);
-  CHECK(e != NULL);
-  c->e = e;
   cluster_count(c, "http://a.test:80");
   cluster_count(c, "http://a.test:80");
   cluster_count(c, "http://b.test:80");
@@ -109,8 +67,7 @@ static void test_counts_sent_and_forgotten(void)
     fprintf(stderr, "%s", buf);
   free(buf);
   cstate_close(cs);
-  engine_delete(e);
-  cluster_delete(c);
+  test_worker_delete(c);
 }
 
 int main(void)

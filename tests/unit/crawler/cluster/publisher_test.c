@@ -22,14 +22,12 @@
 #include "rconn.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
+#include "clusterhelp.h"
 #include "redishelp.h"
 #pragma GCC diagnostic pop
 #include "testhelp.h"
 
 static redis_srv_t srv;
-
-static const cstate_param_t params[] = { { "seedURL", "http://a.test/" },
-                                         { "maxDepth", "2" } };
 
 static int pack(void *ctx, const fitem_t *it, char **data, size_t *len)
 {
@@ -82,17 +80,7 @@ static bool wait_done(cluster_t *c, long ms)
 static void test_retry_keeps_count(void)
 {
   char err[256];
-  bool created;
-  cluster_config_t cfg = { .url = srv.url,
-                           .name = "pub",
-                           .params = params,
-                           .nparams = 2,
-                           .seed = "http://a.test/",
-                           .seed_hostkey = "http://a.test:80",
-                           .lease = 60,
-                           .inflight = 64 };
-  cluster_t *c = NULL;
-  CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CSTATE_OK);
+  cluster_t *c = test_worker(srv.url, "pub");
   if (c == NULL)
     return;
   cluster_front_t front = { .pack = pack };
@@ -156,7 +144,7 @@ static void test_retry_keeps_count(void)
   }
   rconn_close(r);
   cstate_close(cs);
-  cluster_delete(c);
+  test_worker_delete(c);
 }
 
 int main(void)

@@ -26,33 +26,12 @@
 #include "rconn.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
+#include "clusterhelp.h"
 #include "redishelp.h"
 #pragma GCC diagnostic pop
 #include "testhelp.h"
 
 static redis_srv_t srv;
-static const cstate_param_t params[] = { { "seedURL", "http://a.test/" },
-                                         { "maxDepth", "2" } };
-static engine_fetched_t f_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
-{
-  (void)ctx;
-  (void)ws;
-  (void)e;
-  (void)it;
-  return ENGINE_CONSUMED;
-}
-static void f_parse(void *ctx, engine_t *e, fitem_t *it)
-{
-  (void)ctx;
-  (void)e;
-  (void)it;
-}
-static void f_commit(void *ctx, engine_t *e, fitem_t *it)
-{
-  (void)ctx;
-  (void)e;
-  (void)it;
-}
 
 static cluster_t *g_c;
 static int g_P = -1;
@@ -92,19 +71,9 @@ int __wrap_cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh,
 static void test_given_back_during_take(void)
 {
   char err[256], name[16];
-  bool created;
   snprintf(name, sizeof(name), "gbt");
-  cluster_config_t cfg = { .url = srv.url,
-                           .name = name,
-                           .params = params,
-                           .nparams = 2,
-                           .seed = "http://a.test/",
-                           .seed_hostkey = "http://a.test:80",
-                           .lease = 60,
-                           .inflight = 64 };
-  cluster_t *c = NULL;
-  CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CSTATE_OK);
-  if (!c)
+  cluster_t *c = test_worker(srv.url, name);
+  if (c == NULL)
     return;
   cstate_t *cs = NULL;
   CHECK_INT(cstate_open(srv.url, name, &cs, err, sizeof(err)), CSTATE_OK);
@@ -121,15 +90,6 @@ static void test_given_back_during_take(void)
   snprintf(ps, sizeof(ps), "%d", P);
   redisReply *rep = rconn_cmdf(cstate_rconn(cs), "SADD", key, ps, NULL);
   freeReplyObject(rep);
-  engine_hooks_t h = { .fetch = f_fetch, .parse = f_parse, .commit = f_commit };
-  engine_config_t ec = { .download_workers = 1,
-                         .parse_workers = 1,
-                         .ordered = true,
-                         .remote = cluster_remote(c),
-                         .hooks = &h };
-  engine_t *e = engine_new(&ec);
-  CHECK(e != NULL);
-  c->e = e;
   double now = frontier_now();
   pthread_mutex_lock(&c->lock);
   /* P: held, being given away (the feeder does not take from it); Q: held,
@@ -167,8 +127,7 @@ static void test_given_back_during_take(void)
   cl_unblock(c, false);
   pthread_join(th, NULL);
   cstate_close(cs);
-  engine_delete(e);
-  cluster_delete(c);
+  test_worker_delete(c);
 }
 
 int main(void)
