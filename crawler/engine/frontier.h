@@ -245,7 +245,8 @@ void frontier_close(frontier_t *f);
 /* frontier_take_host: remove HOST's queued and delayed items held in
  * memory and return them as a list linked by ->next, owned by the caller,
  * each still holding its slot (frontier_done); its gate stays as it is.
- * For a host that is another process's now (engine_remote_t). */
+ * For a host that is another process's now (engine_remote_t). Out of
+ * memory, its delayed items stay (they come back when due). */
 fitem_t *frontier_take_host(frontier_t *f, uint32_t host);
 
 /* frontier_take_all: remove every queued item held in memory (sorted by
