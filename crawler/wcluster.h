@@ -70,8 +70,8 @@ void wcluster_pause(struct webcrawl *w, const char *url, double seconds);
 bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r);
 
 /* wcluster_robots_decode: the answer wcluster_robots_keep stored, from
- * its bytes D (LEN), into *R (zeroed first): true if it is one (a
- * body's length the one recorded, a page's body there). */
+ * its bytes D (LEN), into *R (zeroed first): true if it is one (its
+ * body, if any, as long as recorded; a page's body there). */
 bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r);
 
 /* wcluster_robots_keep: store R, the answer to robots.txt URL, for every
