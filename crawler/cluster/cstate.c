@@ -270,54 +270,53 @@ static void seen_unfp(const unsigned char *in, uint32_t *b, int64_t *m)
 
 /* ---- scripts ---- */
 
-/* ARGV: new id, nparts, buckets, seed, hostkey, part, the seed's
- * fingerprint (SEEN_FP bytes), then option name and value pairs. Sent again
- * after it created the crawl, it finds its own id: created. */
+/* ARGV: new id, nparts, buckets, the seed's item (cs_add_item), its
+ * part, its fingerprint (SEEN_FP bytes), then option name and value
+ * pairs. Sent again after it created the crawl, it finds its own id:
+ * created. */
 static const rscript_t join_lua = {
-  "join",
-  "local meta = KEYS[1]\n"
-  "local p = string.sub(meta, 1, -5)\n"
-  "if redis.call('EXISTS', meta) == 0 then\n"
-  "  redis.call('HSET', meta, 'id', ARGV[1], 'nparts', ARGV[2],\n"
-  "             'buckets', ARGV[3], 'state', 'running',\n"
-  "             'created', redis.call('TIME')[1])\n"
-  "  for i = 8, #ARGV, 2 do\n"
-  "    redis.call('HSET', meta, 'opt:'..ARGV[i], ARGV[i + 1])\n"
-  "  end\n"
-  "  redis.call('HSET', p..'commit', 'next_seq', 1, 'next_commit', 0,\n"
-  "             'pages', 0, 'journal', 0, 'depth', 0, 'noindex', 0)\n"
-  "  redis.call('DEL', p..'done')\n"
-  "  redis.call('APPEND', p..'seen:0', ARGV[7])\n"
-  "  local item = '0 0 '..ARGV[5]..' '..ARGV[4] -- seq, depth, host, url\n"
-  "  redis.call('XADD', p..'part:'..ARGV[6], '*', 'i', item)\n"
-  "  redis.call('SADD', p..'ready', ARGV[6])\n"
-  "  return {'created', ARGV[1]}\n"
-  "end\n"
-  "local id = redis.call('HGET', meta, 'id')\n"
-  "if id == false then\n"
-  "  return redis.error_reply('LOST the crawl has no id')\n"
-  "end\n"
-  "if id == ARGV[1] then return {'created', id} end\n"
-  "for i = 8, #ARGV, 2 do\n"
-  "  local v = redis.call('HGET', meta, 'opt:'..ARGV[i])\n"
-  "  if v == false then v = '' end\n"
-  "  if v ~= ARGV[i + 1] then return {'mismatch', ARGV[i], v} end\n"
-  "end\n"
-  "for _, k in ipairs(redis.call('HKEYS', meta)) do\n"
-  "  if string.sub(k, 1, 4) == 'opt:' then\n"
-  "    local name, given = string.sub(k, 5), false\n"
-  "    for i = 8, #ARGV, 2 do\n"
-  "      if ARGV[i] == name then given = true end\n"
-  "    end\n"
-  "    if not given then\n"
-  "      return {'mismatch', name, redis.call('HGET', meta, k)}\n"
-  "    end\n"
-  "  end\n"
-  "end\n"
-  "if redis.call('HGET', meta, 'state') == 'complete' then\n"
-  "  return {'complete', id}\n"
-  "end\n"
-  "return {'joined', id}\n"
+  "join", "local meta = KEYS[1]\n"
+          "local p = string.sub(meta, 1, -5)\n"
+          "if redis.call('EXISTS', meta) == 0 then\n"
+          "  redis.call('HSET', meta, 'id', ARGV[1], 'nparts', ARGV[2],\n"
+          "             'buckets', ARGV[3], 'state', 'running',\n"
+          "             'created', redis.call('TIME')[1])\n"
+          "  for i = 7, #ARGV, 2 do\n"
+          "    redis.call('HSET', meta, 'opt:'..ARGV[i], ARGV[i + 1])\n"
+          "  end\n"
+          "  redis.call('HSET', p..'commit', 'next_seq', 1, 'next_commit', 0,\n"
+          "             'pages', 0, 'journal', 0, 'depth', 0, 'noindex', 0)\n"
+          "  redis.call('DEL', p..'done')\n"
+          "  redis.call('APPEND', p..'seen:0', ARGV[6])\n"
+          "  redis.call('XADD', p..'part:'..ARGV[5], '*', 'i', ARGV[4])\n"
+          "  redis.call('SADD', p..'ready', ARGV[5])\n"
+          "  return {'created', ARGV[1]}\n"
+          "end\n"
+          "local id = redis.call('HGET', meta, 'id')\n"
+          "if id == false then\n"
+          "  return redis.error_reply('LOST the crawl has no id')\n"
+          "end\n"
+          "if id == ARGV[1] then return {'created', id} end\n"
+          "for i = 7, #ARGV, 2 do\n"
+          "  local v = redis.call('HGET', meta, 'opt:'..ARGV[i])\n"
+          "  if v == false then v = '' end\n"
+          "  if v ~= ARGV[i + 1] then return {'mismatch', ARGV[i], v} end\n"
+          "end\n"
+          "for _, k in ipairs(redis.call('HKEYS', meta)) do\n"
+          "  if string.sub(k, 1, 4) == 'opt:' then\n"
+          "    local name, given = string.sub(k, 5), false\n"
+          "    for i = 7, #ARGV, 2 do\n"
+          "      if ARGV[i] == name then given = true end\n"
+          "    end\n"
+          "    if not given then\n"
+          "      return {'mismatch', name, redis.call('HGET', meta, k)}\n"
+          "    end\n"
+          "  end\n"
+          "end\n"
+          "if redis.call('HGET', meta, 'state') == 'complete' then\n"
+          "  return {'complete', id}\n"
+          "end\n"
+          "return {'joined', id}\n"
 };
 
 /* ARGV: id, worker ('': any), then the commits, in seq order, each
@@ -511,8 +510,7 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
   args_add(&a, id);
   args_addf(&a, "%d", CSTATE_PARTS);
   args_addf(&a, "%d", CSTATE_BUCKETS);
-  args_add(&a, seed);
-  args_add(&a, hostkey);
+  cs_add_item(&a, 0, 0, hostkey, seed);
   args_addf(&a, "%d", cstate_part(hostkey));
   char fp[SEEN_FP];
   seen_fp(fp, b, m);

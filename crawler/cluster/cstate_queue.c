@@ -159,27 +159,25 @@ static const rscript_t take_lua = {
   "return {out, fenced, last, pos}\n"
 };
 
-/* ARGV: id, part, token, entry id, seq, depth, url, host, to part,
- * chain, worker ('': any). The item leaves its partition (checked, as a
- * result's, under the partition's lease: token, and owner if named;
- * deleted, or 'DONE' if it was already: this script
- * sent again, or the item finished by another) and goes on to partition
- * TO PART (the host of its redirect's next hop), with its seq and the
+/* ARGV: id, part, token, entry id, the next hop's item (cs_add_item),
+ * to part, chain, worker ('': any). The item leaves its partition
+ * (checked, as a result's, under the partition's lease: token, and owner
+ * if named; deleted, or 'DONE' if it was already: this script sent
+ * again, or the item finished by another) and goes on to partition TO
+ * PART (the host of its redirect's next hop), with its seq and the
  * chain. */
 static const rscript_t hand_lua = {
   "hand", PRELUDE
   "local lk = p..'lease:part:'..ARGV[2]\n"
   "local l = redis.call('HMGET', lk, 'token', 'owner')\n"
-  "if l[1] ~= ARGV[3] or (ARGV[11] ~= '' and l[2] ~= ARGV[11]) then\n"
+  "if l[1] ~= ARGV[3] or (ARGV[8] ~= '' and l[2] ~= ARGV[8]) then\n"
   "  return redis.error_reply('FENCED the partition lease is not held')\n"
   "end\n"
   "if redis.call('XDEL', p..'part:'..ARGV[2], ARGV[4]) == 0 then\n"
   "  return 'DONE'\n"
   "end\n"
-  "redis.call('XADD', p..'part:'..ARGV[9], '*', 'i',\n"
-  "           ARGV[5]..' '..ARGV[6]..' '..ARGV[8]..' '..ARGV[7], 'c',\n"
-  "           ARGV[10])\n"
-  "redis.call('SADD', p..'ready', ARGV[9])\n"
+  "redis.call('XADD', p..'part:'..ARGV[6], '*', 'i', ARGV[5], 'c', ARGV[7])\n"
+  "redis.call('SADD', p..'ready', ARGV[6])\n"
   "return 'OK'\n"
 };
 
@@ -458,10 +456,7 @@ int cstate_hand(cstate_t *cs, const cstate_item_t *it, uint64_t token,
   args_addf(&a, "%d", it->part);
   args_addf(&a, "%" PRIu64, token);
   args_add(&a, it->id);
-  args_addf(&a, "%" PRIu64, to->seq);
-  args_addf(&a, "%d", to->depth);
-  args_add(&a, to->url);
-  args_add(&a, to->hostkey);
+  cs_add_item(&a, to->seq, to->depth, to->hostkey, to->url);
   args_addf(&a, "%d", to->part);
   args_add(&a, to->chain);
   args_add(&a, cs->worker);
