@@ -349,12 +349,13 @@ bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r)
 
 bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r)
 {
-  memset(r, 0, sizeof(*r));
-  r->retry_after = -1;
   char *d = NULL;
   size_t len = 0;
-  if (cluster_robots_get(w->cluster, url, &d, &len) != CSTATE_OK || !d)
-    return false;
+  if (cluster_robots_get(w->cluster, url, &d, &len) != CSTATE_OK) {
+    free(d);
+    d = NULL;
+    len = 0; /* none: decoded as none (R zeroed, false) */
+  }
   bool ok = wcluster_robots_decode(d, len, r);
   free(d);
   return ok;

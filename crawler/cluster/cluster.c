@@ -381,10 +381,8 @@ void cluster_count(cluster_t *c, const char *hostkey)
     free(n);
     n = NULL;
   }
-  if (n != NULL) {
+  if (n != NULL)
     (*n)++;
-    c->counted = true;
-  }
   pthread_mutex_unlock(&c->lock);
 }
 

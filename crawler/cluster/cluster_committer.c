@@ -94,29 +94,25 @@ void cl_end_turn(cluster_t *c)
 }
 
 /* lease_holds: this turn may act for the commit now (its lease, held
- * in this turn, not past its local end, the worker not stopping). */
+ * in this turn, not past its local end, the worker not stopping); if
+ * not, the turn ends, unless the worker stops. */
 static bool lease_holds(cluster_t *c)
 {
   double t0 = frontier_now();
   pthread_mutex_lock(&c->lock);
   bool ok = c->commit_held && c->commit_turn == c->turn &&
             t0 < c->commit_until && !c->stopping;
+  bool stopping = c->stopping;
   pthread_mutex_unlock(&c->lock);
+  if (!ok && !stopping)
+    cl_end_turn(c);
   return ok;
 }
 
 int cl_commit_begin(void *rctx, fitem_t *it)
 {
-  cluster_t *c = rctx;
   (void)it;
-  if (lease_holds(c))
-    return 0;
-  pthread_mutex_lock(&c->lock);
-  bool stopping = c->stopping;
-  pthread_mutex_unlock(&c->lock);
-  if (!stopping)
-    cl_end_turn(c);
-  return 1;
+  return lease_holds(rctx) ? 0 : 1;
 }
 
 /* rents_add: result entry ID, whose highest seq is LAST, was read.
@@ -335,10 +331,8 @@ static int begin_turn(cluster_t *c)
   /* The directory is cut back to Redis's position only while the lease
    * holds here: a committer paused past it since the read above would
    * undo the next committer's recorded pages and journal (review). */
-  if (!lease_holds(c)) {
-    cl_end_turn(c);
+  if (!lease_holds(c))
     return 0;
-  }
   rc = c->front.take_commit(c->front.ctx, &st);
   if (rc != 0) {
     cl_fail(c, rc, "cannot take the commit over in the page directory");

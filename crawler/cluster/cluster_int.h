@@ -159,7 +159,6 @@ struct cluster {
   uint64_t take_gen;   /* bumped as the feeder sends each take */
   hashtable_t *counts; /* host key -> long *: requests since the
                           last flush */
-  bool counted;
   cstate_t **pool;
   size_t npool, cappool;
 

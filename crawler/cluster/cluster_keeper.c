@@ -209,12 +209,10 @@ struct flush {
 static void flush_one(void *arg, const char *key, void *item)
 {
   struct flush *f = arg;
-  long *n = item;
-  if (*n == 0 || f->k == f->cap)
+  if (f->k == f->cap)
     return;
   f->hosts[f->k] = key;
-  f->n[f->k++] = *n;
-  *n = 0;
+  f->n[f->k++] = *(long *)item;
 }
 
 /* flush_counts: send the requests counted since the last flush. The
@@ -227,10 +225,9 @@ static void flush_counts(cluster_t *c)
   hashtable_t *fresh = hashtable_new(64);
   pthread_mutex_lock(&c->lock);
   hashtable_t *old = NULL;
-  if (c->counted && fresh != NULL) {
+  if (hashtable_count(c->counts) > 0 && fresh != NULL) {
     old = c->counts;
     c->counts = fresh;
-    c->counted = false;
     fresh = NULL;
   }
   pthread_mutex_unlock(&c->lock);
