@@ -246,6 +246,7 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
                                  .commit_begin = cl_commit_begin,
                                  .committed = cl_committed,
                                  .admit = cl_admit,
+                                 .gate_done = cl_gate_done,
                                  .release = cl_release,
                                  .ctx = c };
   *out = c;

@@ -54,12 +54,18 @@ bool cl_admit(void *rctx, fitem_t *it)
     /* Its host's robots.txt: only from a partition held here, so that
      * a host given away gets no request from here (review: the gate
      * went on, its robots.txt asked twice, once by each worker).
-     * Refused, the engine drops the items behind it too. */
+     * Refused, the engine drops the items behind it too. Admitted, it
+     * counts in the partition's busy until cl_gate_done: given away
+     * meanwhile, the partition is released only once the answer is
+     * kept in Redis for the next holder (review: released at once,
+     * the next holder asked too). */
     const char *key = frontier_host_key(engine_frontier(c->e), it->host);
     double now = frontier_now();
     pthread_mutex_lock(&c->lock);
     bool ok = !c->stopping && key != NULL &&
               cl_takes_from(&c->parts[cstate_part(key)], now);
+    if (ok)
+      c->parts[cstate_part(key)].busy++;
     pthread_mutex_unlock(&c->lock);
     return ok;
   }
@@ -94,6 +100,16 @@ bool cl_admit(void *rctx, fitem_t *it)
   }
   pthread_mutex_unlock(&c->lock);
   return ok;
+}
+
+void cl_gate_done(void *rctx, const char *hostkey)
+{
+  cluster_t *c = rctx;
+  if (hostkey == NULL)
+    return; /* no such host: not admitted (cl_admit) */
+  pthread_mutex_lock(&c->lock);
+  c->parts[cstate_part(hostkey)].busy--;
+  pthread_mutex_unlock(&c->lock);
 }
 
 void cl_release(void *rctx, fitem_t *it)

@@ -287,6 +287,7 @@ void *cl_publisher_main(void *arg); /* cluster_publisher.c */
 
 /* cluster_feeder.c */
 bool cl_admit(void *rctx, fitem_t *it);
+void cl_gate_done(void *rctx, const char *hostkey);
 void cl_release(void *rctx, fitem_t *it);
 /* cl_ticket_done: the item of ticket T is no longer in flight here;
  * ACKED: its result is in Redis. */

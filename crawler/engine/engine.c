@@ -722,6 +722,9 @@ static void *download_main(void *arg)
       finish(e, it);
       continue;
     }
+    /* A gate's fetch consumes it: its host kept for GATE_DONE. */
+    bool gate = (it->flags & FITEM_GATE) != 0;
+    uint32_t host = it->host;
     switch (e->hooks.fetch(e->cfg.ctx, ws, e, it)) {
     case ENGINE_PARSE:
       push_fetched(e, it);
@@ -737,6 +740,8 @@ static void *download_main(void *arg)
       finish(e, it);
       break;
     }
+    if (gate && r != NULL && r->gate_done != NULL)
+      r->gate_done(r->ctx, frontier_host_key(e->frontier, host));
     if (el && leave(e))
       break;
   }

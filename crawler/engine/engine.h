@@ -114,6 +114,8 @@ typedef struct engine_hooks {
  *   a gate item (its host's robots.txt) too: false makes no request,
  *   the gate stays needed (for when the host comes back), and the
  *   host's items waiting behind it are dropped as refused ones are;
+ *   GATE_DONE follows hooks.fetch of a gate ADMIT let through (its
+ *   robots.txt asked and its answer kept), with the host's key;
  * - fingerprints are 80 bits (fp[0]'s top 16 bits and fp[1]; the rest
  *   zero), what the shared seen set keeps (engine_seen_load);
  * - speculation, the download window and the frontier's spill are off.
@@ -128,6 +130,7 @@ typedef struct engine_remote {
   int (*commit_begin)(void *rctx, fitem_t *it);
   int (*committed)(void *rctx, engine_t *e, fitem_t *it);
   bool (*admit)(void *rctx, fitem_t *it);
+  void (*gate_done)(void *rctx, const char *hostkey);
   void (*release)(void *rctx, fitem_t *it); /* free it->remote */
   void *ctx;
 } engine_remote_t;
