@@ -220,12 +220,24 @@ static const rscript_t release_lua = {
  * number is not: a Redis that lost its last second (AOF everysec)
  * counts from before it, and gives the number of a worker that
  * registered in that second, and still runs, to the next one. Two
- * workers of one name would both pass the owner checks (review). */
+ * workers of one name would both pass the owner checks (review). A
+ * number held by a worker heard alive since (its heartbeat) is skipped:
+ * the number names the temporary files of a worker's items. */
 static const rscript_t register_lua = {
-  "register", PRELUDE "local n = redis.call('INCR', p..'worker_seq')\n"
-                      "local id = 'w'..string.format('%d', n)..'-'..ARGV[3]\n"
-                      "redis.call('HSET', p..'workers', id, ARGV[2])\n"
-                      "return id\n"
+  "register",
+  PRELUDE "local alive = redis.call('ZRANGE', p..'alive', 0, -1)\n"
+          "local n, pre, used\n"
+          "repeat\n"
+          "  n = redis.call('INCR', p..'worker_seq')\n"
+          "  pre = 'w'..string.format('%d', n)..'-'\n"
+          "  used = false\n"
+          "  for _, w in ipairs(alive) do\n"
+          "    if string.sub(w, 1, #pre) == pre then used = true end\n"
+          "  end\n"
+          "until not used\n"
+          "local id = pre..ARGV[3]\n"
+          "redis.call('HSET', p..'workers', id, ARGV[2])\n"
+          "return id\n"
 };
 
 /* ARGV: id, worker, ttl ms. */

@@ -1500,6 +1500,9 @@ static void test_worker_name_given_again(void)
     cstate_set_worker(b, y);
     fprintf(stderr, "X is %s, Y is %s\n", x, y);
     CHECK(strcmp(x, y) != 0);
+    /* Nor its number, which names the temporary files of its items: X
+     * was heard alive since the restart. */
+    CHECK(strtol(x + 1, NULL, 10) != strtol(y + 1, NULL, 10));
     CHECK_INT(cstate_keep(b, y, 60000, 0, ty, give, &cy, &alive, &moving,
                           &pauses),
               CSTATE_OK);
