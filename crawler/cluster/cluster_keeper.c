@@ -130,7 +130,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
         continue;
       char what[16];
       snprintf(what, sizeof(what), "part:%d", i);
-      rc = cstate_release(c->kconn, what, tok[i]);
+      rc = cstate_release(c->kconn, what, c->worker, tok[i]);
       if (rc < 0)
         return rc;
     } else if (tok[i] != 0 && tok[i] == had[i]) {
@@ -300,7 +300,7 @@ void *cl_keeper_main(void *arg)
     char what[32];
     snprintf(what, sizeof(what), "part:%d", i);
     if (p.held && !lost)
-      cstate_release(c->kconn, what, p.token);
+      cstate_release(c->kconn, what, c->worker, p.token);
   }
   pthread_mutex_lock(&c->lock);
   bool had = c->commit_held;
@@ -308,7 +308,7 @@ void *cl_keeper_main(void *arg)
   uint64_t tok = c->commit_token;
   pthread_mutex_unlock(&c->lock);
   if (had && !lost)
-    cstate_release(c->kconn, "commit", tok);
+    cstate_release(c->kconn, "commit", c->worker, tok);
   if (!lost)
     cstate_leave(c->kconn, c->worker); /* its partitions go at once */
   return NULL;

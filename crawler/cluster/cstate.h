@@ -212,8 +212,10 @@ int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, long inflight,
  * to the others at their next tick). */
 int cstate_leave(cstate_t *cs, const char *id);
 
-/* cstate_release: give lease WHAT back if TOKEN still holds it. */
-int cstate_release(cstate_t *cs, const char *what, uint64_t token);
+/* cstate_release: give lease WHAT back if OWNER still holds it with
+ * TOKEN (a token alone may be given again after a Redis rollback). */
+int cstate_release(cstate_t *cs, const char *what, const char *owner,
+                   uint64_t token);
 
 /* ---- the commit ---- */
 

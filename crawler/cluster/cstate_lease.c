@@ -205,10 +205,11 @@ static const rscript_t leave_lua = { "leave", PRELUDE
                                      "redis.call('DEL', p..'alive:'..ARGV[2])\n"
                                      "return 'OK'\n" };
 
-/* ARGV: id, what, token. */
+/* ARGV: id, what, token, owner. */
 static const rscript_t release_lua = {
   "release", PRELUDE "local k = p..'lease:'..ARGV[2]\n"
-                     "if redis.call('HGET', k, 'token') == ARGV[3] then\n"
+                     "if redis.call('HGET', k, 'token') == ARGV[3] and\n"
+                     "   redis.call('HGET', k, 'owner') == ARGV[4] then\n"
                      "  redis.call('DEL', k)\n"
                      "  return 1\n"
                      "end\n"
@@ -373,12 +374,14 @@ int cstate_leave(cstate_t *cs, const char *id)
   return cs_run(cs, &leave_lua, &a, false, NULL);
 }
 
-int cstate_release(cstate_t *cs, const char *what, uint64_t token)
+int cstate_release(cstate_t *cs, const char *what, const char *owner,
+                   uint64_t token)
 {
   struct args a = { 0 };
   args_add(&a, cs->id);
   args_add(&a, what);
   args_addf(&a, "%" PRIu64, token);
+  args_add(&a, owner);
   return cs_run(cs, &release_lua, &a, false, NULL);
 }
 
