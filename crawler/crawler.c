@@ -742,16 +742,14 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
     fprintf(stderr, "%s: --cluster: %s\n", prog, err);
     exit(rc == CSTATE_ENOMEM ? EXIT_FATAL : EXIT_CLUSTER);
   }
-  if (created) {
-    if (pagedir_init(dir, params, err, sizeof(err)) != 0)
-      refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
-  } else {
-    char *had, *want;
-    if (pagedir_marker_compare(dir, params, &had, &want) > 0)
-      refuse(EXIT_PAGEDIR,
-             "pageDirectory '%s' holds a crawl with '%s', this command "
-             "asks for '%s'",
-             dir, had, want);
+  (void)created; /* whoever binds the directory first makes it */
+  rc = wcluster_pagedir(c->cluster, c->crawl_name, dir, params, err,
+                        sizeof(err));
+  if (rc == CSTATE_EMISMATCH)
+    refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
+  if (rc != CSTATE_OK) {
+    fprintf(stderr, "%s: --cluster: %s\n", prog, err);
+    exit(rc == CSTATE_ENOMEM ? EXIT_FATAL : EXIT_CLUSTER);
   }
   c->o.pagedir = dir;
   c->o.cluster = c->cluster;

@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "crawl.h"
@@ -22,6 +23,99 @@
 #include "webcrawl_int.h"
 
 /* ---- joining ---- */
+
+/* in_dir: stat DIR/NAME into *SB; 0, or -1 (errno). */
+static int in_dir(const char *dir, const char *name, struct stat *sb)
+{
+  strbuf_t b = STRBUF_INIT;
+  strbuf_addf(&b, "%s/%s", dir, name);
+  int rc = !b.oom && b.p != NULL ? stat(b.p, sb) : -1;
+  if (b.oom || b.p == NULL)
+    errno = ENOMEM;
+  strbuf_release(&b);
+  return rc;
+}
+
+int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
+                     const pagedir_params_t *params, char *err, size_t n)
+{
+  char rec[128], mine[128];
+  struct stat sb;
+  int rc = cluster_note_get(cl, "pagedir", rec, sizeof(rec));
+  if (rc != CSTATE_OK) {
+    snprintf(err, n, "%s", cluster_error(cl));
+    return rc;
+  }
+  bool made = false;
+  if (in_dir(dir, ".crawler", &sb) != 0) {
+    if (rec[0] != '\0') {
+      snprintf(err, n,
+               "'%s' is not the page directory of crawl %s: it holds no "
+               "crawl, and the crawl saves its pages in another (give every "
+               "worker the same directory, a shared mount across machines)",
+               dir, name);
+      return CSTATE_EMISMATCH;
+    }
+    /* The first worker here makes it (another may win the race). */
+    made = pagedir_init(dir, params, err, n) == 0;
+    if (!made && in_dir(dir, ".crawler", &sb) != 0)
+      return CSTATE_EMISMATCH; /* ERR says why */
+  }
+  if (!made) {
+    char *had = NULL, *want = NULL;
+    int cmp = pagedir_marker_compare(dir, params, &had, &want);
+    if (cmp != 0) {
+      if (cmp > 0)
+        snprintf(err, n,
+                 "'%s' holds a crawl with '%s', this command asks "
+                 "for '%s'",
+                 dir, had, want);
+      else
+        snprintf(err, n, "cannot read the marker of '%s': %s", dir,
+                 strerror(errno));
+      free(had);
+      free(want);
+      return CSTATE_EMISMATCH;
+    }
+  }
+  /* The marker's stamp: what a copy keeps (cp -a), another crawl's
+   * marker does not have. */
+  if (in_dir(dir, ".crawler", &sb) != 0) {
+    snprintf(err, n, "cannot read the marker of '%s': %s", dir,
+             strerror(errno));
+    return CSTATE_EMISMATCH;
+  }
+  snprintf(mine, sizeof(mine), "%lld.%09ld %lld", (long long)sb.st_mtim.tv_sec,
+           (long)sb.st_mtim.tv_nsec, (long long)sb.st_size);
+  if (rec[0] == '\0') {
+    /* Not bound yet: only a directory that holds no page yet. Nothing
+     * of the crawl is written before it is bound. */
+    bool fresh = in_dir(dir, "1", &sb) != 0 &&
+                 (in_dir(dir, ".journal", &sb) != 0 || sb.st_size == 0);
+    if (!fresh) {
+      snprintf(err, n,
+               "'%s' holds pages that crawl %s has no record of (a finished "
+               "crawl, or one whose Redis came back empty); use an empty "
+               "directory",
+               dir, name);
+      return CSTATE_EMISMATCH;
+    }
+    rc = cluster_note_claim(cl, "pagedir", mine, rec, sizeof(rec));
+    if (rc != CSTATE_OK) {
+      snprintf(err, n, "%s", cluster_error(cl));
+      return rc;
+    }
+  }
+  if (strcmp(rec, mine) != 0) {
+    snprintf(err, n,
+             "'%s' is not the page directory of crawl %s: its marker is "
+             "another crawl's (or a copy made since); give every worker "
+             "the directory the crawl started in",
+             dir, name);
+    return CSTATE_EMISMATCH;
+  }
+  return CSTATE_OK;
+}
 
 int wcluster_join(const char *url, const char *name, double lease,
                   const pagedir_params_t *params, const webcrawl_opts_t *o,

@@ -31,6 +31,21 @@ int wcluster_join(const char *url, const char *name, double lease,
                   const pagedir_params_t *params, const webcrawl_opts_t *o,
                   cluster_t **out, bool *created, char *err, size_t n);
 
+/* wcluster_pagedir: bind DIR (borrowed) to crawl NAME of cluster CL,
+ * the crawl that PARAMS (the marker's) describe: make it a page
+ * directory if it holds nothing yet, or check that its marker records
+ * PARAMS; then check that it is the directory the crawl started in. The
+ * crawl records the marker's stamp (its time and size) once, as the
+ * first worker binds a directory holding no page; a directory whose
+ * marker is another, or that holds pages the crawl has no record of (a
+ * finished crawl, a Redis that came back empty), is refused: every
+ * later commit would cut it back to the crawl's recorded position.
+ * Returns CSTATE_OK, CSTATE_EMISMATCH (refused: ERR, size N, says why),
+ * or another CSTATE_* status (Redis: ERR says why). Main thread, before
+ * wcluster_start. */
+int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
+                     const pagedir_params_t *params, char *err, size_t n);
+
 /* wcluster_status: print crawl NAME's state at Redis URL to FP.
  * Returns 1 complete, 0 running, or a negative CSTATE_* status (ERR,
  * size N, says why). */

@@ -387,6 +387,17 @@ void cluster_count(cluster_t *c, const char *hostkey)
   pthread_mutex_unlock(&c->lock);
 }
 
+int cluster_note_claim(cluster_t *c, const char *field, const char *value,
+                       char *out, size_t n)
+{
+  cstate_t *cs = cl_pool_get(c);
+  if (cs == NULL)
+    return CSTATE_EREDIS;
+  int rc = cstate_note_claim(cs, field, value, out, n);
+  cl_pool_put(c, cs);
+  return rc;
+}
+
 int cluster_note_set(cluster_t *c, const char *field, const char *value)
 {
   cstate_t *cs = cl_pool_get(c);

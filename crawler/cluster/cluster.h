@@ -154,6 +154,9 @@ void cluster_count(cluster_t *c, const char *hostkey);
 /* cluster_note_set, cluster_note_get: cstate_note_set/get. */
 int cluster_note_set(cluster_t *c, const char *field, const char *value);
 int cluster_note_get(cluster_t *c, const char *field, char *out, size_t n);
+/* cluster_note_claim: cstate_note_claim. */
+int cluster_note_claim(cluster_t *c, const char *field, const char *value,
+                       char *out, size_t n);
 
 /* cluster_delete: free C (after cluster_finish, or when never started).
  * NULL is fine. */

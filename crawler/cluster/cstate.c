@@ -912,15 +912,49 @@ int cstate_robots_put(cstate_t *cs, const char *url, const void *data,
   return rc;
 }
 
-int cstate_note_set(cstate_t *cs, const char *field, const char *value)
+/* ARGV: id, field, value, "1" to write it only where it has none. The
+ * value the field holds after. Checks the crawl's id: on a Redis that
+ * came back empty, a plain HSET made a record without one, which every
+ * later join took for a broken crawl (review). */
+static const rscript_t note_lua = {
+  "note", PRELUDE "local f = 'note:'..ARGV[2]\n"
+                  "if ARGV[4] ~= '1' or redis.call('HEXISTS', meta, f) == 0 "
+                  "then\n"
+                  "  redis.call('HSET', meta, f, ARGV[3])\n"
+                  "end\n"
+                  "return redis.call('HGET', meta, f)\n"
+};
+
+/* note_put: FIELD set to VALUE (ONLY_NEW: unless it has one), what it
+ * holds after into OUT (size N; NULL: not wanted). */
+static int note_put(cstate_t *cs, const char *field, const char *value,
+                    bool only_new, char *out, size_t n)
 {
-  char f[96];
-  snprintf(f, sizeof(f), "note:%s", field);
-  redisReply *rep = rconn_cmdf(cs->r, "HSET", cs->meta, f, value, NULL);
-  int rc = cs_status(cs, rep, "writing the crawl's record");
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_add(&a, field);
+  args_add(&a, value);
+  args_add(&a, only_new ? "1" : "0");
+  redisReply *rep = NULL;
+  int rc = cs_run(cs, &note_lua, &a, false, &rep);
+  if (rc == CSTATE_OK && rep_str(rep) == NULL)
+    rc = cs_unexpected(cs, "writing the crawl's record");
+  if (rc == CSTATE_OK && out != NULL)
+    snprintf(out, n, "%s", rep->str);
   if (rep)
     freeReplyObject(rep);
   return rc;
+}
+
+int cstate_note_set(cstate_t *cs, const char *field, const char *value)
+{
+  return note_put(cs, field, value, false, NULL, 0);
+}
+
+int cstate_note_claim(cstate_t *cs, const char *field, const char *value,
+                      char *out, size_t n)
+{
+  return note_put(cs, field, value, true, out, n);
 }
 
 int cstate_note_get(cstate_t *cs, const char *field, char *out, size_t n)

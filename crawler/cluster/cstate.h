@@ -412,6 +412,12 @@ int cstate_pauses(cstate_t *cs, const int *parts, size_t n,
 int cstate_note_set(cstate_t *cs, const char *field, const char *value);
 int cstate_note_get(cstate_t *cs, const char *field, char *out, size_t n);
 
+/* cstate_note_claim: FIELD set to VALUE unless it has a value already;
+ * the value it holds after (VALUE, or the one another worker set first)
+ * into OUT (size N). */
+int cstate_note_claim(cstate_t *cs, const char *field, const char *value,
+                      char *out, size_t n);
+
 /* ---- the crawl as a whole ---- */
 
 /* cstate_complete: whether the crawl is complete (1), running (0), or a
