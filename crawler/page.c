@@ -300,12 +300,12 @@ void page_scan(struct page *p, const fitem_t *it, const page_scan_t *c)
 
 /* ---- the body on disk ---- */
 
-void page_write_tmp(struct page *p, const fitem_t *it, const char *dir,
-                    unsigned flags)
+void page_write_tmp(struct page *p, const fitem_t *it, unsigned long long key,
+                    const char *dir, unsigned flags)
 {
   fetch_result_t *r = &p->res;
-  p->tmp = pagedir_write_tmp(dir, (unsigned long long)it->seq, it->url,
-                             it->depth, r->body, r->len, flags);
+  p->tmp = pagedir_write_tmp(dir, key, it->url, it->depth, r->body, r->len,
+                             flags);
   if (p->tmp == NULL) {
     p->write_errno = errno ? errno : EIO;
     return;

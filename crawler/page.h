@@ -87,11 +87,12 @@ typedef struct page_scan {
  * P->spill_errno. */
 void page_scan(struct page *p, const fitem_t *it, const page_scan_t *c);
 
-/* page_write_tmp: write P's body to its temporary page file in DIR, at
- * IT's URL, seq and depth (FLAGS: PAGEDIR_GZIP, PAGEDIR_FSYNC), and free
- * the body; on failure the body stays and P->write_errno says why. */
-void page_write_tmp(struct page *p, const fitem_t *it, const char *dir,
-                    unsigned flags);
+/* page_write_tmp: write P's body to its temporary page file in DIR,
+ * named by KEY (pagedir_write_tmp), at IT's URL and depth (FLAGS:
+ * PAGEDIR_GZIP, PAGEDIR_FSYNC), and free the body; on failure the body
+ * stays and P->write_errno says why. */
+void page_write_tmp(struct page *p, const fitem_t *it, unsigned long long key,
+                    const char *dir, unsigned flags);
 
 /* page_reload: P's body back from its temporary file (which goes,
  * whether it could be read or not: it was written at another depth), or,

@@ -395,6 +395,16 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 
 /* ---- parse threads ---- */
 
+/* tmp_key: the key naming IT's temporary page file: its seq, or in a
+ * shared crawl one of this worker's own for each write (cluster_tmp_key:
+ * an item fetched again is not written over the file the commit may be
+ * linking). */
+static unsigned long long tmp_key(struct webcrawl *w, const fitem_t *it)
+{
+  return w->cluster != NULL ? cluster_tmp_key(w->cluster)
+                            : (unsigned long long)it->seq;
+}
+
 /* speculate: have the links the commit of IT will add fetched early
  * (engine.h, Speculation), unless the commit may well not add them: a
  * redirected page may turn out a duplicate, a full crawl adds nothing. */
@@ -448,7 +458,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     /* The body waits for the page's adoption on disk (a resumed page's
      * is in its saved file), or is not needed again (noindex, scanned). */
     if (p->stored_id == 0 && !(p->noindex && p->scanned))
-      page_write_tmp(p, it, w->o->pagedir, w->tmp_flags);
+      page_write_tmp(p, it, tmp_key(w, it), w->o->pagedir, w->tmp_flags);
     if (r->body != NULL && p->tmp == NULL && p->write_errno == 0) {
       free(r->body);
       r->body = NULL;
@@ -461,7 +471,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     p->tmp = NULL;
   }
   if (!p->noindex && p->stored_id == 0 && p->tmp == NULL)
-    page_write_tmp(p, it, w->o->pagedir, w->tmp_flags);
+    page_write_tmp(p, it, tmp_key(w, it), w->o->pagedir, w->tmp_flags);
   /* The body is on disk now (or not saved); free it before the page waits
    * for commit. */
   free(r->body);

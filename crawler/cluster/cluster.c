@@ -232,6 +232,10 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   if (getrandom(&c->unpacks, sizeof(c->unpacks), 0) !=
       (ssize_t)sizeof(c->unpacks))
     c->unpacks = 0;
+  uint64_t r;
+  if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+    r = c->unpacks ^ UINT64_C(0x9e3779b97f4a7c15);
+  atomic_init(&c->tmp_keys, r);
   if (rc == CSTATE_OK && c->worker_no >= (UINT64_C(1) << 21)) {
     snprintf(err, n, "too many workers have joined crawl '%s'", cfg->name);
     rc = CSTATE_EREDIS;
@@ -385,6 +389,12 @@ void cluster_count(cluster_t *c, const char *hostkey)
   if (n != NULL)
     (*n)++;
   pthread_mutex_unlock(&c->lock);
+}
+
+uint64_t cluster_tmp_key(cluster_t *c)
+{
+  uint64_t n = atomic_fetch_add(&c->tmp_keys, 1);
+  return c->worker_no << SEQ_BITS | (n & ((UINT64_C(1) << SEQ_BITS) - 1));
 }
 
 int cluster_note_claim(cluster_t *c, const char *field, const char *value,

@@ -151,6 +151,13 @@ const char *cluster_chain(const fitem_t *it);
  * next heartbeat). Any thread. */
 void cluster_count(cluster_t *c, const char *hostkey);
 
+/* cluster_tmp_key: a key for a temporary page file of this worker's, a
+ * new one at each call: the worker's number above a count from a random
+ * start (pagedir_write_tmp's KEY). Not the item's seq: an item fetched
+ * again here is written under another name while the commit may link
+ * the first. Any thread. */
+uint64_t cluster_tmp_key(cluster_t *c);
+
 /* cluster_note_set, cluster_note_get: cstate_note_set/get. */
 int cluster_note_set(cluster_t *c, const char *field, const char *value);
 int cluster_note_get(cluster_t *c, const char *field, char *out, size_t n);

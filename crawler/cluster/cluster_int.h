@@ -45,6 +45,7 @@
 #define CRAWLER_CLUSTER_CLUSTER_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -178,6 +179,9 @@ struct cluster {
   struct rentry *rents; /* result entries read this turn, not deleted */
   size_t nrents, caprents;
   uint64_t unpacks; /* results unpacked: their spill files' keys */
+
+  _Atomic uint64_t tmp_keys; /* temporary page files written
+                                (cluster_tmp_key), from a random start */
 
   cstate_t *fconn; /* the feeder's, for cl_unblock() */
   /* The publisher's queue (guarded by lock; pcond on lock). */

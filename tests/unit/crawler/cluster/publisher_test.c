@@ -7,7 +7,15 @@
  * newer token goes back on the queue (publish_batch's retry): the queue's
  * count (npub) must stay the queue's length, or the publisher, which is
  * woken only for the first result queued and for a full batch, sleeps
- * through the next result. */
+ * through the next result.
+ *
+ * A worker's temporary page file is named by a key of its own for each
+ * write (cluster_tmp_key), not by the item's seq: review, an item the
+ * worker fetched again (its result lost with a Redis's last second, the
+ * item back in its partition) was written again under the same name,
+ * unlinked and recreated while the committer, still holding the first
+ * result, linked that name: a missing file, or a page published half
+ * written. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -147,10 +155,27 @@ static void test_retry_keeps_count(void)
   test_worker_delete(c);
 }
 
+static void test_tmp_key_per_write(void)
+{
+  cluster_t *c = test_worker(srv.url, "tmpkey");
+  if (c == NULL)
+    return;
+  uint64_t k1 = cluster_tmp_key(c), k2 = cluster_tmp_key(c);
+  printf("# worker %s: keys %" PRIx64 ", %" PRIx64 "\n", cluster_worker(c), k1,
+         k2);
+  CHECK(k1 != k2);
+  /* The worker's number above the count, as its local seqs have it: no
+   * other worker's key, and never the top bit (unpack keys). */
+  CHECK(k1 >> SEQ_BITS == c->worker_no);
+  CHECK(k2 >> SEQ_BITS == c->worker_no);
+  test_worker_delete(c);
+}
+
 int main(void)
 {
   redis_start(&srv);
   RUN(test_retry_keeps_count);
+  RUN(test_tmp_key_per_write);
   redis_cleanup(&srv);
   return TEST_EXIT();
 }
