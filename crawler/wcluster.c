@@ -258,13 +258,16 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
   return 0;
 }
 
-static void f_position(void *ctx, cstate_commit_t *st)
+static int f_position(void *ctx, cstate_commit_t *st)
 {
   struct webcrawl *w = ctx;
   st->pages = w->st->saved;
   st->noindex = w->st->noindex;
   long long j = pagedir_journal_size(w->o->pagedir);
-  st->journal = j < 0 ? 0 : j;
+  if (j < 0)
+    return -1; /* not 0: the next committer would cut it all off */
+  st->journal = j;
+  return 0;
 }
 
 int wcluster_start(struct webcrawl *w)

@@ -64,8 +64,9 @@ typedef struct cluster_front {
    * Returns 0, or a negative status that fails the crawl. */
   int (*take_commit)(void *ctx, const cstate_commit_t *st);
   /* position: committer, after each commit: the pages, noindex pages
-   * and journal bytes now, into ST. */
-  void (*position)(void *ctx, cstate_commit_t *st);
+   * and journal bytes now, into ST. Returns 0, or -1 (errno) if they
+   * cannot be read: nothing is recorded, and the worker fails. */
+  int (*position)(void *ctx, cstate_commit_t *st);
   /* handed: parse thread: IT's result is published: its temporary
    * files are the commit's now, not to be removed with IT. May be
    * NULL. */

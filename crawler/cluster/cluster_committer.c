@@ -251,7 +251,17 @@ int cl_committed(void *rctx, engine_t *e, fitem_t *it)
   cstate_commit_t st = { .next_seq = c->next_seq,
                          .next_commit = it->seq + 1,
                          .depth = it->depth };
-  c->front.position(c->front.ctx, &st);
+  if (c->front.position(c->front.ctx, &st) != 0) {
+    /* Recorded as 0 bytes, the next committer would cut the journal
+     * off; unrecorded, it cuts back to the last commit recorded. */
+    int err = errno;
+    cl_adds_clear(c);
+    cl_fail(c, CSTATE_EREDIS,
+            "cannot read the length of the page directory's .journal after "
+            "committing '%s': %s",
+            it->url, strerror(err));
+    return CLUSTER_EFAILED;
+  }
   bool saved = st.pages > c->pages_queued;
   if (c->ndone == c->capdone) {
     size_t cap = c->capdone ? 2 * c->capdone : COMMIT_BATCH;

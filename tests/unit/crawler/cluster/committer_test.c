@@ -12,7 +12,12 @@
  *
  * Review: a turn's start cut the page directory back to Redis's recorded
  * position (take_commit) without looking at the lease again: a committer
- * paused past its lease there would undo the next committer's pages. */
+ * paused past its lease there would undo the next committer's pages.
+ *
+ * Review: a journal whose length could not be read (stat failing: ESTALE
+ * on NFS) was recorded as 0 bytes long, and the next committer to take
+ * over would cut the whole journal off. */
+#include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -60,10 +65,16 @@ static int take_commit(void *ctx, const cstate_commit_t *st)
   pthread_mutex_unlock(&klock);
   return 0;
 }
-static void position(void *ctx, cstate_commit_t *st)
+static bool unreadable; /* position fails, as a stat of .journal can */
+static int position(void *ctx, cstate_commit_t *st)
 {
   (void)ctx;
-  (void)st;
+  if (unreadable) {
+    errno = ESTALE;
+    return -1;
+  }
+  st->journal = 1000;
+  return 0;
 }
 
 static const cluster_front_t front = { .unpack = unpack,
@@ -163,11 +174,36 @@ static void test_lapsed_before_cut(void)
   test_worker_delete(c);
 }
 
+/* The directory's position unreadable after a commit: nothing is
+ * recorded (no commit queued), and the worker fails, saying why. */
+static void test_position_unreadable(void)
+{
+  cluster_t *c = test_worker(srv.url, "unread");
+  if (c == NULL)
+    return;
+  cluster_set_front(c, &front);
+  unreadable = true;
+  fitem_t *it = fitem_new("http://a.test/", 0);
+  CHECK(it != NULL);
+  if (it != NULL) {
+    it->seq = 0;
+    CHECK(cl_committed(c, c->e, it) < 0);
+    fitem_delete(it);
+  }
+  CHECK_INT(c->ndone, 0); /* no commit queued, none recorded */
+  printf("# %s\n", cluster_error(c));
+  CHECK(c->failure != 0);
+  CHECK(strstr(cluster_error(c), "journal") != NULL);
+  unreadable = false;
+  test_worker_delete(c);
+}
+
 int main(void)
 {
   redis_start(&srv);
   RUN(test_one_seq_twice);
   RUN(test_lapsed_before_cut);
+  RUN(test_position_unreadable);
   redis_cleanup(&srv);
   return TEST_EXIT();
 }
