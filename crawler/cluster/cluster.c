@@ -106,6 +106,17 @@ cstate_t *cl_open_conn(cluster_t *c)
   for (;;) {
     cstate_t *cs = NULL;
     int rc = cstate_open(c->url, c->name, &cs, err, sizeof(err));
+    if (rc == CSTATE_OK &&
+        strcmp(cstate_crawl_id(cs), cstate_crawl_id(c->kconn)) != 0) {
+      /* A crawl of the name made since (review: this worker's pauses,
+       * counts and robots.txt answers went into it). */
+      cstate_close(cs);
+      cl_fail(c, CSTATE_LOST,
+              "crawl %s is no longer in Redis: another crawl of that name "
+              "was made (did Redis come back empty?)",
+              c->name);
+      return NULL;
+    }
     if (rc == CSTATE_OK) {
       cstate_set_worker(cs, c->worker);
       return cs;
@@ -220,7 +231,14 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   if (rc == CSTATE_OK &&
       cstate_open(cfg->url, cfg->name, &c->cconn, err, n) != CSTATE_OK)
     rc = CSTATE_EREDIS;
-  else if (rc != CSTATE_OK)
+  else if (rc == CSTATE_OK &&
+           strcmp(cstate_crawl_id(c->cconn), cstate_crawl_id(c->kconn)) != 0) {
+    snprintf(err, n,
+             "crawl %s was made again as this worker joined (did "
+             "Redis come back empty?)",
+             cfg->name);
+    rc = CSTATE_LOST;
+  } else if (rc != CSTATE_OK)
     snprintf(err, n, "%s", cstate_error(c->kconn));
   if (rc == CSTATE_OK) {
     cstate_set_worker(c->kconn, c->worker);

@@ -616,6 +616,11 @@ const char *cstate_error(const cstate_t *cs)
   return cs->err;
 }
 
+const char *cstate_crawl_id(const cstate_t *cs)
+{
+  return cs->id;
+}
+
 rconn_t *cstate_rconn(cstate_t *cs)
 {
   return cs->r;
@@ -898,18 +903,22 @@ int cstate_robots_get(cstate_t *cs, const char *url, char **data, size_t *len)
   return rc;
 }
 
+/* ARGV: id, url, answer: the first answer stored stands. Checks the
+ * crawl's id (review: a plain HSETNX put an old worker's answer into a
+ * crawl of the same name made after a Redis came back empty). */
+static const rscript_t robots_lua = {
+  "robots", PRELUDE "redis.call('HSETNX', p..'robots', ARGV[2], ARGV[3])\n"
+                    "return 'OK'\n"
+};
+
 int cstate_robots_put(cstate_t *cs, const char *url, const void *data,
                       size_t len)
 {
-  char key[128];
-  cs_key(cs, key, sizeof(key), "robots");
-  const char *argv[4] = { "HSETNX", key, url, data };
-  size_t lv[4] = { 6, strlen(key), strlen(url), len };
-  redisReply *rep = rconn_cmd(cs->r, 4, argv, lv);
-  int rc = cs_status(cs, rep, "storing robots.txt");
-  if (rep)
-    freeReplyObject(rep);
-  return rc;
+  struct args a = { 0 };
+  args_add(&a, cs->id);
+  args_add(&a, url);
+  args_add_raw(&a, data, len, NULL);
+  return cs_run(cs, &robots_lua, &a, false, NULL);
 }
 
 /* ARGV: id, field, value, "1" to write it only where it has none. The

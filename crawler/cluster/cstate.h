@@ -139,6 +139,10 @@ void cstate_close(cstate_t *cs);
 /* cstate_error: the last failure as one line (borrowed). */
 const char *cstate_error(const cstate_t *cs);
 
+/* cstate_crawl_id: the id of the crawl CS acts for (borrowed): the one
+ * it joined or opened; a crawl of the same name made since has another. */
+const char *cstate_crawl_id(const cstate_t *cs);
+
 /* cstate_rconn: the connection (borrowed), e.g. to set its retry time. */
 rconn_t *cstate_rconn(cstate_t *cs);
 

@@ -1587,6 +1587,50 @@ static void test_release_token_given_again(void)
   cstate_close(a);
 }
 
+/* A connection of a crawl that Redis lost, and that a new crawl of the
+ * same name replaced, writes nothing into the new one. Review: notes and
+ * robots.txt answers were plain HSET/HSETNX: an old worker's answer
+ * became the new crawl's, and a note on an empty Redis made a record
+ * without an id, which every later join took for a broken crawl. */
+static void test_old_crawl_writes_nothing(void)
+{
+  char err[256];
+  int rc;
+  bool created;
+  cstate_t *old = join("gone", params, 3, &rc, &created, err, sizeof(err));
+  CHECK(old != NULL);
+  if (old == NULL)
+    return;
+  rconn_t *r = rconn_open(srv.url, 1, err, sizeof(err));
+  CHECK(r != NULL);
+  if (r != NULL) {
+    redisReply *rep = rconn_cmdf(r, "FLUSHALL", NULL);
+    if (rep)
+      freeReplyObject(rep);
+  }
+  /* Redis empty: a note must not make a record of the crawl. */
+  CHECK_INT(cstate_note_set(old, "seed", "x"), CSTATE_LOST);
+  cstate_t *now = join("gone", params, 3, &rc, &created, err, sizeof(err));
+  CHECK(now != NULL && created);
+  CHECK_INT(cstate_robots_put(old, "http://a.test/robots.txt", "old", 3),
+            CSTATE_LOST);
+  CHECK_INT(cstate_note_set(old, "seed", "x"), CSTATE_LOST);
+  if (now != NULL) {
+    char *data = NULL;
+    size_t len = 0;
+    CHECK_INT(cstate_robots_get(now, "http://a.test/robots.txt", &data, &len),
+              CSTATE_OK);
+    CHECK(data == NULL); /* none stored in the new crawl */
+    free(data);
+    char note[16];
+    CHECK_INT(cstate_note_get(now, "seed", note, sizeof(note)), CSTATE_OK);
+    CHECK_STR(note, "");
+  }
+  rconn_close(r);
+  cstate_close(now);
+  cstate_close(old);
+}
+
 int main(void)
 {
   redis_start(&srv);
@@ -1617,6 +1661,7 @@ int main(void)
   RUN(test_plan_count_drift);
   RUN(test_worker_name_given_again);
   RUN(test_release_token_given_again);
+  RUN(test_old_crawl_writes_nothing);
   redis_cleanup(&srv);
   return TEST_EXIT();
 }

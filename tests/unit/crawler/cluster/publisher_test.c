@@ -15,7 +15,13 @@
  * item back in its partition) was written again under the same name,
  * unlinked and recreated while the committer, still holding the first
  * result, linked that name: a missing file, or a page published half
- * written. */
+ * written.
+ *
+ * A connection a worker opens later (for its publisher, a download
+ * thread's robots.txt, a reconnect) acts for the crawl the worker
+ * joined: review, it took whatever crawl of that name Redis held then,
+ * so after a Redis that came back empty and a new crawl of the name, an
+ * old worker's pauses, counts and robots.txt answers went into it. */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -171,11 +177,38 @@ static void test_tmp_key_per_write(void)
   test_worker_delete(c);
 }
 
+static void test_conn_of_another_crawl(void)
+{
+  cluster_t *c = test_worker(srv.url, "again");
+  if (c == NULL)
+    return;
+  /* Redis comes back empty; another worker creates a crawl of the name. */
+  char err[256];
+  rconn_t *r = rconn_open(srv.url, 1, err, sizeof(err));
+  CHECK(r != NULL);
+  if (r != NULL) {
+    redisReply *rep = rconn_cmdf(r, "FLUSHALL", NULL);
+    if (rep)
+      freeReplyObject(rep);
+    rconn_close(r);
+  }
+  cluster_t *d = test_worker(srv.url, "again");
+  cstate_t *cs = cl_open_conn(c);
+  CHECK(cs == NULL);
+  cstate_close(cs);
+  printf("# %s\n", cluster_error(c));
+  CHECK_INT(c->failure, CSTATE_LOST);
+  if (d != NULL)
+    test_worker_delete(d);
+  test_worker_delete(c);
+}
+
 int main(void)
 {
   redis_start(&srv);
   RUN(test_retry_keeps_count);
   RUN(test_tmp_key_per_write);
+  RUN(test_conn_of_another_crawl);
   redis_cleanup(&srv);
   return TEST_EXIT();
 }
