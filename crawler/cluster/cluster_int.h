@@ -251,6 +251,10 @@ void cl_feeder_wake(cluster_t *c);
 
 /* ---- cluster.c ---- */
 
+/* cl_lease_end: the monotonic time until which a lease of LEASE
+ * seconds, taken or renewed by a call sent at T0, is acted for here. */
+double cl_lease_end(double t0, double lease);
+
 /* cl_deadline: a CLOCK_MONOTONIC time SECONDS from now (frontier_now's
  * clock), for pthread_cond_timedwait on `cond`, `kcond` or `ccond`. */
 struct timespec cl_deadline(double seconds);
