@@ -543,6 +543,7 @@ static int unpack_field(struct page *p, char tag, const char *v, size_t n,
     return 0;
   }
   case 'R':
+    free(p->robots_own); /* a field twice: the last stands */
     if ((p->robots_own = dup_n(v, n)) == NULL)
       return -1;
     p->robots = p->robots_own;
@@ -551,11 +552,13 @@ static int unpack_field(struct page *p, char tag, const char *v, size_t n,
     char *name = dup_n(v, n);
     if (name == NULL)
       return -1;
-    if (strchr(name, '/') != NULL || strncmp(name, ".tmp-", 5) != 0) {
+    if (strncmp(name, ".tmp-", 5) != 0 || name[5] == '\0' ||
+        strspn(name + 5, "0123456789") != strlen(name + 5)) {
       free(name);
-      errno = EINVAL; /* only a temporary file of the directory */
+      errno = EINVAL; /* only a temporary page (pagedir_write_tmp's name) */
       return -1;
     }
+    free(p->tmp);
     p->tmp = pagedir_tmp_join(dir, name);
     free(name);
     if (p->tmp == NULL)
@@ -577,11 +580,14 @@ static int unpack_field(struct page *p, char tag, const char *v, size_t n,
     return 0;
   case 'K': {
     const char *nul = n > 1 ? memchr(v + 1, '\0', n - 1) : NULL;
-    if (nul == NULL) {
+    size_t ul = nul ? (size_t)(nul - (v + 1)) : 0, kl = nul ? n - 2 - ul : 0;
+    /* A class page.h knows; a candidate with its host key (page_scan's
+     * always has one), or the commit would add it under none. */
+    if (nul == NULL || (unsigned char)v[0] > L_TRAP ||
+        ((unsigned char)v[0] == L_CANDIDATE && kl == 0)) {
       errno = EINVAL;
       return -1;
     }
-    size_t ul = (size_t)(nul - (v + 1)), kl = n - 2 - ul;
     struct link l = { dup_n(v + 1, ul), kl ? dup_n(nul + 1, kl) : NULL,
                       (unsigned char)v[0] };
     if (l.url == NULL || (kl && l.key == NULL)) {
