@@ -534,6 +534,10 @@ static void check_cluster(struct cmd *c)
     refuse(EXIT_USAGE, "--cluster and --crawl-name go together");
   if (c->status && c->cluster_url == NULL)
     refuse(EXIT_USAGE, "--status needs --cluster and --crawl-name");
+  if (c->crawl_name != NULL && !cstate_name_ok(c->crawl_name))
+    refuse(EXIT_USAGE,
+           "--crawl-name '%s': use 1 to 64 letters, digits, '-', '_', '.'",
+           c->crawl_name);
   char host[256], err[320];
   int port, db;
   if (c->cluster_url != NULL &&

@@ -10,10 +10,12 @@
 #include "wcluster.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crawl.h"
@@ -34,6 +36,39 @@ static int in_dir(const char *dir, const char *name, struct stat *sb)
     errno = ENOMEM;
   strbuf_release(&b);
   return rc;
+}
+
+/* link_works: whether DIR's file system has hard links, which the
+ * commit publishes pages by (review: without, the first commit failed
+ * with "Operation not permitted", and every committer after it). */
+static bool link_works(const char *dir, char *err, size_t n)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  strbuf_t a = STRBUF_INIT, b = STRBUF_INIT;
+  strbuf_addf(&a, "%s/.tmp-probe-%ld-%ld", dir, (long)getpid(),
+              (long)ts.tv_nsec);
+  strbuf_addf(&b, "%s-link", a.p ? a.p : "");
+  bool ok = false;
+  int e = ENOMEM;
+  int fd = !a.oom && !b.oom ? open(a.p, O_WRONLY | O_CREAT | O_EXCL, 0600) : -1;
+  if (fd >= 0) {
+    close(fd);
+    ok = link(a.p, b.p) == 0;
+    e = errno;
+    unlink(b.p);
+    unlink(a.p);
+  } else if (!a.oom && !b.oom) {
+    e = errno;
+  }
+  if (!ok)
+    snprintf(err, n,
+             "'%s' cannot hold a shared crawl: its pages are published by "
+             "hard links, and a test link failed: %s",
+             dir, strerror(e));
+  strbuf_release(&a);
+  strbuf_release(&b);
+  return ok;
 }
 
 int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
@@ -114,7 +149,7 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
              dir, name);
     return CSTATE_EMISMATCH;
   }
-  return CSTATE_OK;
+  return link_works(dir, err, n) ? CSTATE_OK : CSTATE_EMISMATCH;
 }
 
 int wcluster_join(const char *url, const char *name, double lease,
@@ -308,7 +343,9 @@ int wcluster_finish(struct webcrawl *w, int status)
   /* Every item is committed: no temporary file is anyone's now. Every
    * worker removes them (another may have failed, or written one late:
    * an item fetched twice), each name once, the others not found. */
-  pagedir_remove_tmp(w->o->pagedir);
+  if (pagedir_remove_tmp(w->o->pagedir) != 0)
+    fprintf(stderr, "crawler: cannot remove every temporary file of '%s': %s\n",
+            w->o->pagedir, strerror(errno));
   return status == ENGINE_ESTOPPED ? CRAWL_OK : status;
 }
 

@@ -412,7 +412,7 @@ static const rscript_t commit_lua = {
 
 /* ---- helpers ---- */
 
-static bool valid_name(const char *name)
+bool cstate_name_ok(const char *name)
 {
   size_t n = strlen(name);
   if (n == 0 || n > 64)
@@ -471,7 +471,7 @@ int cstate_part(const char *hostkey)
 
 static cstate_t *cs_new(const char *url, const char *name, char *err, size_t n)
 {
-  if (!valid_name(name)) {
+  if (!cstate_name_ok(name)) {
     snprintf(err, n,
              "crawl name '%s': use 1 to 64 letters, digits, '-', '_', '.'",
              name);

@@ -136,6 +136,10 @@ int cstate_open(const char *url, const char *name, cstate_t **out, char *err,
 /* cstate_close: disconnect; NULL is fine. */
 void cstate_close(cstate_t *cs);
 
+/* cstate_name_ok: whether NAME may name a crawl: 1 to 64 letters,
+ * digits, '-', '_', '.' (it goes into every key, in a hash tag). */
+bool cstate_name_ok(const char *name);
+
 /* cstate_error: the last failure as one line (borrowed). */
 const char *cstate_error(const cstate_t *cs);
 

@@ -107,6 +107,11 @@ check_eq "a URL that is not redis://: exit 1" "$?" 1
 "$BIN/crawler" --cluster "$REDIS_URL" "$BASE_URL/index.html" \
   "$TEST_DIR/none" 1 2>/dev/null
 check_eq "--cluster without --crawl-name: exit 1" "$?" 1
+"$BIN/crawler" --cluster "$REDIS_URL" --crawl-name 'a b{' \
+  "$BASE_URL/index.html" "$TEST_DIR/none" 1 2>"$TEST_DIR/badname.err"
+check_eq "a crawl name with a space: exit 1 (usage), not 9 (Redis)" "$?" 1
+check "naming what a name may hold" grep -q "letters, digits" \
+  "$TEST_DIR/badname.err"
 check_eq "none of them writes anything" "$(ls -A "$TEST_DIR/none" | wc -l)" 0
 server_stop
 
