@@ -36,9 +36,10 @@
  * Items: an item taken from a partition carries a ticket (it->remote)
  * with its entry id, partition and seq. Its local seq is the worker's
  * number in the top bits and the shared seq below, so the frontier
- * orders a worker's items by the shared seq and the front end's
- * temporary files (named by seq) are the worker's own in a shared page
- * directory. An item delivered to the commit carries a ticket marked
+ * orders a worker's items by the shared seq, and the files named by it
+ * (links spilled while parsing) are the worker's own in a shared page
+ * directory; a temporary page file is named per write (cluster_tmp_key).
+ * An item delivered to the commit carries a ticket marked
  * delivered, with its seq; its result entry is the committer's to
  * delete (rents). */
 #ifndef CRAWLER_CLUSTER_CLUSTER_INT_H
