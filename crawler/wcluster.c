@@ -71,6 +71,19 @@ static bool link_works(const char *dir, char *err, size_t n)
   return ok;
 }
 
+/* marker_stamp: DIR's marker's stamp into OUT (size N): its modification
+ * time to the nanosecond and its size, what a copy keeps (cp -a) and
+ * another crawl's marker does not have. 0, or -1 (errno). */
+static int marker_stamp(const char *dir, char *out, size_t n)
+{
+  struct stat sb;
+  if (in_dir(dir, ".crawler", &sb) != 0)
+    return -1;
+  snprintf(out, n, "%lld.%09ld %lld", (long long)sb.st_mtim.tv_sec,
+           (long)sb.st_mtim.tv_nsec, (long long)sb.st_size);
+  return 0;
+}
+
 int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
                      const pagedir_params_t *params, char *err, size_t n)
 {
@@ -81,6 +94,10 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
     snprintf(err, n, "%s", cluster_error(cl));
     return rc;
   }
+  /* Before anything binds it (review: a directory refused for its file
+   * system after the claim left the crawl bound to it). */
+  if (!link_works(dir, err, n))
+    return CSTATE_EMISMATCH;
   bool made = false;
   if (in_dir(dir, ".crawler", &sb) != 0) {
     if (rec[0] != '\0') {
@@ -113,21 +130,25 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
       return CSTATE_EMISMATCH;
     }
   }
-  /* The marker's stamp: what a copy keeps (cp -a), another crawl's
-   * marker does not have. */
-  if (in_dir(dir, ".crawler", &sb) != 0) {
+  if (marker_stamp(dir, mine, sizeof(mine)) != 0) {
     snprintf(err, n, "cannot read the marker of '%s': %s", dir,
              strerror(errno));
     return CSTATE_EMISMATCH;
   }
-  snprintf(mine, sizeof(mine), "%lld.%09ld %lld", (long long)sb.st_mtim.tv_sec,
-           (long)sb.st_mtim.tv_nsec, (long long)sb.st_size);
   if (rec[0] == '\0') {
     /* Not bound yet: only a directory that holds no page yet. Nothing
-     * of the crawl is written before it is bound. */
+     * of the crawl is written before it is bound; but a worker started
+     * with this one may have bound it since the note was read (review:
+     * one that stalled here was refused). */
     bool fresh = in_dir(dir, "1", &sb) != 0 &&
                  (in_dir(dir, ".journal", &sb) != 0 || sb.st_size == 0);
-    if (!fresh) {
+    rc = fresh ? cluster_note_claim(cl, "pagedir", mine, rec, sizeof(rec))
+               : cluster_note_get(cl, "pagedir", rec, sizeof(rec));
+    if (rc != CSTATE_OK) {
+      snprintf(err, n, "%s", cluster_error(cl));
+      return rc;
+    }
+    if (rec[0] == '\0') {
       snprintf(err, n,
                "'%s' holds pages that crawl %s has no record of (a finished "
                "crawl, or one whose Redis came back empty); use an empty "
@@ -135,21 +156,16 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
                dir, name);
       return CSTATE_EMISMATCH;
     }
-    rc = cluster_note_claim(cl, "pagedir", mine, rec, sizeof(rec));
-    if (rc != CSTATE_OK) {
-      snprintf(err, n, "%s", cluster_error(cl));
-      return rc;
-    }
   }
   if (strcmp(rec, mine) != 0) {
     snprintf(err, n,
              "'%s' is not the page directory of crawl %s: its marker is "
-             "another crawl's (or a copy made since); give every worker "
-             "the directory the crawl started in",
+             "another crawl's; give every worker the directory the crawl "
+             "started in",
              dir, name);
     return CSTATE_EMISMATCH;
   }
-  return link_works(dir, err, n) ? CSTATE_OK : CSTATE_EMISMATCH;
+  return CSTATE_OK;
 }
 
 int wcluster_join(const char *url, const char *name, double lease,
@@ -290,6 +306,26 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
   w->st->noindex = st->noindex;
   atomic_store(&w->limit_reached,
                w->o->max_pages > 0 && st->pages >= w->o->max_pages);
+  /* The directory's stamp again (wcluster_pagedir checked it): a Redis
+   * that lost its last second may have lost the claim, and the crawl
+   * would refuse every worker that joins after (review). After the cut,
+   * which follows the lease's check at once. */
+  char mine[128], rec[128];
+  if (marker_stamp(dir, mine, sizeof(mine)) != 0) {
+    fprintf(stderr, "crawler: cannot read the marker of '%s': %s\n", dir,
+            strerror(errno));
+    return CSTATE_EREDIS;
+  }
+  int rc = cluster_note_claim(w->cluster, "pagedir", mine, rec, sizeof(rec));
+  if (rc != CSTATE_OK)
+    return rc;
+  if (strcmp(rec, mine) != 0) {
+    fprintf(stderr,
+            "crawler: '%s' is not the page directory of the crawl any "
+            "more (its marker changed)\n",
+            dir);
+    return CSTATE_LOST;
+  }
   return 0;
 }
 

@@ -45,7 +45,7 @@ mkdir "$E"
 "$BIN/crawler" --quiet --cluster "$REDIS_URL" --crawl-name c2 \
   "${CRAWL[@]}" "$SEED" "$E" 2 2>>"$TEST_DIR/c2.err" &
 pid=$!
-for _ in $(seq 1 50); do
+for _ in $(seq 1 300); do
   [ -e "$E/1" ] && break
   sleep 0.1
 done
