@@ -151,6 +151,42 @@ static void redis_wipe(redis_srv_t *r)
     fprintf(stderr, "could not wipe %s\n", r->dir);
 }
 
+/* redis_aof_keep: a copy of R's AOF as it is now: what a Redis that
+ * crashes and loses everything after comes back with (redis_aof_back).
+ * Returns 0. */
+static int redis_aof_keep(redis_srv_t *r)
+{
+  char cmd[320];
+  snprintf(cmd, sizeof(cmd),
+           "rm -rf '%s/aofcopy' && cp -a '%s/appendonlydir' '%s/aofcopy'",
+           r->dir, r->dir, r->dir);
+  return system(cmd);
+}
+
+/* redis_aof_back: R crashes (SIGKILL) and comes back from the copy
+ * redis_aof_keep made, as a Redis that lost its last second does.
+ * Returns 0. */
+static int redis_aof_back(redis_srv_t *r)
+{
+  redis_kill(r);
+  char cmd[320];
+  snprintf(cmd, sizeof(cmd),
+           "rm -rf '%s/appendonlydir' && cp -a '%s/aofcopy' '%s/appendonlydir'",
+           r->dir, r->dir, r->dir);
+  if (system(cmd) != 0)
+    return -1;
+  return redis_restart(r);
+}
+
+/* redis_flushall: R comes back empty without a restart (FLUSHALL).
+ * Returns 0. */
+static int redis_flushall(redis_srv_t *r)
+{
+  char cmd[96];
+  snprintf(cmd, sizeof(cmd), "redis-cli -p %d FLUSHALL >/dev/null", r->port);
+  return system(cmd);
+}
+
 /* redis_cleanup: stop R and remove its directory. */
 static void redis_cleanup(redis_srv_t *r)
 {

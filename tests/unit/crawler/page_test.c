@@ -3,6 +3,7 @@
 
 #include "../../testhelp.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,48 +118,36 @@ static void test_unpack_field_twice(void)
   }
 }
 
-/* A temporary name that is no temporary page's (a kept page's, say). */
-static void test_unpack_tmp_name(void)
+/* refused: page_unpack refuses the record of http://h/ at depth 0 with
+ * field TAG (V, N bytes) after the URL and depth. */
+static bool refused(char tag, const char *v, size_t n)
 {
   char b[512];
   size_t len = 0;
   len = rec(b, len, 'U', "http://h/", 9);
-  len = rec(b, len, 'D', "1", 1);
-  len = rec(b, len, 'P', ".tmp-kept-00ff", 14);
+  len = rec(b, len, 'D', "0", 1);
+  len = rec(b, len, tag, v, n);
   fitem_t *it = page_unpack(b, len, NULL, "/nonexistent", 1);
-  CHECK(it == NULL);
-  if (it != NULL) {
-    page_free(it->data);
-    it->data = NULL;
-    fitem_delete(it);
-  }
+  if (it == NULL)
+    return true;
+  page_free(it->data);
+  it->data = NULL;
+  fitem_delete(it);
+  return false;
+}
+
+/* A temporary name that is no temporary page's (a kept page's, say). */
+static void test_unpack_tmp_name(void)
+{
+  CHECK(refused('P', ".tmp-kept-00ff", 14));
+  CHECK(!refused('P', ".tmp-12", 7));
 }
 
 static void test_unpack_link_class(void)
 {
-  char b[512];
-  size_t len = 0;
-  len = rec(b, len, 'U', "http://h/", 9);
-  len = rec(b, len, 'D', "0", 1);
-  len = rec(b, len, 'K', "\x07http://h/x\0", 12);
-  fitem_t *it = page_unpack(b, len, NULL, "/nonexistent", 1);
-  CHECK(it == NULL);
-  if (it != NULL) {
-    page_free(it->data);
-    it->data = NULL;
-    fitem_delete(it);
-  }
-  len = 0;
-  len = rec(b, len, 'U', "http://h/", 9);
-  len = rec(b, len, 'D', "0", 1);
-  len = rec(b, len, 'K', "\x00http://h/x\0", 12); /* L_CANDIDATE, no key */
-  it = page_unpack(b, len, NULL, "/nonexistent", 1);
-  CHECK(it == NULL);
-  if (it != NULL) {
-    page_free(it->data);
-    it->data = NULL;
-    fitem_delete(it);
-  }
+  CHECK(refused('K', "\x07http://h/x\0", 12)); /* no such class */
+  CHECK(refused('K', "\x00http://h/x\0", 12)); /* L_CANDIDATE, no key */
+  CHECK(!refused('K', "\x00http://h/x\0http://h:80", 23));
 }
 
 int main(void)

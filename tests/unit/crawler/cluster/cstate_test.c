@@ -1454,16 +1454,13 @@ static void test_plan_count_drift(void)
  * name keeps them apart. */
 static void test_worker_name_given_again(void)
 {
-  char err[256], x[32], y[32], cmd[512];
+  char err[256], x[32], y[32];
   int rc;
   bool created;
   cstate_t *a = join("wn", params, 3, &rc, &created, err, sizeof(err));
   nap_ms(50);
   /* What the AOF will come back with: the crawl, no worker yet. */
-  snprintf(cmd, sizeof(cmd),
-           "rm -rf '%s/aofcopy' && cp -a '%s/appendonlydir' '%s/aofcopy'",
-           srv.dir, srv.dir, srv.dir);
-  CHECK_INT(system(cmd), 0);
+  CHECK_INT(redis_aof_keep(&srv), 0);
   CHECK_INT(cstate_register(a, "host-x", x, sizeof(x)), CSTATE_OK);
   cstate_set_worker(a, x);
   uint64_t tx[CSTATE_PARTS] = { 0 }, ty[CSTATE_PARTS] = { 0 }, cx = 0, cy = 0;
@@ -1475,12 +1472,7 @@ static void test_worker_name_given_again(void)
             CSTATE_OK);
   CHECK(cx != 0); /* X commits */
   /* Redis crashes; its AOF lost the last second (X's registration). */
-  redis_kill(&srv);
-  snprintf(cmd, sizeof(cmd),
-           "rm -rf '%s/appendonlydir' && cp -a '%s/aofcopy' '%s/appendonlydir'",
-           srv.dir, srv.dir, srv.dir);
-  CHECK_INT(system(cmd), 0);
-  CHECK_INT(redis_restart(&srv), 0);
+  CHECK_INT(redis_aof_back(&srv), 0);
   nap_ms(200);
   /* X goes on: its keeper finds the commit free and takes it again. */
   uint64_t had = cx;
@@ -1543,7 +1535,7 @@ static void wait_ready(void)
  * worker took the commit while the second still committed. */
 static void test_release_token_given_again(void)
 {
-  char err[256], cmd[512];
+  char err[256];
   int rc;
   bool created;
   cstate_t *a = join("rel", params, 3, &rc, &created, err, sizeof(err));
@@ -1553,18 +1545,10 @@ static void test_release_token_given_again(void)
     return;
   }
   nap_ms(1100);
-  snprintf(cmd, sizeof(cmd),
-           "rm -rf '%s/aofcopy' && cp -a '%s/appendonlydir' '%s/aofcopy'",
-           srv.dir, srv.dir, srv.dir);
-  CHECK_INT(system(cmd), 0);
+  CHECK_INT(redis_aof_keep(&srv), 0);
   uint64_t ta = 0, tb = 0;
   CHECK_INT(cstate_lease(a, "commit", "wA", 60000, &ta), 1); /* lost */
-  redis_kill(&srv);
-  snprintf(cmd, sizeof(cmd),
-           "rm -rf '%s/appendonlydir' && cp -a '%s/aofcopy' '%s/appendonlydir'",
-           srv.dir, srv.dir, srv.dir);
-  CHECK_INT(system(cmd), 0);
-  CHECK_INT(redis_restart(&srv), 0);
+  CHECK_INT(redis_aof_back(&srv), 0);
   wait_ready();
   cstate_t *b = join("rel", params, 3, &rc, &created, err, sizeof(err));
   if (b == NULL) {
@@ -1602,13 +1586,7 @@ static void test_old_crawl_writes_nothing(void)
   CHECK(old != NULL);
   if (old == NULL)
     return;
-  rconn_t *r = rconn_open(srv.url, 1, err, sizeof(err));
-  CHECK(r != NULL);
-  if (r != NULL) {
-    redisReply *rep = rconn_cmdf(r, "FLUSHALL", NULL);
-    if (rep)
-      freeReplyObject(rep);
-  }
+  CHECK_INT(redis_flushall(&srv), 0);
   /* Redis empty: a note must not make a record of the crawl. */
   CHECK_INT(cstate_note_set(old, "seed", "x"), CSTATE_LOST);
   cstate_t *now = join("gone", params, 3, &rc, &created, err, sizeof(err));
@@ -1627,7 +1605,6 @@ static void test_old_crawl_writes_nothing(void)
     CHECK_INT(cstate_note_get(now, "seed", note, sizeof(note)), CSTATE_OK);
     CHECK_STR(note, "");
   }
-  rconn_close(r);
   cstate_close(now);
   cstate_close(old);
 }
@@ -1648,7 +1625,7 @@ static double mono(void)
  * before the first one's end. */
 static void test_lost_renewal(void)
 {
-  char err[256], cmd[512];
+  char err[256];
   int rc;
   bool created;
   cstate_t *a = join("ren", params, 3, &rc, &created, err, sizeof(err));
@@ -1659,20 +1636,12 @@ static void test_lost_renewal(void)
   uint64_t ta = 0, tb = 0;
   CHECK_INT(cstate_lease(a, "commit", "wA", 5000, &ta), 1);
   nap_ms(50);
-  snprintf(cmd, sizeof(cmd),
-           "rm -rf '%s/aofcopy' && cp -a '%s/appendonlydir' '%s/aofcopy'",
-           srv.dir, srv.dir, srv.dir);
-  CHECK_INT(system(cmd), 0);
+  CHECK_INT(redis_aof_keep(&srv), 0);
   nap_ms(900);
   double sent = mono();
   CHECK_INT(cstate_lease(a, "commit", "wA", 5000, &ta), 1); /* lost */
   double a_end = cl_lease_end(sent, 5.0);
-  redis_kill(&srv);
-  snprintf(cmd, sizeof(cmd),
-           "rm -rf '%s/appendonlydir' && cp -a '%s/aofcopy' '%s/appendonlydir'",
-           srv.dir, srv.dir, srv.dir);
-  CHECK_INT(system(cmd), 0);
-  CHECK_INT(redis_restart(&srv), 0);
+  CHECK_INT(redis_aof_back(&srv), 0);
   cstate_t *b = NULL;
   for (int i = 0; i < 200 && b == NULL; i++) {
     b = join("ren", params, 3, &rc, &created, err, sizeof(err));

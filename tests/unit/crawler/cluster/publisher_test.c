@@ -183,15 +183,7 @@ static void test_conn_of_another_crawl(void)
   if (c == NULL)
     return;
   /* Redis comes back empty; another worker creates a crawl of the name. */
-  char err[256];
-  rconn_t *r = rconn_open(srv.url, 1, err, sizeof(err));
-  CHECK(r != NULL);
-  if (r != NULL) {
-    redisReply *rep = rconn_cmdf(r, "FLUSHALL", NULL);
-    if (rep)
-      freeReplyObject(rep);
-    rconn_close(r);
-  }
+  CHECK_INT(redis_flushall(&srv), 0);
   cluster_t *d = test_worker(srv.url, "again");
   cstate_t *cs = cl_open_conn(c);
   CHECK(cs == NULL);
