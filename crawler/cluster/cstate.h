@@ -8,7 +8,9 @@
  *
  *   meta          hash: the crawl's id (random, made by the worker that
  *                 created it), its options as recorded, nparts, buckets,
- *                 state (running, complete)
+ *                 state (running, complete), notes (note:FIELD: why the
+ *                 seed was not saved; pagedir, the page directory's
+ *                 marker stamp, claimed once)
  *   commit        hash: next_seq (seqs handed out), next_commit (the
  *                 first seq not committed), pages (IDs handed out),
  *                 journal (bytes of .journal), depth (of the last
@@ -112,8 +114,9 @@ typedef struct cstate_param {
  * ("redis-layout"), so that a crawl another version of the crawler
  * recorded is refused (CSTATE_EMISMATCH), not misread. 2: partitions
  * read from a position, results a batch an entry, the seen set a log;
- * 3: an item one field. */
-#define CSTATE_LAYOUT "3"
+ * 3: an item one field; 4: the page directory bound (note:pagedir),
+ * without which a crawl's directory is refused. */
+#define CSTATE_LAYOUT "4"
 
 /* cstate_join: connect to URL and join crawl NAME, creating it if it does
  * not exist: then PARAMS (NP of them) and the layout are recorded and
