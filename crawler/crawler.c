@@ -276,6 +276,7 @@ struct cmd {
   size_t ndomain;
   const char *replay_dir, *warc_path;   /* argv, or NULL */
   const char *cluster_url, *crawl_name; /* argv, or NULL */
+  char stamp[128];                      /* the directory's, as bound */
   double lease;                         /* --lease-timeout */
   bool quiet, resume, status;
   char *seed;         /* normalised; owned */
@@ -747,8 +748,8 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
     exit(rc == CSTATE_ENOMEM ? EXIT_FATAL : EXIT_CLUSTER);
   }
   (void)created; /* whoever binds the directory first makes it */
-  rc = wcluster_pagedir(c->cluster, c->crawl_name, dir, params, err,
-                        sizeof(err));
+  rc = wcluster_pagedir(c->cluster, c->crawl_name, dir, params, c->stamp,
+                        sizeof(c->stamp), err, sizeof(err));
   if (rc == CSTATE_EMISMATCH)
     refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
   if (rc != CSTATE_OK) {
@@ -757,6 +758,7 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
   }
   c->o.pagedir = dir;
   c->o.cluster = c->cluster;
+  c->o.pagedir_stamp = c->stamp;
 }
 
 /* open_pagedir: make pageDirectory ready to write (C->lock, C->store,

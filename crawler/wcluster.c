@@ -85,7 +85,8 @@ static int marker_stamp(const char *dir, char *out, size_t n)
 }
 
 int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
-                     const pagedir_params_t *params, char *err, size_t n)
+                     const pagedir_params_t *params, char *stamp, size_t sn,
+                     char *err, size_t n)
 {
   char rec[128], mine[128];
   struct stat sb;
@@ -165,6 +166,7 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
              dir, name);
     return CSTATE_EMISMATCH;
   }
+  snprintf(stamp, sn, "%s", mine);
   return CSTATE_OK;
 }
 
@@ -294,6 +296,20 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
 {
   struct webcrawl *w = ctx;
   const char *dir = w->o->pagedir;
+  /* Still the directory bound, before anything is cut (review: a
+   * directory replaced under a paused worker, another crawl's, was cut
+   * back and only then found out). Local: the cut follows the lease's
+   * check at once. */
+  char mine[128], rec[128];
+  if (w->o->pagedir_stamp != NULL &&
+      (marker_stamp(dir, mine, sizeof(mine)) != 0 ||
+       strcmp(mine, w->o->pagedir_stamp) != 0)) {
+    fprintf(stderr,
+            "crawler: '%s' is not the page directory this worker bound "
+            "any more (its marker changed or is gone)\n",
+            dir);
+    return CSTATE_LOST;
+  }
   if (pagedir_journal_truncate(dir, st->journal) != 0 ||
       pagedir_unpublish_after(dir, (int)st->pages) != 0) {
     fprintf(stderr,
@@ -306,16 +322,10 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
   w->st->noindex = st->noindex;
   atomic_store(&w->limit_reached,
                w->o->max_pages > 0 && st->pages >= w->o->max_pages);
-  /* The directory's stamp again (wcluster_pagedir checked it): a Redis
-   * that lost its last second may have lost the claim, and the crawl
-   * would refuse every worker that joins after (review). After the cut,
-   * which follows the lease's check at once. */
-  char mine[128], rec[128];
-  if (marker_stamp(dir, mine, sizeof(mine)) != 0) {
-    fprintf(stderr, "crawler: cannot read the marker of '%s': %s\n", dir,
-            strerror(errno));
-    return CSTATE_EREDIS;
-  }
+  /* The binding claimed again: a Redis that lost its last second may
+   * have lost the claim, and the crawl would refuse every worker that
+   * joins after (review). After the cut, which follows the lease's
+   * check at once. */
   int rc = cluster_note_claim(w->cluster, "pagedir", mine, rec, sizeof(rec));
   if (rc != CSTATE_OK)
     return rc;

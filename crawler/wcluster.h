@@ -40,11 +40,14 @@ int wcluster_join(const char *url, const char *name, double lease,
  * marker is another, or that holds pages the crawl has no record of (a
  * finished crawl, a Redis that came back empty), is refused: every
  * later commit would cut it back to the crawl's recorded position.
+ * The stamp bound into STAMP (size SN): each commit turn compares the
+ * directory's with it before cutting the directory back.
  * Returns CSTATE_OK, CSTATE_EMISMATCH (refused: ERR, size N, says why),
  * or another CSTATE_* status (Redis: ERR says why). Main thread, before
  * wcluster_start. */
 int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
-                     const pagedir_params_t *params, char *err, size_t n);
+                     const pagedir_params_t *params, char *stamp, size_t sn,
+                     char *err, size_t n);
 
 /* wcluster_status: print crawl NAME's state at Redis URL to FP.
  * Returns 1 complete, 0 running, or a negative CSTATE_* status (ERR,

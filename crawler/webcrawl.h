@@ -53,6 +53,8 @@ typedef struct webcrawl_opts {
   warc_t *warc;                 /* record every exchange here, or NULL */
   cluster_t *cluster;           /* one worker of a crawl shared through
                                    Redis (wcluster.h), or NULL */
+  const char *pagedir_stamp;    /* with CLUSTER: PAGEDIR's marker stamp
+                                   as bound (wcluster_pagedir) */
   bool log;                     /* CS50 event lines on LOGFP */
   bool progress;                /* a live status line on stderr */
   FILE *logfp;

@@ -85,14 +85,12 @@ double cl_lease_end(double t0, double lease)
   /* A margin for clocks that run at slightly different rates (5%), and
    * for a Redis that loses its last second (AOF everysec: up to 2 s when
    * its disk is slow) with renewals it answered, so that the lease ends
-   * there at the renewal before (review); leaving at least 0.5 s, twice
-   * the keeper's tick, to act after each renewal. Below a lease of
-   * 2.5 s the margin is under 2 s (--lease-timeout 1: 0.5 s). */
+   * there at the renewal before (review); at most half the lease, so
+   * that a slow renewal (a Redis waiting on its disk) does not end a
+   * turn (review). Below a lease of 4 s the margin is under 2 s. */
   double margin = lease * 0.05 > 2.0 ? lease * 0.05 : 2.0;
-  if (margin > lease - 0.5)
-    margin = lease - 0.5;
-  if (margin < lease * 0.05)
-    margin = lease * 0.05;
+  if (margin > lease / 2)
+    margin = lease / 2;
   return t0 + lease - margin;
 }
 

@@ -8,7 +8,9 @@
 #     binding: every worker joining after was refused, and had the first
 #     one died, nobody could have gone on with the crawl;
 #  C. a directory refused for having no hard links had been bound
-#     already: the crawl could not use any other.
+#     already: the crawl could not use any other;
+#  D. a committer whose directory was replaced under it (its marker
+#     changed) cut it back at its next turn, and only then found out.
 . "$(dirname "$0")/lib.sh"
 require_file "$BIN/crawler" "$TESTSERVER"
 require_cmd redis-server redis-cli cc
@@ -140,4 +142,36 @@ check "C: leaving nothing there" test -z "$(ls -A "$P1")"
 w probe "$P2"
 check_eq "C: the crawl then runs in a directory with hard links" "$?" 0
 check "C: one process's directory" diff -r "$TEST_DIR/ref" "$P2"
+# D: the marker changes under a running committer; Redis then comes
+# back behind it (from a copy), so its next turn would cut the
+# directory back to Redis's position.
+F=$TEST_DIR/moved
+mkdir "$F"
+w moved "$F" &
+w1=$!
+for _ in $(seq 1 300); do
+  [ -e "$F/3" ] && break
+  sleep 0.1
+done
+redis-cli -p "$REDIS_PORT" BGREWRITEAOF >/dev/null
+sleep 1.2
+cp -a "$REDIS_DIR/appendonlydir" "$TEST_DIR/aof-d"
+for _ in $(seq 1 300); do
+  [ -e "$F/20" ] && break
+  sleep 0.1
+done
+touch "$F/.crawler"
+n=$(ls "$F" | grep -c '^[0-9]*$')
+redis_kill
+rm -rf "$REDIS_DIR/appendonlydir"
+cp -a "$TEST_DIR/aof-d" "$REDIS_DIR/appendonlydir"
+redis_restart || not_ok "redis-server restarts"
+wait $w1
+check_eq "D: the committer stops (exit 9)" "$?" 9
+check "D: saying its directory changed" grep -q "marker changed" \
+  "$TEST_DIR/moved.err"
+check "D: nothing was cut back: no page kept aside" \
+  test -z "$(ls -A "$F" | grep '^\.tmp-kept-')"
+check "D: every page it had published is still there" \
+  test "$(ls "$F" | grep -c '^[0-9]*$')" -ge "$n"
 finish
