@@ -301,9 +301,8 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
    * back and only then found out). Local: the cut follows the lease's
    * check at once. */
   char mine[128], rec[128];
-  if (w->o->pagedir_stamp != NULL &&
-      (marker_stamp(dir, mine, sizeof(mine)) != 0 ||
-       strcmp(mine, w->o->pagedir_stamp) != 0)) {
+  if (marker_stamp(dir, mine, sizeof(mine)) != 0 ||
+      (w->o->pagedir_stamp != NULL && strcmp(mine, w->o->pagedir_stamp) != 0)) {
     fprintf(stderr,
             "crawler: '%s' is not the page directory this worker bound "
             "any more (its marker changed or is gone)\n",

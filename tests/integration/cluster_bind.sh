@@ -65,6 +65,15 @@ cluster_site || { not_ok "server starts"; finish; }
 mkdir "$TEST_DIR/ref"
 "$BIN/crawler" --quiet "${CRAWL[@]}" "$SEED" "$TEST_DIR/ref" 2
 
+# wait_file FILE: until FILE exists, for up to 30 s.
+wait_file() {
+  for _ in $(seq 1 300); do
+    [ -e "$1" ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
 # w NAME DIR [VAR=VALUE...]: one worker of crawl NAME into DIR, with
 # those variables in its environment; its exit status.
 w() {
@@ -104,10 +113,7 @@ sleep 0.5
 cp -a "$REDIS_DIR/appendonlydir" "$TEST_DIR/aof"
 check_eq "B: the copy has the crawl, not its binding" \
   "$(redis-cli -p "$REDIS_PORT" HEXISTS 'tse:{rb}:meta' note:pagedir)" 0
-for _ in $(seq 1 300); do
-  [ -e "$E/3" ] && break
-  sleep 0.1
-done
+wait_file "$E/3"
 check "B: pages committed before Redis goes" test -e "$E/3"
 redis_kill
 rm -rf "$REDIS_DIR/appendonlydir"
@@ -149,17 +155,11 @@ F=$TEST_DIR/moved
 mkdir "$F"
 w moved "$F" &
 w1=$!
-for _ in $(seq 1 300); do
-  [ -e "$F/3" ] && break
-  sleep 0.1
-done
+wait_file "$F/3"
 redis-cli -p "$REDIS_PORT" BGREWRITEAOF >/dev/null
 sleep 1.2
 cp -a "$REDIS_DIR/appendonlydir" "$TEST_DIR/aof-d"
-for _ in $(seq 1 300); do
-  [ -e "$F/20" ] && break
-  sleep 0.1
-done
+wait_file "$F/20"
 touch "$F/.crawler"
 n=$(ls "$F" | grep -c '^[0-9]*$')
 redis_kill
