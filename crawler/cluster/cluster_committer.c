@@ -486,5 +486,12 @@ void *cl_committer_main(void *arg)
   pthread_mutex_unlock(&c->lock);
   if (!failed)
     commit_flush(c);
+  /* The results waiting in the engine for an earlier seq are not this
+   * worker's to commit any more: they go (their data too), and stay in
+   * Redis for whoever commits. Kept, they held the engine's end: a
+   * worker whose turn had ended (paused past its lease) waited for them
+   * forever once another completed the crawl (review: cluster.sh). The
+   * seen set emptied with them is not read from here on. */
+  (void)engine_commit_reset(c->e);
   return NULL;
 }

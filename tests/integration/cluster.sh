@@ -151,7 +151,7 @@ p2=$LAST_PID
 worker kill1 "$TEST_DIR/kill" 2 "$SEED" "${POLITE[@]}"
 p3=$LAST_PID
 sleep 1.5
-kill -9 "$p2"
+kill -9 "$(timed_child "$p2")"
 wait "$p1"
 c1=$?
 wait "$p3"
@@ -179,9 +179,10 @@ sleep 0.5
 worker pause1 "$TEST_DIR/pause" 2 "$SEED" "${POLITE[@]}"
 q2=$LAST_PID
 sleep 1
-kill -STOP "$q1"
+q1c=$(timed_child "$q1")
+kill -STOP "$q1c"
 sleep 4
-kill -CONT "$q1"
+kill -CONT "$q1c"
 wait "$q1"
 c1=$?
 wait "$q2"
@@ -200,7 +201,7 @@ a1=$LAST_PID
 worker all1 "$TEST_DIR/all" 2 "$SEED" "${POLITE[@]}"
 a2=$LAST_PID
 sleep 1.5
-kill -9 "$a1" "$a2"
+kill -9 "$(timed_child "$a1")" "$(timed_child "$a2")"
 wait "$a1" "$a2" 2>/dev/null
 saved=$(ls "$TEST_DIR/all" | wc -l)
 check "every worker killed mid-crawl: not every page saved ($saved)" \
@@ -343,7 +344,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 sleep 0.3
-kill -9 "$b1"
+kill -9 "$(timed_child "$b1")"
 wait "$b1" 2>/dev/null
 worker busy1 "$TEST_DIR/busy" 1 "$BASE_URL/" "${BUSY[@]}"
 b2=$LAST_PID

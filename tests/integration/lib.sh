@@ -250,6 +250,26 @@ server_start() {  # server_start SITE_DIR [TESTSERVER ARGS...]
   return 1
 }
 
+# timed_child TPID: the pid of the program a `timeout` of pid TPID runs,
+# once it has started (5 s at most), else TPID. A signal for the program
+# goes there: one sent to `timeout` is not the program's (SIGKILL and
+# SIGSTOP stop `timeout` alone, the program runs on), and SIGINT is
+# passed on to the program twice, to it and to its process group.
+timed_child() {
+  local c i
+  for i in $(seq 100); do
+    c=$(cat "/proc/$1/task/$1/children" 2>/dev/null)
+    c=${c%% *}
+    if [ -n "$c" ]; then
+      echo "$c"
+      return 0
+    fi
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.05
+  done
+  echo "$1"
+}
+
 server_stop() {
   local pid=$SERVER_PID i
   [ -n "$pid" ] || return 0
