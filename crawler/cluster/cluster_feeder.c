@@ -64,8 +64,10 @@ bool cl_admit(void *rctx, fitem_t *it)
     pthread_mutex_lock(&c->lock);
     bool ok = !c->stopping && key != NULL &&
               cl_takes_from(&c->parts[cstate_part(key)], now);
-    if (ok)
+    if (ok) {
       c->parts[cstate_part(key)].busy++;
+      c->parts[cstate_part(key)].gates++;
+    }
     pthread_mutex_unlock(&c->lock);
     return ok;
   }
@@ -109,6 +111,7 @@ void cl_gate_done(void *rctx, const char *hostkey)
     return; /* no such host: not admitted (cl_admit) */
   pthread_mutex_lock(&c->lock);
   c->parts[cstate_part(hostkey)].busy--;
+  c->parts[cstate_part(hostkey)].gates--;
   pthread_mutex_unlock(&c->lock);
 }
 

@@ -117,10 +117,12 @@ struct part {
   double until; /* monotonic: act for it only before this */
   /* The plan gives it to another worker: nothing more is taken or
    * fetched, and it is released once its BUSY items are done (their
-   * results published), or GIVE_SECONDS after GIVING_SINCE. */
+   * results published), or GIVE_SECONDS after GIVING_SINCE if none of
+   * them is a robots.txt (GATES): the next holder would ask it again. */
   bool giving;
   double giving_since;
-  int busy; /* items admitted (being fetched) and not done */
+  int busy;  /* items admitted (being fetched) and not done */
+  int gates; /* of them, robots.txt requests (cl_admit, cl_gate_done) */
 };
 
 struct cluster {

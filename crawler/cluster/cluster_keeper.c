@@ -124,7 +124,11 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
     if (tok[i] != 0 && give[i]) {
       /* Fetch nothing more of it; once what is being fetched is done
        * (or after GIVE_SECONDS), stop acting for it and give it back:
-       * its next holder would fetch those items again. */
+       * its next holder would fetch those items again. A robots.txt on
+       * its way is waited for, however long (its request's own
+       * timeout bounds it): the next holder would ask it again, and a
+       * host's robots.txt is asked once a crawl (review: one slower
+       * than GIVE_SECONDS was asked by both). */
       double now = frontier_now();
       pthread_mutex_lock(&c->lock);
       struct part *p = &c->parts[i];
@@ -133,7 +137,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
         p->giving_since = now;
       }
       bool wait = p->held && tok[i] == had[i] && p->busy > 0 &&
-                  now - p->giving_since < GIVE_SECONDS;
+                  (now - p->giving_since < GIVE_SECONDS || p->gates > 0);
       if (wait)
         p->until = until;
       else
@@ -179,12 +183,13 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
   pthread_mutex_lock(&c->lock);
   for (size_t j = 0; j < ntaken; j++) {
     struct part *p = &c->parts[taken[j]];
-    /* Its busy count stays: items of an earlier hold may still end. */
+    /* Its busy counts stay: items of an earlier hold may still end. */
     *p = (struct part){ .held = true,
                         .fresh = true,
                         .token = tok[taken[j]],
                         .until = until,
-                        .busy = p->busy };
+                        .busy = p->busy,
+                        .gates = p->gates };
   }
   /* Items dropped unfinished since the last tick (keeper_test.c). */
   bool again = cl_parts_refresh(c);

@@ -1,0 +1,101 @@
+# cluster_robots: robots.txt asked once per host in a shared crawl, also
+# when the host's partition moves to another worker while its robots.txt
+# is on its way (a robots.txt slower than the 2 s a partition given away
+# waits for its items), against a redis-server of the test's own.
+. "$(dirname "$0")/lib.sh"
+require_file "$BIN/crawler" "$TESTSERVER"
+require_cmd redis-server redis-cli
+mktemp_dir
+redis_start || { not_ok "redis-server starts"; finish; }
+
+# The site: a start page on 127.0.0.2 linking 5 pages on each of five
+# more hosts (.3 to .7), whose robots.txt answers 4 s after it is asked.
+S=$TEST_DIR/site
+mkdir -p "$S"
+HOSTS=$(seq 3 7 | sed 's/^/127.0.0./')
+for h in $HOSTS; do
+  for i in $(seq 5); do echo "<a href=\"http://$h:{{port}}/p$i.html\">$i</a>"; done
+  echo "$h /robots.txt delay 4" >>"$TEST_DIR/rules"
+done >"$S/start.html"
+for i in $(seq 5); do echo "page $i" >"$S/p$i.html"; done
+printf 'User-agent: *\nDisallow: /p5.html\n' >"$S/robots.txt"
+host_args=(--rules "$TEST_DIR/rules" --host 127.0.0.2)
+CRAWL=(--rate 5 --burst 1 --domain 127.0.0.2 --lease-timeout 4)
+for h in $HOSTS; do
+  host_args+=(--host "$h")
+  CRAWL+=(--domain "$h")
+done
+server_start "$S" "${host_args[@]}" || { not_ok "server starts"; finish; }
+SEED=http://127.0.0.2:$PORT/start.html
+mkdir "$TEST_DIR/ref"
+"$BIN/crawler" --quiet "${CRAWL[@]}" "$SEED" "$TEST_DIR/ref" 1
+check_eq "one process: the start page and 4 pages of each host" \
+  "$(ls "$TEST_DIR/ref" | wc -l)" 21
+
+# worker NAME N: worker N of crawl NAME into $TEST_DIR/NAME, in the
+# background (its pid in LAST_PID), bounded by a timeout; its summary
+# in $TEST_DIR/NAME.N.err.
+worker() {
+  timeout -k 5 120 "$BIN/crawler" --cluster "$REDIS_URL" \
+    --crawl-name "$1" "${CRAWL[@]}" "$SEED" "$TEST_DIR/$1" 1 \
+    2>"$TEST_DIR/$1.$2.err" &
+  LAST_PID=$!
+}
+
+# The first worker holds every partition and asks the five robots.txt;
+# a second joins while they are on their way, and the plan gives it
+# some of those hosts' partitions. The first gives them back only once
+# it has the answers (about 4 s, where other items wait at most 2 s),
+# so the second reads them from Redis and asks none itself.
+: >"$SERVER_LOG"
+mkdir "$TEST_DIR/move"
+worker move 1
+p1=$LAST_PID
+for _ in $(seq 100); do
+  [ "$(log_targets | grep -c '^/robots.txt$')" -ge 6 ] && break
+  sleep 0.05
+done
+worker move 2
+p2=$LAST_PID
+wait "$p1"
+c1=$?
+wait "$p2"
+check_eq "robots.txt on its way as its host moves: both workers exit 0" \
+  "$c1 $?" "0 0"
+check "the directory equals one process's byte for byte" \
+  diff -r "$TEST_DIR/ref" "$TEST_DIR/move"
+for h in $HOSTS; do
+  check_eq "$h: robots.txt asked once" "$(log_count /robots.txt "$h")" 1
+done
+check "the second worker made requests of its own (its summary)" \
+  grep -Eq "politeness: [1-9][0-9]* requests" "$TEST_DIR/move.2.err"
+
+# The first worker interrupted (SIGINT) while the five robots.txt are on
+# their way: it finishes the requests in flight, keeps the answers in
+# Redis, then gives its partitions back; a second worker, already
+# running, takes them over and asks no robots.txt again.
+: >"$SERVER_LOG"
+mkdir "$TEST_DIR/stop"
+worker stop 1
+q1=$LAST_PID
+for _ in $(seq 100); do
+  [ "$(log_targets | grep -c '^/robots.txt$')" -ge 6 ] && break
+  sleep 0.05
+done
+worker stop 2
+q2=$LAST_PID
+sleep 0.5
+kill -INT "$(timed_child "$q1")"
+wait "$q1"
+c1=$?
+wait "$q2"
+check_eq "the first worker interrupted: it exits 5, the second 0" \
+  "$c1 $?" "5 0"
+check "the directory equals one process's byte for byte" \
+  diff -r "$TEST_DIR/ref" "$TEST_DIR/stop"
+for h in $HOSTS; do
+  check_eq "interrupted: $h: robots.txt asked once" \
+    "$(log_count /robots.txt "$h")" 1
+done
+server_stop
+finish
