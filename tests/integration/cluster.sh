@@ -167,6 +167,11 @@ check_eq "kill -9: robots.txt asked once per host" \
   "$(log_targets | grep -c '^/robots.txt$')" 6
 check_eq "kill -9: no temporary file left" \
   "$(ls -A "$TEST_DIR/kill" | grep -c '^\.tmp-')" 0
+check "a lease under 4 s is warned about" \
+  grep -q "warning: --lease-timeout 2: a worker acts until 1 s" \
+  "$TEST_DIR/kill1.err"
+check_eq "the default lease is not" \
+  "$(grep -c warning "$TEST_DIR/course2.err")" 0
 
 # A worker paused (SIGSTOP) past its lease, then let go on: the other
 # took its hosts and the commit over meanwhile, so what the paused one
