@@ -85,9 +85,11 @@ bool hosts_robots_unreachable(const fetch_result_t *r);
  * gate_retry) after a redirect (at once) or a failure (after a back-off).
  * URL is adopted (freed); R's contents are freed (fetch_result_free), so
  * archive the exchange first.
+ * Returns: after a failure to be tried again, the seconds until then
+ *   (Retry-After, or the back-off); else 0.
  * Thread-safety: any thread; the one that holds IT. */
-void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
-                    fetch_result_t *r);
+double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
+                      char *url, fetch_result_t *r);
 
 /* The reason hosts_forbids gives for every URL of a host whose robots.txt
  * could not be fetched starts with this. */

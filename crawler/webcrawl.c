@@ -133,7 +133,15 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
     wcluster_robots_keep(w, url, &r);
     cluster_count(w->cluster, it->url); /* a gate's url is its host key */
   }
-  hosts_gate_end(w->hosts, fr, it, url, &r);
+  double later = hosts_gate_end(w->hosts, fr, it, url, &r);
+  /* Asked again after a failure, when it says (Retry-After) or after
+   * the back-off: by whichever worker holds the host then, so the wait
+   * is the host's in Redis too, before the partition can move (review:
+   * the next holder asked a quarter of a second after a 503 with
+   * Retry-After 20). */
+  if (w->cluster != NULL && later > 0 &&
+      cluster_pause(w->cluster, it->url, later) != CSTATE_OK)
+    fprintf(stderr, "crawler: the pause of '%s' not shared\n", it->url);
 }
 
 /* ---- download threads ---- */

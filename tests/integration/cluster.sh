@@ -396,6 +396,7 @@ wait "$l2"
 check_eq "a late Retry-After: both workers exit 0" "$c1 $?" "0 0"
 late_quiet() {
   awk -F'\t' '
+    BEGIN { n = 0 } # else the first line is filed under ""
     { t[n] = $1; st[n] = $5; tg[n++] = $4 }
     END {
       bad = 0

@@ -16,7 +16,6 @@ mkdir "$TEST_DIR/ref"
 "$BIN/crawler" --quiet "${CRAWL[@]}" "$SEED" "$TEST_DIR/ref" 2
 
 SEED_RANDOM=${CLUSTER_KILL_SEED:-$$}
-RANDOM=$SEED_RANDOM
 echo "# cluster_kill: CLUSTER_KILL_SEED=$SEED_RANDOM" >&2
 
 # worker NAME N: worker N of crawl NAME, in the background; its
@@ -62,7 +61,8 @@ run() {
 for r in 1 2 3; do
   : >"$SERVER_LOG"
   PIDS=()
-  out=$(run "loop$r" 5 2)
+  # Seeded in the subshell: bash seeds RANDOM afresh in each.
+  out=$(RANDOM=$((SEED_RANDOM + r)) && run "loop$r" 5 2)
   killed=${out%% *}
   codes=${out#* }
   check "run $r: workers killed mid-crawl ($killed of 5)" test "$killed" -ge 3

@@ -251,15 +251,17 @@ server_start() {  # server_start SITE_DIR [TESTSERVER ARGS...]
 }
 
 # timed_child TPID: the pid of the program a `timeout` of pid TPID runs,
-# once it has started (5 s at most), else TPID. A signal for the program
-# goes there: one sent to `timeout` is not the program's (SIGKILL and
-# SIGSTOP stop `timeout` alone, the program runs on), and SIGINT is
-# passed on to the program twice, to it and to its process group.
+# once it has started (10 s at most); else TPID, said on stderr, and
+# status 1. A signal for the program goes there: one sent to `timeout`
+# is not the program's (SIGKILL and SIGSTOP stop `timeout` alone, the
+# program runs on), and SIGINT is passed on to the program twice, to it
+# and to its process group.
 timed_child() {
   local c i
-  for i in $(seq 100); do
-    c=$(cat "/proc/$1/task/$1/children" 2>/dev/null)
-    c=${c%% *}
+  for i in $(seq 200); do
+    c=$(cat "/proc/$1/task/$1/children" 2>/dev/null ||
+      pgrep -P "$1" 2>/dev/null)
+    c=${c%%[[:space:]]*}
     if [ -n "$c" ]; then
       echo "$c"
       return 0
@@ -267,7 +269,9 @@ timed_child() {
     kill -0 "$1" 2>/dev/null || break
     sleep 0.05
   done
+  echo "timed_child: no program found under timeout $1; signalling it" >&2
   echo "$1"
+  return 1
 }
 
 server_stop() {
@@ -415,6 +419,7 @@ fi
 # reading of the answer, which comes after its arrival).
 quiet_after() {
   awk -F'\t' -v s="$1" '
+    BEGIN { n = 0 } # else the first line is filed under ""
     { t[n] = $1; st[n++] = $5 }
     END {
       bad = 0
