@@ -219,8 +219,8 @@ static char *unreachable_text(const char *why)
   return strbuf_detach(&b);
 }
 
-double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
-                      char *url, fetch_result_t *r)
+double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                      fetch_result_t *r)
 {
   /* Parsed and resolved before the lock is taken; the redirect target
    * is dropped if the hops are used up. */

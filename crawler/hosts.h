@@ -88,8 +88,8 @@ bool hosts_robots_unreachable(const fetch_result_t *r);
  * Returns: after a failure to be tried again, the seconds until then
  *   (Retry-After, or the back-off); else 0.
  * Thread-safety: any thread; the one that holds IT. */
-double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it,
-                      char *url, fetch_result_t *r);
+double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                      fetch_result_t *r);
 
 /* The reason hosts_forbids gives for every URL of a host whose robots.txt
  * could not be fetched starts with this. */
