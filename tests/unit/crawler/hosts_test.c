@@ -68,17 +68,19 @@ static fetch_result_t answer(fetch_outcome_t outcome, long status,
   return r;
 }
 
-/* step: one gate round: begin must ask for WANT; end gets R. */
-static void step(struct fix *x, fitem_t *g, const char *want, fetch_result_t r)
+/* step: one gate round: begin must ask for WANT; end gets R. Returns
+ * what hosts_gate_end does (the wait before the next try), or -1. */
+static double step(struct fix *x, fitem_t *g, const char *want,
+                   fetch_result_t r)
 {
   char *url = NULL;
   CHECK(hosts_gate_begin(x->h, x->f, g, &url));
   CHECK_STR(url, want);
   if (url == NULL) {
     fetch_result_free(&r);
-    return;
+    return -1;
   }
-  hosts_gate_end(x->h, x->f, g, url, &r);
+  return hosts_gate_end(x->h, x->f, g, url, &r);
 }
 
 /* opened: the host's page comes out now: its gate is done. */
@@ -242,11 +244,14 @@ static void test_retry(void)
   struct fix x = fix_new(1);
   fitem_t *g = gate(&x, "http://a:80");
   double t0 = frontier_now();
-  step(&x, g, "http://a/robots.txt", answer(FETCH_HTTP_ERROR, 500, NULL, NULL));
+  /* The wait is returned too: a shared crawl keeps it for the host. */
+  CHECK(step(&x, g, "http://a/robots.txt",
+             answer(FETCH_HTTP_ERROR, 500, NULL, NULL)) == 1.0);
   fitem_t *again = pop_gate(&x);
   CHECK(frontier_now() - t0 >= 0.9);
-  step(&x, again, "http://a/robots.txt",
-       answer(FETCH_OK, 200, "User-agent: *\nDisallow: /x\n", NULL));
+  CHECK(step(&x, again, "http://a/robots.txt",
+             answer(FETCH_OK, 200, "User-agent: *\nDisallow: /x\n", NULL)) ==
+        0);
   opened(&x);
   CHECK_STR(hosts_forbids(x.h, g->host, "/x"), "disallowed by robots.txt");
   fix_delete(&x);
@@ -263,7 +268,7 @@ static void test_retry_after(void)
     double t0 = frontier_now();
     fetch_result_t r = answer(FETCH_HTTP_ERROR, status[i], NULL, NULL);
     r.retry_after = 1.5;
-    step(&x, g, "http://a/robots.txt", r);
+    CHECK(step(&x, g, "http://a/robots.txt", r) == 1.5);
     fitem_t *again = pop_gate(&x);
     CHECK(frontier_now() - t0 >= 1.4);
     step(&x, again, "http://a/robots.txt",
