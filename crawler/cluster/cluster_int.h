@@ -65,8 +65,10 @@ enum { SEQ_BITS = 40 };
 enum { RECOVER_SECONDS = 5 };
 
 /* How long a partition given back waits for its items being fetched
- * before it is released all the same (struct part). */
+ * before it is released all the same (struct part); for a robots.txt
+ * request among them, longer: its next holder would ask it again. */
 #define GIVE_SECONDS 2.0
+#define GATE_GIVE_SECONDS 30.0
 
 /* The keeper's tick at most (cl_keeper_main), and while the plan of
  * the partitions has just changed. */
@@ -231,6 +233,12 @@ void cl_feeder_took(cluster_t *c, const cstate_hold_t *holds,
                     const unsigned *kept, size_t nh, bool recovered);
 
 /* ---- cluster_keeper.c ---- */
+
+/* cl_give_waits: whether P, given away since P->giving_since, is still
+ * kept at NOW for what is being fetched: its busy items for at most
+ * GIVE_SECONDS, a robots.txt request among them (gates) for at most
+ * GATE_GIVE_SECONDS. Caller holds c->lock. */
+bool cl_give_waits(const struct part *p, double now);
 
 /* cl_part_kept: PART's lease was renewed under the token held, to
  * UNTIL: act for it again. Returns whether it is back (given back here

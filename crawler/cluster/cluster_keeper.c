@@ -38,6 +38,13 @@ static void apply_pause(void *arg, const char *hostkey, double seconds)
     frontier_host_pause(f, host, frontier_now() + seconds);
 }
 
+bool cl_give_waits(const struct part *p, double now)
+{
+  double since = now - p->giving_since;
+  return p->busy > 0 && (since < GIVE_SECONDS ||
+                         (p->gates > 0 && since < GATE_GIVE_SECONDS));
+}
+
 bool cl_part_kept(cluster_t *c, int part, double until)
 {
   struct part *p = &c->parts[part];
@@ -125,10 +132,12 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
       /* Fetch nothing more of it; once what is being fetched is done
        * (or after GIVE_SECONDS), stop acting for it and give it back:
        * its next holder would fetch those items again. A robots.txt on
-       * its way is waited for, however long (its request's own
-       * timeout bounds it): the next holder would ask it again, and a
-       * host's robots.txt is asked once a crawl (review: one slower
-       * than GIVE_SECONDS was asked by both). */
+       * its way is waited for longer, GATE_GIVE_SECONDS (the default
+       * --timeout): the next holder would ask it again, and a host's
+       * robots.txt is asked once a crawl (review: one slower than
+       * GIVE_SECONDS was asked by both; and without a bound, one that
+       * drips within a long --timeout held every host of the
+       * partition that long). */
       double now = frontier_now();
       pthread_mutex_lock(&c->lock);
       struct part *p = &c->parts[i];
@@ -136,8 +145,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
         p->giving = true;
         p->giving_since = now;
       }
-      bool wait = p->held && tok[i] == had[i] && p->busy > 0 &&
-                  (now - p->giving_since < GIVE_SECONDS || p->gates > 0);
+      bool wait = p->held && tok[i] == had[i] && cl_give_waits(p, now);
       if (wait)
         p->until = until;
       else

@@ -100,6 +100,27 @@ static void test_given_back_reads_again(void)
   free_cluster(c);
 }
 
+/* A partition given away waits for its items being fetched 2 s at most
+ * (its next holder fetches them again), for a robots.txt request among
+ * them longer (its next holder would ask it again, and a host's
+ * robots.txt is asked once), but not for ever: a robots.txt that drips
+ * within --timeout (up to a day) held the partition, and every other
+ * host of it, that long (review). */
+static void test_give_waits(void)
+{
+  double t0 = 1000;
+  struct part p = { .held = true, .giving = true, .giving_since = t0 };
+  CHECK(!cl_give_waits(&p, t0)); /* nothing in flight: at once */
+  p.busy = 2;
+  CHECK(cl_give_waits(&p, t0 + GIVE_SECONDS - 0.1));
+  CHECK(!cl_give_waits(&p, t0 + GIVE_SECONDS));
+  p.gates = 1;
+  CHECK(cl_give_waits(&p, t0 + GIVE_SECONDS + 1));
+  CHECK(cl_give_waits(&p, t0 + GATE_GIVE_SECONDS - 0.1));
+  CHECK(!cl_give_waits(&p, t0 + GATE_GIVE_SECONDS));
+  CHECK(!cl_give_waits(&p, t0 + 86400));
+}
+
 /* Review: a take sent before a drop, answered after the keeper marked
  * the partition fresh again, must not clear the mark: what was dropped
  * is behind the position the take moved on. Only a take with RECOVER,
@@ -135,5 +156,6 @@ int main(void)
 {
   RUN(test_given_back_reads_again);
   RUN(test_took_keeps_a_later_mark);
+  RUN(test_give_waits);
   return TEST_EXIT();
 }
