@@ -41,8 +41,8 @@ static void apply_pause(void *arg, const char *hostkey, double seconds)
 bool cl_give_waits(const struct part *p, double now)
 {
   double since = now - p->giving_since;
-  return p->busy > 0 && (since < GIVE_SECONDS ||
-                         (p->gates > 0 && since < GATE_GIVE_SECONDS));
+  return p->busy > 0 &&
+         (since < GIVE_SECONDS || (p->gates > 0 && since < GATE_GIVE_SECONDS));
 }
 
 bool cl_part_kept(cluster_t *c, int part, double until)
