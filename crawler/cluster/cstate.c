@@ -469,7 +469,10 @@ int cstate_part(const char *hostkey)
   return (int)(hash_mix64(hash_str(hostkey)) % CSTATE_PARTS);
 }
 
-static cstate_t *cs_new(const char *url, const char *name, char *err, size_t n)
+/* cs_new: a handle on crawl NAME at URL, connected; a Redis loading its
+ * data set waited for up to WAIT seconds. */
+static cstate_t *cs_new(const char *url, const char *name, double wait,
+                        char *err, size_t n)
 {
   if (!cstate_name_ok(name)) {
     snprintf(err, n,
@@ -484,7 +487,7 @@ static cstate_t *cs_new(const char *url, const char *name, char *err, size_t n)
   }
   snprintf(cs->prefix, sizeof(cs->prefix), "tse:{%s}:", name);
   cs_key(cs, cs->meta, sizeof(cs->meta), "meta");
-  cs->r = rconn_open(url, CSTATE_TIMEOUT, err, n);
+  cs->r = rconn_open_loaded(url, CSTATE_TIMEOUT, wait, err, n);
   if (cs->r == NULL) {
     free(cs);
     return NULL;
@@ -498,7 +501,10 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
 {
   *out = NULL;
   *created = false;
-  cstate_t *cs = cs_new(url, name, err, n);
+  /* A worker started with a Redis that restarts (one supervisor for
+   * both, say) waits for it as one running does (review: it failed at
+   * once with "LOADING"). */
+  cstate_t *cs = cs_new(url, name, RCONN_RETRY_SECONDS, err, n);
   if (cs == NULL)
     return CSTATE_EREDIS;
   char id[40];
@@ -574,7 +580,7 @@ int cstate_open(const char *url, const char *name, cstate_t **out, char *err,
                 size_t n)
 {
   *out = NULL;
-  cstate_t *cs = cs_new(url, name, err, n);
+  cstate_t *cs = cs_new(url, name, 0, err, n);
   if (cs == NULL)
     return CSTATE_EREDIS;
   redisReply *rep = rconn_cmdf(cs->r, "HGET", cs->meta, "id", NULL);

@@ -24,6 +24,7 @@ struct rconn {
   char host[200];
   int port, db;
   double timeout, retry;
+  bool loading; /* the last dial was answered "LOADING" */
   long reconnects;
   _Atomic long long client_id; /* CLIENT ID of the connection now */
   struct {
@@ -153,6 +154,8 @@ static bool dial(rconn_t *r)
     }
     rep = redisCommand(c, "PING");
   }
+  r->loading = rep != NULL && rep->type == REDIS_REPLY_ERROR &&
+               strncmp(rep->str, "LOADING", 7) == 0;
   if (rep == NULL || rep->type == REDIS_REPLY_ERROR) {
     snprintf(r->err, sizeof(r->err), "redis://%s:%d/%d: %s", r->host, r->port,
              r->db,
@@ -177,6 +180,12 @@ static bool dial(rconn_t *r)
 
 rconn_t *rconn_open(const char *url, double timeout, char *err, size_t n)
 {
+  return rconn_open_loaded(url, timeout, 0, err, n);
+}
+
+rconn_t *rconn_open_loaded(const char *url, double timeout, double wait,
+                           char *err, size_t n)
+{
   rconn_t *r = calloc(1, sizeof(*r));
   if (r == NULL) {
     snprintf(err, n, "out of memory");
@@ -189,11 +198,26 @@ rconn_t *rconn_open(const char *url, double timeout, char *err, size_t n)
   }
   r->timeout = timeout > 0 ? timeout : 5;
   r->retry = RCONN_RETRY_SECONDS;
-  if (!dial(r)) {
-    snprintf(err, n, "%s", r->err);
-    free(r);
-    return NULL;
+  double start = now(), pause = 0.1;
+  bool said = false;
+  while (!dial(r)) {
+    if (!r->loading || now() - start + pause > wait) {
+      snprintf(err, n, "%s", r->err);
+      free(r);
+      return NULL;
+    }
+    if (!said)
+      fprintf(stderr,
+              "crawler: Redis at %s:%d is loading its data; waiting for it "
+              "(up to %g s)\n",
+              r->host, r->port, wait);
+    said = true;
+    nap(pause);
+    pause = pause * 2 > 1 ? 1 : pause * 2;
   }
+  if (said)
+    fprintf(stderr, "crawler: Redis at %s:%d has loaded its data\n", r->host,
+            r->port);
   return r;
 }
 

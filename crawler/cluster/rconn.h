@@ -47,6 +47,12 @@ int rconn_parse_url(const char *url, char *host, size_t hn, int *port, int *db,
  * crawl that cannot reach Redis at start should say so at once). */
 rconn_t *rconn_open(const char *url, double timeout, char *err, size_t n);
 
+/* rconn_open_loaded: rconn_open, but a server that answers "LOADING"
+ * (restarted, reading its data set) is waited for, up to WAIT seconds,
+ * saying so once on stderr: it can be reached, it cannot serve yet. */
+rconn_t *rconn_open_loaded(const char *url, double timeout, double wait,
+                           char *err, size_t n);
+
 /* rconn_close: close R; NULL is fine. */
 void rconn_close(rconn_t *r);
 

@@ -84,10 +84,38 @@ static void test_restart_while_loading(void)
   cstate_close(c1);
 }
 
+/* A worker started while Redis loads its data set (restarted with the
+ * workers, say, by one supervisor) waits for the load, saying so, and
+ * joins: it failed at once with "LOADING" (exit 9), unlike a worker
+ * already running, which waits for RCONN_RETRY_SECONDS. After
+ * test_restart_while_loading: the data set is there to load. */
+static void test_join_while_loading(void)
+{
+  char err[512];
+  bool created;
+  redis_stop(&srv);
+  CHECK_INT(redis_restart(&srv), 0);
+  rconn_t *r = rconn_open(srv.url, 10, err, sizeof(err));
+  bool loading = r == NULL && strstr(err, "LOADING") != NULL;
+  rconn_close(r);
+  if (!loading) {
+    SKIP("Redis loaded its data set before it was asked: nothing tested");
+    return;
+  }
+  cstate_t *cs = NULL;
+  int rc = cstate_join(srv.url, "late", params, 2, "http://a.test/",
+                       "http://a.test:80", &cs, &created, err, sizeof(err));
+  printf("# join while loading -> %d (%s)\n", rc, rc ? err : "");
+  CHECK_INT(rc, CSTATE_OK);
+  CHECK(created);
+  cstate_close(cs);
+}
+
 int main(void)
 {
   redis_start(&srv);
   RUN(test_restart_while_loading);
+  RUN(test_join_while_loading);
   redis_cleanup(&srv);
   return TEST_EXIT();
 }
