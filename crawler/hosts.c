@@ -236,7 +236,7 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
                       ? unreachable_text(r->error)
                       : NULL;
   enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
-  int failures = 0;
+  int failures = 0; /* a failure: the count of them, this one included */
   double delay = -1, wait = 0;
 
   pthread_mutex_lock(&h->lock);
@@ -264,6 +264,7 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
     failures = hs->failures;
     then = AGAIN_LATER;
   } else {
+    failures = hs->failures;
     hs->rules = robots_disallow_all();
     hs->unreachable = unreachable;
     unreachable = NULL;
@@ -277,7 +278,9 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
   }
   pthread_mutex_unlock(&h->lock);
 
-  if (then == AGAIN_LATER)
+  /* The last failure too: no request follows here, but in a shared
+   * crawl the host's next holder must wait as well (wc_gate). */
+  if (failures > 0)
     wait = hosts_retry_delay(r, failures);
   free(next);
   free(unreachable);
@@ -287,12 +290,13 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
     frontier_gate_retry(fr, it->host, 0);
   } else if (then == AGAIN_LATER) {
     frontier_gate_retry(fr, it->host, frontier_now() + wait);
+    return wait;
   } else {
     if (delay > 0 && delay <= MAX_CRAWL_DELAY)
       frontier_host_interval(fr, it->host, delay);
     frontier_gate_done(fr, it->host);
   }
-  return wait;
+  return wait; /* 0, or the last failure's: the host is skipped */
 }
 
 const char *hosts_forbids(hosts_t *h, uint32_t host, const char *path)

@@ -85,8 +85,11 @@ bool hosts_robots_unreachable(const fetch_result_t *r);
  * gate_retry) after a redirect (at once) or a failure (after a back-off).
  * URL is adopted (freed); R's contents are freed (fetch_result_free), so
  * archive the exchange first.
- * Returns: after a failure to be tried again, the seconds until then
- *   (Retry-After, or the back-off); else 0.
+ * Returns: after an unreachable robots.txt (5xx, 429, network), the
+ *   seconds the host asks to be left alone (Retry-After, or the
+ *   back-off): until the next try, or after the last one allowed, when
+ *   the host is skipped here (in a shared crawl, its next holder must
+ *   wait as well); else 0.
  * Thread-safety: any thread; the one that holds IT. */
 double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
                       fetch_result_t *r);

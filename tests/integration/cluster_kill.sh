@@ -32,11 +32,12 @@ worker() {
 # 0.3 to 1.2 s, one of those running killed (-9) and another started.
 # Prints how many were killed, then the exit codes of the others.
 run() {
-  local name=$1 kills=$2 n=$3 i k victim alive codes=() killed=0
+  local name=$1 kills=$2 n=$3 i k d victim alive codes=() killed=0
   mkdir "$TEST_DIR/$name"
   for i in $(seq "$n"); do worker "$name" "$i"; done
   for k in $(seq "$kills"); do
-    sleep "$(awk -v r=$RANDOM 'BEGIN { printf "%.2f", 0.3 + 0.9 * r / 32767 }')"
+    d=$RANDOM # here: a $(...) would draw from a RANDOM seeded afresh
+    sleep "$(awk -v r="$d" 'BEGIN { printf "%.2f", 0.3 + 0.9 * r / 32767 }')"
     alive=()
     for i in "${!PIDS[@]}"; do
       kill -0 "${PIDS[$i]}" 2>/dev/null && alive+=("$i")

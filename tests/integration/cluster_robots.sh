@@ -108,21 +108,6 @@ done >"$TEST_DIR/rules503"
 host_args[1]=$TEST_DIR/rules503
 server_start "$S" "${host_args[@]}" || { not_ok "server starts"; finish; }
 SEED=http://127.0.0.2:$PORT/start.html
-CRAWL+=(--retries 1)
-mkdir "$TEST_DIR/busy"
-worker busy 1
-b1=$LAST_PID
-for _ in $(seq 100); do
-  [ "$(log_targets | grep -c '^/robots.txt$')" -ge 6 ] && break
-  sleep 0.05
-done
-worker busy 2
-b2=$LAST_PID
-wait "$b1"
-c1=$?
-wait "$b2"
-check_eq "robots.txt 503 as its host moves: both workers exit 0" \
-  "$c1 $?" "0 0"
 # quiet_robots HOST: no request to HOST from 0.05 s after its robots.txt
 # 503 went out (3 s after the log line) until Retry-After's 6 s passed.
 quiet_robots() {
@@ -142,11 +127,35 @@ quiet_robots() {
       exit bad
     }' "$SERVER_LOG"
 }
-for h in $HOSTS; do
-  check "robots.txt 503: $h waits its Retry-After on either worker" \
-    quiet_robots "$h"
+# With --retries 1 the move comes during a try to be followed by another;
+# with --retries 0, during the last one allowed, after which the first
+# worker skips the host and the second, whose count starts again, asks
+# once more (review: without the wait, 0.25 s after the 503).
+BASE_CRAWL=("${CRAWL[@]}")
+for retries in 1 0; do
+  : >"$SERVER_LOG"
+  CRAWL=("${BASE_CRAWL[@]}" --retries "$retries")
+  name=busy$retries
+  mkdir "$TEST_DIR/$name"
+  worker "$name" 1
+  b1=$LAST_PID
+  for _ in $(seq 100); do
+    [ "$(log_targets | grep -c '^/robots.txt$')" -ge 6 ] && break
+    sleep 0.05
+  done
+  worker "$name" 2
+  b2=$LAST_PID
+  wait "$b1"
+  c1=$?
+  wait "$b2"
+  check_eq "--retries $retries: robots.txt 503 as its host moves: both exit 0" \
+    "$c1 $?" "0 0"
+  for h in $HOSTS; do
+    check "--retries $retries: $h waits its Retry-After on either worker" \
+      quiet_robots "$h"
+  done
+  check "--retries $retries: the second worker asked some of those hosts" \
+    grep -Eq "politeness: [1-9][0-9]* requests" "$TEST_DIR/$name.2.err"
 done
-check "the second worker asked some of those hosts (its summary)" \
-  grep -Eq "politeness: [1-9][0-9]* requests" "$TEST_DIR/busy.2.err"
 server_stop
 finish

@@ -278,6 +278,30 @@ static void test_retry_after(void)
   }
 }
 
+/* The last failure allowed skips the host here, and still says how long
+ * the host asked to be left alone: a shared crawl's next holder of the
+ * host, whose count starts again, waits as well (review: it asked 0.25 s
+ * after a 503 with Retry-After 6). Not for a 404: no wait asked. */
+static void test_last_failure_wait(void)
+{
+  struct fix x = fix_new(0);
+  fitem_t *g = gate(&x, "http://a:80");
+  fetch_result_t r = answer(FETCH_HTTP_ERROR, 503, NULL, NULL);
+  r.retry_after = 1.5;
+  CHECK(step(&x, g, "http://a/robots.txt", r) == 1.5);
+  opened(&x);
+  CHECK(hosts_forbids(x.h, g->host, "/x") != NULL);
+  fitem_t *g2 = gate(&x, "http://b:80");
+  CHECK(step(&x, g2, "http://b/robots.txt",
+             answer(FETCH_NET_ERROR, 0, NULL, NULL)) == 1.0);
+  opened(&x);
+  fitem_t *g3 = gate(&x, "http://c:80");
+  CHECK(step(&x, g3, "http://c/robots.txt",
+             answer(FETCH_HTTP_ERROR, 404, NULL, NULL)) == 0);
+  opened(&x);
+  fix_delete(&x);
+}
+
 static void test_crawl_delay(void)
 {
   struct fix x = fix_new(2);
@@ -421,6 +445,7 @@ int main(void)
   RUN(test_replay_unreachable);
   RUN(test_retry);
   RUN(test_retry_after);
+  RUN(test_last_failure_wait);
   RUN(test_crawl_delay);
   RUN(test_no_robots_url);
   RUN(test_robots_off);
