@@ -219,8 +219,19 @@ static char *unreachable_text(const char *why)
   return strbuf_detach(&b);
 }
 
-double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
-                      fetch_result_t *r)
+bool hosts_gate_last(hosts_t *h, const fitem_t *it, const fetch_result_t *r)
+{
+  if (!hosts_robots_unreachable(r))
+    return false;
+  pthread_mutex_lock(&h->lock);
+  bool last = it->host < h->n && h->v[it->host].failures >= h->retries;
+  pthread_mutex_unlock(&h->lock);
+  return last;
+}
+
+/* gate_end: hosts_gate_end, or with SETTLED hosts_gate_settle. */
+static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                       fetch_result_t *r, bool settled)
 {
   /* Parsed and resolved before the lock is taken; the redirect target
    * is dropped if the hops are used up. */
@@ -236,7 +247,7 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
                       ? unreachable_text(r->error)
                       : NULL;
   enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
-  int failures = 0; /* a failure: the count of them, this one included */
+  int failures = 0;
   double delay = -1, wait = 0;
 
   pthread_mutex_lock(&h->lock);
@@ -257,14 +268,13 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
   } else if (!hosts_robots_unreachable(r)) {
     /* Unavailable (4xx, or redirects without end): no restrictions. */
     hs->rules = robots_allow_all();
-  } else if (hs->failures++ < h->retries) {
+  } else if (!settled && hs->failures++ < h->retries) {
     /* Unreachable (5xx, 429, network): retry later (after Retry-After,
      * if a 429 or 503 has one); nothing of the host is fetched
      * meanwhile. */
     failures = hs->failures;
     then = AGAIN_LATER;
   } else {
-    failures = hs->failures;
     hs->rules = robots_disallow_all();
     hs->unreachable = unreachable;
     unreachable = NULL;
@@ -278,9 +288,7 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
   }
   pthread_mutex_unlock(&h->lock);
 
-  /* The last failure too: no request follows here, but in a shared
-   * crawl the host's next holder must wait as well (wc_gate). */
-  if (failures > 0)
+  if (then == AGAIN_LATER)
     wait = hosts_retry_delay(r, failures);
   free(next);
   free(unreachable);
@@ -290,13 +298,24 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
     frontier_gate_retry(fr, it->host, 0);
   } else if (then == AGAIN_LATER) {
     frontier_gate_retry(fr, it->host, frontier_now() + wait);
-    return wait;
   } else {
     if (delay > 0 && delay <= MAX_CRAWL_DELAY)
       frontier_host_interval(fr, it->host, delay);
     frontier_gate_done(fr, it->host);
   }
-  return wait; /* 0, or the last failure's: the host is skipped */
+  return wait;
+}
+
+double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                      fetch_result_t *r)
+{
+  return gate_end(h, fr, it, url, r, false);
+}
+
+void hosts_gate_settle(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                       fetch_result_t *r)
+{
+  (void)gate_end(h, fr, it, url, r, true);
 }
 
 const char *hosts_forbids(hosts_t *h, uint32_t host, const char *path)

@@ -85,14 +85,25 @@ bool hosts_robots_unreachable(const fetch_result_t *r);
  * gate_retry) after a redirect (at once) or a failure (after a back-off).
  * URL is adopted (freed); R's contents are freed (fetch_result_free), so
  * archive the exchange first.
- * Returns: after an unreachable robots.txt (5xx, 429, network), the
- *   seconds the host asks to be left alone (Retry-After, or the
- *   back-off): until the next try, or after the last one allowed, when
- *   the host is skipped here (in a shared crawl, its next holder must
- *   wait as well); else 0.
+ * Returns: after a failure to be tried again, the seconds until then
+ *   (Retry-After, or the back-off); else 0.
  * Thread-safety: any thread; the one that holds IT. */
 double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
                       fetch_result_t *r);
+
+/* hosts_gate_last: whether R, handed to hosts_gate_end for the gate IT
+ * now, is the last failure allowed: an unreachable robots.txt (5xx, 429,
+ * network) with no retry left, after which the host is skipped. A
+ * shared crawl keeps that answer for every worker (wc_gate).
+ * Thread-safety: any thread; the one that holds IT. */
+bool hosts_gate_last(hosts_t *h, const fitem_t *it, const fetch_result_t *r);
+
+/* hosts_gate_settle: hosts_gate_end for an answer settled elsewhere (a
+ * shared crawl's, kept by the worker that asked): an unreachable one
+ * skips the host at once, its tries spent where it was asked.
+ * Thread-safety: as hosts_gate_end. */
+void hosts_gate_settle(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                       fetch_result_t *r);
 
 /* The reason hosts_forbids gives for every URL of a host whose robots.txt
  * could not be fetched starts with this. */

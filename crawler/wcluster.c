@@ -407,9 +407,9 @@ static void put(strbuf_t *b, char tag, const void *v, size_t n)
 }
 
 void wcluster_robots_keep(struct webcrawl *w, const char *url,
-                          const fetch_result_t *r)
+                          const fetch_result_t *r, bool last)
 {
-  if (r->retryable)
+  if (r->retryable && !last)
     return; /* the next owner asks again, as this one would */
   strbuf_t b = STRBUF_INIT;
   char num[64];

@@ -93,10 +93,10 @@ bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r);
 bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r);
 
 /* wcluster_robots_keep: store R, the answer to robots.txt URL, for every
- * worker, unless it is worth asking again (retryable). Download
- * thread. */
+ * worker, unless it is worth asking again (retryable) and LAST is false
+ * (a try is left: hosts_gate_last). Download thread. */
 void wcluster_robots_keep(struct webcrawl *w, const char *url,
-                          const fetch_result_t *r);
+                          const fetch_result_t *r, bool last);
 
 /* wcluster_seed: the seed was not saved, for WHY: say so to every
  * worker. Commit. */

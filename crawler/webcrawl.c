@@ -118,8 +118,9 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
     return;
   fetch_result_t r;
   if (w->cluster != NULL && wcluster_robots(w, url, &r)) {
-    /* Another worker fetched it: robots.txt once per host per crawl. */
-    hosts_gate_end(w->hosts, fr, it, url, &r);
+    /* Another worker fetched it: robots.txt once per host per crawl;
+     * unreachable, after the tries it allowed itself. */
+    hosts_gate_settle(w->hosts, fr, it, url, &r);
     return;
   }
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
@@ -129,8 +130,14 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
                                                 : &w->robots_fetched,
                    1);
   atomic_fetch_add(&w->requests, 1);
+  /* The last failure allowed is kept for every worker: the host is
+   * skipped wherever it goes next, not asked again there (review: the
+   * next holder's count of tries started again). Kept as a pause
+   * instead, it held the skipped host's items, and the commit behind
+   * them, for its Retry-After (review). */
+  bool last = w->cluster != NULL && hosts_gate_last(w->hosts, it, &r);
   if (w->cluster != NULL) {
-    wcluster_robots_keep(w, url, &r);
+    wcluster_robots_keep(w, url, &r, last);
     cluster_count(w->cluster, it->url); /* a gate's url is its host key */
   }
   double later = hosts_gate_end(w->hosts, fr, it, url, &r);
