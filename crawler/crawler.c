@@ -863,12 +863,8 @@ static void prepare_run(struct cmd *c)
 static int start_signal_thread(void)
 {
   /* Signals go to one thread, blocked everywhere else (threads inherit
-   * the mask), so workers never see EINTR from them. */
-  /* A shell starts background jobs with SIGINT ignored, and an ignored
-   * signal is discarded even while blocked: take the default back so the
-   * signal thread sees it. */
-  signal(SIGINT, SIG_DFL);
-  signal(SIGTERM, SIG_DFL);
+   * the mask), so workers never see EINTR from them. (main took their
+   * default actions back first.) */
   static sigset_t set; /* static: the thread reads it for good */
   sigemptyset(&set);
   sigaddset(&set, SIGINT);
@@ -978,6 +974,13 @@ static int show_status(const struct cmd *c)
 int main(int argc, char *argv[])
 {
   struct cmd c;
+  /* A shell starts background jobs with SIGINT ignored, and an ignored
+   * signal is discarded even while blocked: take the defaults back, so
+   * that the signal thread sees it, and so that until then (joining a
+   * shared crawl may wait two minutes for Redis) it stops the process
+   * (review: a worker in the background ignored it there). */
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   parse_command_line(argc, argv, &c);
   if (c.status) {
     int code = show_status(&c);

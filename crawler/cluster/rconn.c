@@ -125,6 +125,7 @@ static bool dial(rconn_t *r)
   struct timeval tv = {
     (time_t)r->timeout, (long)((r->timeout - (double)(time_t)r->timeout) * 1e6)
   };
+  r->loading = false; /* until a server says so, this time */
   redisContext *c = redisConnectWithTimeout(r->host, r->port, tv);
   if (c == NULL) {
     snprintf(r->err, sizeof(r->err), "redis://%s:%d: out of memory", r->host,
@@ -202,7 +203,11 @@ rconn_t *rconn_open_loaded(const char *url, double timeout, double wait,
   bool said = false;
   while (!dial(r)) {
     if (!r->loading || now() - start + pause > wait) {
-      snprintf(err, n, "%s", r->err);
+      if (r->loading)
+        snprintf(err, n, "%.560s (still loading after %.0f s)", r->err,
+                 now() - start);
+      else
+        snprintf(err, n, "%s", r->err);
       free(r);
       return NULL;
     }

@@ -6,9 +6,15 @@
  * URL it sent SELECT alone, which succeeds, and the script that followed
  * got LOADING: a plain error, on which the keeper stopped the worker
  * (review). It now sends PING after SELECT too. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "cstate.h"
 #include "rconn.h"
@@ -111,8 +117,57 @@ static void test_join_while_loading(void)
   cstate_close(cs);
 }
 
+/* A server that answers one connection's first command "-LOADING" and
+ * then goes away: connections are refused from then on. */
+static void *loading_once(void *arg)
+{
+  int ls = *(int *)arg;
+  int s = accept(ls, NULL, NULL);
+  close(ls);
+  if (s >= 0) {
+    char buf[256];
+    if (read(s, buf, sizeof(buf)) > 0) {
+      static const char a[] = "-LOADING Redis is loading the dataset\r\n";
+      if (write(s, a, sizeof(a) - 1) < 0)
+        perror("write");
+    }
+    close(s);
+  }
+  return NULL;
+}
+
+/* Review: dial() set "loading" only once a server answered; a server
+ * that said LOADING and then died left it set, and the first connection
+ * waited its whole time on "Connection refused". It fails once the
+ * server cannot be reached. */
+static void test_loading_then_gone(void)
+{
+  int ls = socket(AF_INET, SOCK_STREAM, 0);
+  struct sockaddr_in a = { .sin_family = AF_INET,
+                           .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+  socklen_t al = sizeof(a);
+  CHECK(ls >= 0 && bind(ls, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+        listen(ls, 1) == 0 && getsockname(ls, (struct sockaddr *)&a, &al) == 0);
+  pthread_t t;
+  CHECK(pthread_create(&t, NULL, loading_once, &ls) == 0);
+  char url[64], err[512];
+  snprintf(url, sizeof(url), "redis://127.0.0.1:%d", ntohs(a.sin_port));
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  rconn_t *r = rconn_open_loaded(url, 1, 6, err, sizeof(err));
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double took = (double)(t1.tv_sec - t0.tv_sec) +
+                (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  printf("# LOADING, then gone: %.2f s (%s)\n", took, r ? "connected" : err);
+  CHECK(r == NULL);
+  CHECK(took < 3); /* not the 6 s given for a load */
+  rconn_close(r);
+  pthread_join(t, NULL);
+}
+
 int main(void)
 {
+  RUN(test_loading_then_gone);
   redis_start(&srv);
   RUN(test_restart_while_loading);
   RUN(test_join_while_loading);
