@@ -407,7 +407,8 @@ static void put(strbuf_t *b, char tag, const void *v, size_t n)
 }
 
 void wcluster_robots_keep(struct webcrawl *w, const char *url,
-                          const fetch_result_t *r, bool last)
+                          const fetch_result_t *r, bool last,
+                          const char *hostkey)
 {
   if (r->retryable && !last)
     return; /* the next owner asks again, as this one would */
@@ -421,6 +422,8 @@ void wcluster_robots_keep(struct webcrawl *w, const char *url,
     put(&b, 'L', r->location, strlen(r->location));
   if (r->body)
     put(&b, 'B', r->body, r->len);
+  if (r->retryable)
+    put(&b, 'H', hostkey, strlen(hostkey)); /* wcluster_robots_for */
   if (!b.oom && cluster_robots_put(w->cluster, url, b.p, b.len) != CSTATE_OK)
     fprintf(stderr, "crawler: robots.txt of '%s' not shared\n", url);
   strbuf_release(&b);
@@ -526,11 +529,28 @@ bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r)
   return true;
 }
 
-bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r)
+bool wcluster_robots_for(const char *d, size_t len, const char *hostkey)
+{
+  for (size_t i = 0; i + 5 <= len;) {
+    const unsigned char *h = (const unsigned char *)d + i;
+    size_t n = (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16 |
+               (size_t)h[4] << 24;
+    if (n > len - i - 5)
+      break;
+    if (h[0] == 'H')
+      return n == strlen(hostkey) && memcmp(d + i + 5, hostkey, n) == 0;
+    i += 5 + n;
+  }
+  return true;
+}
+
+bool wcluster_robots(struct webcrawl *w, const char *url, const char *hostkey,
+                     fetch_result_t *r)
 {
   char *d = NULL;
   size_t len = 0;
-  if (cluster_robots_get(w->cluster, url, &d, &len) != CSTATE_OK) {
+  if (cluster_robots_get(w->cluster, url, &d, &len) != CSTATE_OK ||
+      !wcluster_robots_for(d, len, hostkey)) {
     free(d);
     d = NULL;
     len = 0; /* none: decoded as none (R zeroed, false) */

@@ -83,9 +83,11 @@ int wcluster_chain(struct webcrawl *w, fitem_t *it, struct page *p);
 void wcluster_pause(struct webcrawl *w, const char *url, double seconds);
 
 /* wcluster_robots: the answer to robots.txt URL that a worker got
- * before, into *R (zeroed first): true if there was one (then no
- * request is made). Download thread. */
-bool wcluster_robots(struct webcrawl *w, const char *url, fetch_result_t *r);
+ * before, for the gate of host HOSTKEY (wcluster_robots_for), into *R
+ * (zeroed first): true if there was one (then no request is made).
+ * Download thread. */
+bool wcluster_robots(struct webcrawl *w, const char *url, const char *hostkey,
+                     fetch_result_t *r);
 
 /* wcluster_robots_decode: the answer wcluster_robots_keep stored, from
  * its bytes D (LEN), into *R (zeroed first): true if it is one (its
@@ -94,9 +96,17 @@ bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r);
 
 /* wcluster_robots_keep: store R, the answer to robots.txt URL, for every
  * worker, unless it is worth asking again (retryable) and LAST is false
- * (a try is left: hosts_gate_last). Download thread. */
+ * (a try is left: hosts_gate_last); then, the last try of host HOSTKEY
+ * failing, for that host's gate only (wcluster_robots_for). Download
+ * thread. */
 void wcluster_robots_keep(struct webcrawl *w, const char *url,
-                          const fetch_result_t *r, bool last);
+                          const fetch_result_t *r, bool last,
+                          const char *hostkey);
+
+/* wcluster_robots_for: whether the stored answer D (LEN bytes) is one
+ * for the gate of host HOSTKEY: any but a last failure kept for another
+ * host's gate (a robots.txt both reach, one by a redirect). */
+bool wcluster_robots_for(const char *d, size_t len, const char *hostkey);
 
 /* wcluster_seed: the seed was not saved, for WHY: say so to every
  * worker. Commit. */

@@ -117,7 +117,8 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
   if (!hosts_gate_begin(w->hosts, fr, it, &url))
     return;
   fetch_result_t r;
-  if (w->cluster != NULL && wcluster_robots(w, url, &r)) {
+  /* A gate's url is its host key. */
+  if (w->cluster != NULL && wcluster_robots(w, url, it->url, &r)) {
     /* Another worker fetched it: robots.txt once per host per crawl;
      * unreachable, after the tries it allowed itself. */
     hosts_gate_settle(w->hosts, fr, it, url, &r);
@@ -137,7 +138,7 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
    * them, for its Retry-After (review). */
   bool last = w->cluster != NULL && hosts_gate_last(w->hosts, it, &r);
   if (w->cluster != NULL) {
-    wcluster_robots_keep(w, url, &r, last);
+    wcluster_robots_keep(w, url, &r, last, it->url);
     cluster_count(w->cluster, it->url); /* a gate's url is its host key */
   }
   double later = hosts_gate_end(w->hosts, fr, it, url, &r);
