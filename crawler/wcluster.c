@@ -479,21 +479,37 @@ void wcluster_pause(struct webcrawl *w, const char *url, double seconds)
   free(key);
 }
 
+/* field: the field of the stored answer D (LEN bytes, as put wrote it)
+ * at *I: its TAG and its value V, N bytes; *I moves past it. False at
+ * the end, or at a field cut short. */
+static bool field(const char *d, size_t len, size_t *i, char *tag,
+                  const char **v, size_t *n)
+{
+  if (len < 5 || *i > len - 5)
+    return false;
+  const unsigned char *h = (const unsigned char *)d + *i;
+  size_t m = (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16 |
+             (size_t)h[4] << 24;
+  if (m > len - *i - 5)
+    return false;
+  *tag = (char)h[0];
+  *v = d + *i + 5;
+  *n = m;
+  *i += 5 + m;
+  return true;
+}
+
 bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r)
 {
   memset(r, 0, sizeof(*r));
   r->retry_after = -1;
   bool ok = false;
-  size_t blen = 0;
-  for (size_t i = 0; i + 5 <= len;) {
-    const unsigned char *h = (const unsigned char *)d + i;
-    size_t n = (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16 |
-               (size_t)h[4] << 24;
-    if (n > len - i - 5)
-      break;
-    const char *v = d + i + 5;
+  size_t blen = 0, i = 0, n;
+  char tag;
+  const char *v;
+  while (field(d, len, &i, &tag, &v, &n)) {
     char **s = NULL;
-    if (h[0] == 'N') {
+    if (tag == 'N') {
       char num[64];
       int outcome = 0, code = 0;
       snprintf(num, sizeof(num), "%.*s", (int)n, v);
@@ -501,11 +517,11 @@ bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r)
            4;
       r->outcome = (fetch_outcome_t)outcome;
       r->curl_code = code;
-    } else if (h[0] == 'E') {
+    } else if (tag == 'E') {
       snprintf(r->error, sizeof(r->error), "%.*s", (int)n, v);
-    } else if (h[0] == 'L') {
+    } else if (tag == 'L') {
       s = &r->location;
-    } else if (h[0] == 'B') {
+    } else if (tag == 'B') {
       s = &r->body;
       blen = n;
     }
@@ -516,7 +532,6 @@ bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r)
         (*s)[n] = '\0';
       }
     }
-    i += 5 + n;
   }
   /* The length is the body's, read as bytes (robots_parse reads that
    * many): a record that says otherwise is not one this crawler wrote
@@ -531,16 +546,12 @@ bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r)
 
 bool wcluster_robots_for(const char *d, size_t len, const char *hostkey)
 {
-  for (size_t i = 0; i + 5 <= len;) {
-    const unsigned char *h = (const unsigned char *)d + i;
-    size_t n = (size_t)h[1] | (size_t)h[2] << 8 | (size_t)h[3] << 16 |
-               (size_t)h[4] << 24;
-    if (n > len - i - 5)
-      break;
-    if (h[0] == 'H')
-      return n == strlen(hostkey) && memcmp(d + i + 5, hostkey, n) == 0;
-    i += 5 + n;
-  }
+  size_t i = 0, n;
+  char tag;
+  const char *v;
+  while (field(d, len, &i, &tag, &v, &n))
+    if (tag == 'H')
+      return n == strlen(hostkey) && memcmp(v, hostkey, n) == 0;
   return true;
 }
 
