@@ -732,14 +732,6 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
   if (access(dir, W_OK | X_OK) != 0)
     refuse(EXIT_PAGEDIR, "pageDirectory '%s' is not writable: %s", dir,
            strerror(errno));
-  /* cl_lease_end's margin is half a lease this short (DESIGN.md). */
-  if (c->lease < 4)
-    fprintf(stderr,
-            "%s: warning: --lease-timeout %g: a worker acts until %g s "
-            "after each renewal; a Redis that loses more than its last "
-            "%g s (appendfsync everysec loses up to 2) could let two "
-            "workers commit at once; 4 or more is safe\n",
-            prog, c->lease, c->lease / 2, c->lease / 2);
   char err[512];
   bool created;
   int rc = wcluster_join(c->cluster_url, c->crawl_name, c->lease, params, &c->o,

@@ -175,6 +175,14 @@ int wcluster_join(const char *url, const char *name, double lease,
                   cluster_t **out, bool *created, char *err, size_t n)
 {
   *out = NULL;
+  double margin = cluster_lease_margin(lease);
+  if (margin < 2)
+    fprintf(stderr,
+            "crawler: warning: --lease-timeout %g: a worker acts until %g s "
+            "after each renewal; a Redis that loses more than its last "
+            "%g s (appendfsync everysec loses up to 2) could let two "
+            "workers commit at once; 4 or more is safe\n",
+            lease, lease - margin, margin);
   /* The marker's lines, a key repeated (scope, domain) joined by
    * spaces; then what a marker does not record but every worker must
    * share: politeness and what decides a failure. */
@@ -471,11 +479,20 @@ int wcluster_chain(struct webcrawl *w, fitem_t *it, struct page *p)
   return 0;
 }
 
+void wcluster_pause_host(struct webcrawl *w, const char *hostkey,
+                         double seconds)
+{
+  if (cluster_pause(w->cluster, hostkey, seconds) != CSTATE_OK)
+    fprintf(stderr, "crawler: the pause of '%s' not shared\n", hostkey);
+}
+
 void wcluster_pause(struct webcrawl *w, const char *url, double seconds)
 {
   char *key = url_host_key_normal(url);
-  if (key == NULL || cluster_pause(w->cluster, key, seconds) != CSTATE_OK)
+  if (key == NULL)
     fprintf(stderr, "crawler: the pause of '%s' not shared\n", url);
+  else
+    wcluster_pause_host(w, key, seconds);
   free(key);
 }
 

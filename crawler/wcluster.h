@@ -82,6 +82,10 @@ int wcluster_chain(struct webcrawl *w, fitem_t *it, struct page *p);
  * thread. */
 void wcluster_pause(struct webcrawl *w, const char *url, double seconds);
 
+/* wcluster_pause_host: wcluster_pause, for the host of key HOSTKEY. */
+void wcluster_pause_host(struct webcrawl *w, const char *hostkey,
+                         double seconds);
+
 /* wcluster_robots: the answer to robots.txt URL that a worker got
  * before, for the gate of host HOSTKEY (wcluster_robots_for), into *R
  * (zeroed first): true if there was one (then no request is made).

@@ -147,9 +147,8 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
    * is the host's in Redis too, before the partition can move (review:
    * the next holder asked a quarter of a second after a 503 with
    * Retry-After 20). */
-  if (w->cluster != NULL && later > 0 &&
-      cluster_pause(w->cluster, it->url, later) != CSTATE_OK)
-    fprintf(stderr, "crawler: the pause of '%s' not shared\n", it->url);
+  if (w->cluster != NULL && later > 0)
+    wcluster_pause_host(w, it->url, later);
 }
 
 /* ---- download threads ---- */

@@ -85,6 +85,13 @@ typedef struct cluster_config {
                                       most (the feeder's bound) */
 } cluster_config_t;
 
+/* cluster_lease_margin: how long before a lease of LEASE seconds ends in
+ * Redis a worker stops acting for it, counted from the renewal sent: 5%
+ * for clocks, and 2 s for a Redis that loses its last seconds with
+ * renewals it answered; at most half the lease. Under 2 s (a lease under
+ * 4 s), such a Redis could let two workers commit at once. */
+double cluster_lease_margin(double lease);
+
 /* cluster_join: join crawl CFG->name (creating it if new; *CREATED
  * says), copying CFG. Returns a CSTATE_* status: CSTATE_OK with *OUT
  * (owned: cluster_delete); else ERR (size N) says why. */

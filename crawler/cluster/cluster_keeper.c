@@ -87,7 +87,7 @@ void cl_feeder_wake(cluster_t *c)
  * for each partition given back. *MOVING: partitions are on their way
  * to or from this worker, or the plan changed in the last second
  * (cstate_keep), so the next tick comes sooner. */
-double cl_lease_end(double t0, double lease)
+double cluster_lease_margin(double lease)
 {
   /* A margin for clocks that run at slightly different rates (5%), and
    * for a Redis that loses its last second (AOF everysec: up to 2 s when
@@ -96,9 +96,12 @@ double cl_lease_end(double t0, double lease)
    * that a slow renewal (a Redis waiting on its disk) does not end a
    * turn (review). Below a lease of 4 s the margin is under 2 s. */
   double margin = lease * 0.05 > 2.0 ? lease * 0.05 : 2.0;
-  if (margin > lease / 2)
-    margin = lease / 2;
-  return t0 + lease - margin;
+  return margin > lease / 2 ? lease / 2 : margin;
+}
+
+double cl_lease_end(double t0, double lease)
+{
+  return t0 + lease - cluster_lease_margin(lease);
 }
 
 static int keep_leases(cluster_t *c, double t0, bool *moving)
