@@ -1,0 +1,224 @@
+/* redis_floor.c: the Redis work of a shared crawl's data flow in plain
+ * pipelined commands: no Lua, no fencing, no leases, no heartbeat.
+ *
+ *   redis_floor REDIS_URL RESULTS BYTES PER_BATCH PARTS xdel|trim
+ *
+ * RESULTS items, one a result, go round as the cluster's do, a batch of
+ * PER_BATCH at a time, in four round trips a batch:
+ *   1. publish: the batch's results as one entry of the results stream
+ *      (a field a result of BYTES bytes), and each item's entry deleted
+ *      from its partition (XDEL by ID, or XTRIM MINID past it: "trim");
+ *   2. read: the committer reads that entry (XREAD);
+ *   3. commit: the next batch's items, an entry each in their partitions
+ *      (PARTS of them), their 10-byte fingerprints APPENDed to the seen
+ *      log, the results read trimmed (XTRIM MINID);
+ *   4. take: the feeder reads those items (XRANGE a partition from its
+ *      last ID).
+ * The results, items and fingerprints have the sizes the generated site
+ * gives (bench/redis-floor.sh passes them). Prints the round trips made.
+ * Run it against a redis-server of its own (bench/redis-floor.sh): it
+ * leaves its keys there. */
+#include <hiredis/hiredis.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAXP = 64, MAXB = 256 };
+
+static long round_trips;
+
+/* flush: the replies of the N commands appended, one round trip;
+ * exits on an error reply (a wrong ID, a wrong type). */
+static void flush(redisContext *c, int n)
+{
+  for (int i = 0; i < n; i++) {
+    redisReply *rep;
+    if (redisGetReply(c, (void **)&rep) != REDIS_OK) {
+      fprintf(stderr, "redis_floor: %s\n", c->errstr);
+      exit(1);
+    }
+    if (rep->type == REDIS_REPLY_ERROR) {
+      fprintf(stderr, "redis_floor: %s\n", rep->str);
+      exit(1);
+    }
+    freeReplyObject(rep);
+  }
+  round_trips++;
+}
+
+static int part_of(long item, int parts)
+{
+  return (int)(item % parts);
+}
+
+/* stream IDs are given: item I is 0-(I+1) in its partition, batch B is
+ * 0-(B+1) in the results stream, so that deletes name them unread. */
+static void id_of(char *buf, size_t n, long v)
+{
+  snprintf(buf, n, "0-%ld", v + 1);
+}
+
+static void add_items(redisContext *c, long from, long to, int parts, int *cmds)
+{
+  static char seen[MAXB * 10];
+  for (long i = from; i < to; i++) {
+    char key[32], id[32], item[128];
+    snprintf(key, sizeof(key), "part:%d", part_of(i, parts));
+    id_of(id, sizeof(id), i);
+    snprintf(item, sizeof(item),
+             "%ld 3 127.0.0.%d:38617 http://127.0.0.%d:38617/d3/p%ld.html", i,
+             2 + part_of(i, 8), 2 + part_of(i, 8), i);
+    const char *argv[] = { "XADD", key, id, "i", item };
+    redisAppendCommandArgv(c, 5, argv, NULL);
+    memset(seen + (i - from) * 10, 'f', 10);
+    (*cmds)++;
+  }
+  if (to > from) {
+    redisAppendCommand(c, "APPEND seen %b", seen, (size_t)(to - from) * 10);
+    (*cmds)++;
+  }
+}
+
+int main(int argc, char **argv)
+{
+  if (argc != 7 || strncmp(argv[1], "redis://", 8) != 0) {
+    fprintf(stderr, "usage: redis_floor REDIS_URL RESULTS BYTES PER_BATCH "
+                    "PARTS xdel|trim\n");
+    return 2;
+  }
+  char host[256];
+  int port = 6379;
+  if (sscanf(argv[1] + 8, "%255[^:/]:%d", host, &port) < 1) {
+    fprintf(stderr, "redis_floor: bad URL '%s'\n", argv[1]);
+    return 2;
+  }
+  long results = atol(argv[2]), bytes = atol(argv[3]);
+  int per = atoi(argv[4]), parts = atoi(argv[5]);
+  bool trim = strcmp(argv[6], "trim") == 0;
+  if (results < 1 || bytes < 1 || per < 1 || per > MAXB || parts < 1 ||
+      parts > MAXP || (!trim && strcmp(argv[6], "xdel") != 0)) {
+    fprintf(stderr,
+            "redis_floor: RESULTS, BYTES >= 1, PER_BATCH 1..%d, "
+            "PARTS 1..%d, xdel or trim\n",
+            MAXB, MAXP);
+    return 2;
+  }
+  redisContext *c = redisConnect(host, port);
+  if (c == NULL || c->err) {
+    fprintf(stderr, "redis_floor: %s\n", c ? c->errstr : "out of memory");
+    return 1;
+  }
+  char *data = malloc((size_t)bytes);
+  const char **av = malloc(sizeof(*av) * (3 + 2 * (size_t)per));
+  size_t *al = malloc(sizeof(*al) * (3 + 2 * (size_t)per));
+  char(*seqs)[24] = malloc(sizeof(*seqs) * (size_t)per);
+  if (data == NULL || av == NULL || al == NULL || seqs == NULL) {
+    fprintf(stderr, "redis_floor: out of memory\n");
+    return 1;
+  }
+  memset(data, 'x', (size_t)bytes);
+  char last[MAXP][32]; /* the feeder's position in each partition */
+  for (int p = 0; p < MAXP; p++)
+    strcpy(last[p], "0-0");
+
+  /* The seed's batch, committed before anything is fetched. */
+  int cmds = 0;
+  add_items(c, 0, per < results ? per : results, parts, &cmds);
+  flush(c, cmds);
+  for (long b = 0; b * per < results; b++) {
+    long from = b * per, to = from + per < results ? from + per : results;
+    char rid[32], key[32], id[32];
+    id_of(rid, sizeof(rid), b);
+    /* 4. take: the items committed last. */
+    cmds = 0;
+    for (int p = 0; p < parts; p++) {
+      snprintf(key, sizeof(key), "part:%d", p);
+      char after[40];
+      snprintf(after, sizeof(after), "(%.30s", last[p]);
+      redisAppendCommand(c, "XRANGE %s %s + COUNT %d", key, after, per);
+      cmds++;
+    }
+    for (long i = from; i < to; i++)
+      id_of(last[part_of(i, parts)], sizeof(last[0]), i);
+    flush(c, cmds);
+    /* 1. publish. */
+    int n = 0;
+    av[n] = "XADD", al[n++] = 4;
+    av[n] = "results", al[n++] = 7;
+    av[n] = rid, al[n++] = strlen(rid);
+    for (long i = from; i < to; i++) {
+      snprintf(seqs[i - from], sizeof(seqs[0]), "%ld", i);
+      av[n] = seqs[i - from], al[n++] = strlen(seqs[i - from]);
+      av[n] = data, al[n++] = (size_t)bytes;
+    }
+    redisAppendCommandArgv(c, n, av, al);
+    cmds = 1;
+    for (int p = 0; p < parts; p++) {
+      snprintf(key, sizeof(key), "part:%d", p);
+      if (trim) {
+        /* Past the last of this batch's items in P. */
+        long top = -1;
+        for (long i = from; i < to; i++)
+          if (part_of(i, parts) == p)
+            top = i;
+        if (top < 0)
+          continue;
+        id_of(id, sizeof(id), top + 1);
+        redisAppendCommand(c, "XTRIM %s MINID %s", key, id);
+        cmds++;
+        continue;
+      }
+      int k = 0;
+      av[k] = "XDEL", al[k++] = 4;
+      av[k] = key, al[k++] = strlen(key);
+      for (long i = from; i < to; i++)
+        if (part_of(i, parts) == p) {
+          id_of(seqs[i - from], sizeof(seqs[0]), i);
+          av[k] = seqs[i - from], al[k++] = strlen(seqs[i - from]);
+        }
+      if (k > 2) {
+        redisAppendCommandArgv(c, k, av, al);
+        cmds++;
+      }
+    }
+    flush(c, cmds);
+    /* 2. read. */
+    char prev[32];
+    snprintf(prev, sizeof(prev), "0-%ld", b);
+    redisAppendCommand(c, "XREAD COUNT 1 STREAMS results %s", prev);
+    flush(c, 1);
+    /* 3. commit: the next batch's items; the results read trimmed. */
+    cmds = 0;
+    long nfrom = to, nto = to + per < results ? to + per : results;
+    add_items(c, nfrom, nto, parts, &cmds);
+    id_of(id, sizeof(id), b + 1);
+    redisAppendCommand(c, "XTRIM results MINID %s", id);
+    cmds++;
+    flush(c, cmds);
+  }
+  long long left = 0;
+  for (int p = 0; p < parts; p++) {
+    redisReply *rep = redisCommand(c, "XLEN part:%d", p);
+    if (rep != NULL && rep->type == REDIS_REPLY_INTEGER)
+      left += rep->integer;
+    if (rep)
+      freeReplyObject(rep);
+  }
+  redisReply *rep = redisCommand(c, "XLEN results");
+  if (rep != NULL && rep->type == REDIS_REPLY_INTEGER)
+    left += rep->integer;
+  if (rep)
+    freeReplyObject(rep);
+  if (left != 0) {
+    fprintf(stderr, "redis_floor: %lld entries left undeleted\n", left);
+    return 1;
+  }
+  printf("%ld\n", round_trips);
+  redisFree(c);
+  free(data);
+  free(av);
+  free(al);
+  free(seqs);
+  return 0;
+}
