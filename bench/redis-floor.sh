@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench/redis-floor.sh BUILD_DIR [ROUNDS]: Redis's CPU for the data flow
+# bench/redis-floor.sh [ROUNDS]: Redis's CPU for the data flow
 # of a crawl shared through Redis, in plain pipelined commands
 # (bench/redis_floor.c: no Lua, no fencing, no leases, no heartbeat),
 # against the cluster's own protocol (bench/cluster-scale.sh). The sizes
@@ -7,14 +7,18 @@
 # bench/cluster-scale.sh, read off a crawl's AOF: 8,504 items, a result
 # each (561 bytes on average), 28 results a batch, 8 partitions (a host
 # each); the items leave their partition by XDEL, as the protocol's do,
-# or by XTRIM MINID, cheaper for Redis. The difference from the
-# protocol's Redis CPU is what its scripts (the atomic, fenced steps) and
-# its leases and heartbeats cost.
+# or by XTRIM MINID, cheaper for Redis; and "watch": XDEL with the
+# fencing of the protocol's scripts done without Lua (WATCH the leases,
+# read their tokens, then the step in MULTI/EXEC: a round trip more for
+# each of the three fenced steps). The difference from the protocol's
+# Redis CPU is what its Lua scripts, leases and heartbeats cost, at
+# about the protocol's round trips (1,250 to 1,550 a crawl). "Reads
+# processed" (INFO stats) counts the round trips and the script's own
+# INFO and XLEN calls.
 #   FLOOR_RESULTS, FLOOR_BYTES, FLOOR_BATCH, FLOOR_PARTS: the sizes.
 # Port: BENCH_PORT (default 38617) + 3. Output: markdown on stdout.
 set -euo pipefail
-B=$(cd "${1:?usage: redis-floor.sh BUILD_DIR [ROUNDS]}" && pwd)
-ROUNDS=${2:-5}
+ROUNDS=${1:-5}
 RES=${FLOOR_RESULTS:-8504}
 BYTES=${FLOOR_BYTES:-561}
 BATCH=${FLOOR_BATCH:-28}
@@ -29,7 +33,9 @@ cleanup() {
 }
 trap cleanup EXIT
 
-make -s -C "$TOP/bench" >&2
+# Built on its own (it needs hiredis alone, not the crawler's archives).
+FLOOR=$TOP/build/bench/redis_floor
+make -s -C "$TOP/bench" "$FLOOR" >&2
 
 info() { redis-cli -p "$PORT" info "$1"; }
 cpu() { info cpu | awk -F: '/^used_cpu_(user|sys):/ { s += $2 } END { printf "%.3f", s }'; }
@@ -38,7 +44,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f\n", (NR % 2) ? v[(NR
 
 : > "$W/rows"
 for r in $(seq "$ROUNDS"); do
-  for how in xdel trim; do
+  for how in xdel trim watch; do
     # A fresh server a run (the tool gives its stream IDs), AOF on as
     # the bench's crawls have it.
     rm -rf "$W/redis"
@@ -52,9 +58,11 @@ for r in $(seq "$ROUNDS"); do
       kill -0 "$RP" 2>/dev/null || { echo "redis-floor: redis-server did not start on port $PORT" >&2; exit 1; }
       sleep 0.1
     done
+    [ "$(info server 2>/dev/null | awk -F: '/^process_id:/ { print $2 + 0 }')" = "$RP" ] ||
+      { echo "redis-floor: redis-server on port $PORT did not answer" >&2; exit 1; }
     c0=$(cpu)
     n0=$(reads)
-    if ! trips=$("$B/bench/redis_floor" "redis://127.0.0.1:$PORT" "$RES" \
+    if ! trips=$("$FLOOR" "redis://127.0.0.1:$PORT" "$RES" \
       "$BYTES" "$BATCH" "$PARTS" "$how"); then
       echo "redis-floor: the $how run failed" >&2
       exit 1
@@ -66,10 +74,10 @@ for r in $(seq "$ROUNDS"); do
   done
 done
 col() { awk -v h="$1" '$1 == h { print $'"$2"' }' "$W/rows" | median; }
-echo "Redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'), AOF on: $RES items and results of $BYTES bytes, $BATCH a batch, $PARTS partitions, 4 round trips a batch; medians of $ROUNDS rounds:"
+echo "Redis $(redis-server --version | sed 's/.*v=\([^ ]*\).*/\1/'), AOF on: $RES items and results of $BYTES bytes, $BATCH a batch, $PARTS partitions, 4 round trips a batch (7 with watch); medians of $ROUNDS rounds:"
 echo ""
 echo "| items leave by | Redis CPU s | reads processed | round trips |"
 echo "| --- | ---: | ---: | ---: |"
-for how in xdel trim; do
+for how in xdel trim watch; do
   echo "| $how | $(col $how 2) | $(col $how 3 | cut -d. -f1) | $(col $how 4 | cut -d. -f1) |"
 done
