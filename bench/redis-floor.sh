@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/redis-floor.sh [ROUNDS]: Redis's CPU for the data flow
 # of a crawl shared through Redis, in plain pipelined commands
-# (bench/redis_floor.c: no Lua, no fencing, no leases, no heartbeat),
+# (bench/redis_floor.c: no Lua, no leases to keep, no heartbeat),
 # against the cluster's own protocol (bench/cluster-scale.sh). The sizes
 # are those of 2 workers crawling the generated site of
 # bench/cluster-scale.sh, read off a crawl's AOF: 8,504 items, a result
