@@ -33,13 +33,17 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# Built on its own (it needs hiredis alone, not the crawler's archives).
+# The cluster's archive first (the tool uses its URL parser).
 FLOOR=$TOP/build/bench/redis_floor
+make -s -C "$TOP" all >&2
 make -s -C "$TOP/bench" "$FLOOR" >&2
 
 info() { redis-cli -p "$PORT" info "$1"; }
 cpu() { info cpu | awk -F: '/^used_cpu_(user|sys):/ { s += $2 } END { printf "%.3f", s }'; }
 reads() { info stats | awk -F: '/^total_reads_processed:/ { print $2 + 0 }'; }
+# ours: the server answering on PORT is the one started (RP), not
+# another one already there.
+ours() { [ "$(info server 2>/dev/null | awk -F: '/^process_id:/ { print $2 + 0 }')" = "$RP" ]; }
 median() { sort -g | awk '{ v[NR] = $1 } END { printf "%.3f\n", (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 : > "$W/rows"
@@ -54,12 +58,11 @@ for r in $(seq "$ROUNDS"); do
       > /dev/null 2>&1 &
     RP=$!
     for _ in $(seq 50); do
-      [ "$(info server 2>/dev/null | awk -F: '/^process_id:/ { print $2 + 0 }')" = "$RP" ] && break
+      ours && break
       kill -0 "$RP" 2>/dev/null || { echo "redis-floor: redis-server did not start on port $PORT" >&2; exit 1; }
       sleep 0.1
     done
-    [ "$(info server 2>/dev/null | awk -F: '/^process_id:/ { print $2 + 0 }')" = "$RP" ] ||
-      { echo "redis-floor: redis-server on port $PORT did not answer" >&2; exit 1; }
+    ours || { echo "redis-floor: redis-server on port $PORT did not answer" >&2; exit 1; }
     c0=$(cpu)
     n0=$(reads)
     if ! trips=$("$FLOOR" "redis://127.0.0.1:$PORT" "$RES" \

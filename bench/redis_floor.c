@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rconn.h"
+
 enum { MAXP = 64, MAXB = 256 };
 
 static long round_trips;
@@ -141,15 +143,16 @@ static void add_items(redisContext *c, long from, long to, int parts, int *cmds)
 
 int main(int argc, char **argv)
 {
-  if (argc != 7 || strncmp(argv[1], "redis://", 8) != 0) {
+  if (argc != 7) {
     fprintf(stderr, "usage: redis_floor REDIS_URL RESULTS BYTES PER_BATCH "
                     "PARTS xdel|trim|watch\n");
     return 2;
   }
-  char host[256];
-  int port = 6379;
-  if (sscanf(argv[1] + 8, "%255[^:/]:%d", host, &port) < 1) {
-    fprintf(stderr, "redis_floor: bad URL '%s'\n", argv[1]);
+  char host[256], err[256];
+  int port, db;
+  if (rconn_parse_url(argv[1], host, sizeof(host), &port, &db, err,
+                      sizeof(err)) != 0) {
+    fprintf(stderr, "redis_floor: %s\n", err);
     return 2;
   }
   long results = atol(argv[2]), bytes = atol(argv[3]);
@@ -169,6 +172,10 @@ int main(int argc, char **argv)
     fprintf(stderr, "redis_floor: %s\n", c ? c->errstr : "out of memory");
     return 1;
   }
+  redisReply *sel = redisCommand(c, "SELECT %d", db);
+  if (sel == NULL || sel->type == REDIS_REPLY_ERROR)
+    die("SELECT", sel ? sel->str : c->errstr);
+  freeReplyObject(sel);
   char *data = malloc((size_t)bytes);
   const char **av = malloc(sizeof(*av) * (3 + 2 * (size_t)per));
   size_t *al = malloc(sizeof(*al) * (3 + 2 * (size_t)per));
