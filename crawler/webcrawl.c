@@ -136,9 +136,9 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
    * next holder's count of tries started again). Kept as a pause
    * instead, it held the skipped host's items, and the commit behind
    * them, for its Retry-After (review). */
-  bool last = w->cluster != NULL && hosts_gate_last(w->hosts, it, &r);
   if (w->cluster != NULL) {
-    wcluster_robots_keep(w, url, &r, last, it->url);
+    wcluster_robots_keep(w, url, &r, hosts_gate_last(w->hosts, it, &r),
+                         it->url);
     cluster_count(w->cluster, it->url); /* a gate's url is its host key */
   }
   double later = hosts_gate_end(w->hosts, fr, it, url, &r);
