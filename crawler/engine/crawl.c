@@ -100,6 +100,7 @@ int crawl(char *start_url, int download_workers, int parse_workers,
     .download_workers = download_workers,
     .parse_workers = parse_workers,
     .queue_size = (size_t)queue_size,
+    .queue_only = true, /* crawl.h: a popped link has left the queue */
     .hooks = &lib_hooks,
     .ctx = &lib,
   };

@@ -45,7 +45,9 @@ CRAWL_EXTERN const char *crawl_strerror(int status);
  *   parse_workers     threads that scan pages and call edge_fn (>= 1).
  *   queue_size        the links queue (parsers -> downloaders) holds at most
  *                     this many links (>= 1); a parser that finds it full
- *                     waits. The queue of fetched pages is unbounded.
+ *                     waits. A link leaves it when a downloader pops it:
+ *                     links being fetched do not count. The queue of
+ *                     fetched pages is unbounded.
  *   fetch_fn, edge_fn see below; neither may be NULL.
  *
  * Returns CRAWL_OK (0) once every reachable page was fetched and parsed

@@ -176,6 +176,7 @@ engine_t *engine_new(const engine_config_t *cfg)
     e->cfg.spill_path = NULL;
   }
   frontier_config_t fc = { .capacity = cfg->queue_size,
+                           .queue_only = cfg->queue_only,
                            .rate = cfg->rate,
                            .burst = cfg->burst,
                            .gate = cfg->gate,

@@ -149,6 +149,10 @@ typedef struct engine_config {
                                     ENGINE_MAX_WORKERS */
   int parse_workers;             /* 1 to ENGINE_MAX_WORKERS */
   size_t queue_size;             /* frontier capacity; 0 = unbounded */
+  bool queue_only;               /* queue_size bounds the URLs waiting
+                                    only, not those out with a download
+                                    worker (crawl()'s links queue;
+                                    frontier.h, Capacity) */
   size_t fetched_limit;          /* downloaders wait while this many fetched
                                     pages wait for a parser; 0 = unbounded. Never
                                     a deadlock: they do not wait while an

@@ -41,9 +41,9 @@
  *            waiter has set); the others wait for a signal, and the baton
  *            a pop passes on makes one of them the next timekeeper.
  *   notfull  waited on by frontier_push while every slot is taken;
- *            signalled by frontier_done and by a withdrawal (a slot
- *            freed), broadcast by close. Waiters re-check: closed or a
- *            free slot. */
+ *            signalled by frontier_done, by a withdrawal and, with
+ *            queue_only, by a pop (a slot freed), broadcast by close. Waiters
+ * re-check: closed or a free slot. */
 #include "frontier.h"
 
 #include <errno.h>
@@ -464,6 +464,11 @@ static fitem_t *take(frontier_t *f, struct host *h, double now)
     budget_give(f->cfg.budget, item_cost(it));
   }
   it->host = h->id;
+  if (f->cfg.queue_only && (it->flags & FITEM_SLOT)) {
+    it->flags &= ~FITEM_SLOT; /* it has left the queue */
+    f->slots--;
+    pthread_cond_signal(&f->notfull);
+  }
   if (frontier_host_rate(f, h) > 0) {
     frontier_refill(f, h, now);
     h->tokens -= 1.0;

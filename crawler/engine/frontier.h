@@ -35,7 +35,10 @@
  * or a redirect (a requeue of an item that still holds its slot) never
  * has to wait, and CAPACITY bounds every URL the frontier answers for.
  * A push waits for a free slot; a speculative item finds none, and is
- * refused.
+ * refused. With QUEUE_ONLY, an item gives its slot back when it is handed
+ * out, so that CAPACITY bounds only what waits in the frontier: the links
+ * queue of crawl(), which downloaders pop off (crawl.h); a requeue then
+ * takes a free slot again, as a new item does.
  *
  * Memory: with a BUDGET (budget.h), every item held in memory is charged
  * to it. A push that does not fit goes to SPILL_PATH instead, a file of
@@ -101,6 +104,8 @@ typedef struct budget budget_t;
 
 typedef struct frontier_config {
   size_t capacity;        /* slots (see Capacity above); 0 = unbounded */
+  bool queue_only;        /* a slot is given back at the pop, not at
+                             frontier_done (see Capacity above) */
   double rate;            /* tokens per second per host; 0 = no limit */
   double burst;           /* bucket capacity (>= 1) */
   bool gate;              /* hand out a gate item first for every host */

@@ -440,6 +440,133 @@ static void test_many_crawls_no_hang(void)
   graph_delete(g);
 }
 
+/* ---- the course's small-buffer scenarios ----
+ *
+ * The course spec's queue_size is "the size of the links queue (the
+ * downloaders pop off this queue to get more work)": a link a downloader
+ * has popped has left the queue. Its tests small_buffer and
+ * small_buffer_2: a start page of many links, and every other fetch held
+ * until the test lets it go. While only the start page is done, the
+ * parser reports a link, queues it, and goes on while there is room in
+ * the queue; each idle downloader pops one and holds it. So with D
+ * downloaders and a queue of 1, exactly D links are out with downloaders,
+ * 1 waits in the queue, and the parser holds the next one: D + 2 edges
+ * reported, no more. (small_buffer allows at most 3 with D = 1;
+ * small_buffer_2 wants at least 5 with D = 5.) Holding the fetches on a
+ * condition variable, not sleeping, makes the count exact. */
+enum { SB_LINKS = 12 };
+
+static struct {
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  bool open;                 /* held fetches may return */
+  int held;                  /* fetches being held now */
+  int edges;                 /* edge_fn calls */
+  int fetches[SB_LINKS + 1]; /* [0]: the start page */
+} sb = {
+  PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, false, 0, 0, { 0 }
+};
+
+static char *sb_fetch(char *link)
+{
+  int i;
+  if (strcmp(link, "sb/start") == 0) {
+    char *body = malloc(SB_LINKS * 16 + 1), *p = body;
+    for (i = 1; i <= SB_LINKS; i++)
+      p += sprintf(p, "link:sb/%d ", i);
+    pthread_mutex_lock(&sb.mu);
+    sb.fetches[0]++;
+    pthread_mutex_unlock(&sb.mu);
+    return body;
+  }
+  if (sscanf(link, "sb/%d", &i) != 1 || i < 1 || i > SB_LINKS)
+    return NULL;
+  pthread_mutex_lock(&sb.mu);
+  sb.fetches[i]++;
+  sb.held++;
+  pthread_cond_broadcast(&sb.cv);
+  while (!sb.open)
+    pthread_cond_wait(&sb.cv, &sb.mu);
+  sb.held--;
+  pthread_mutex_unlock(&sb.mu);
+  return strdup("a leaf");
+}
+
+static void sb_edge(char *from, char *to)
+{
+  (void)from;
+  (void)to;
+  pthread_mutex_lock(&sb.mu);
+  sb.edges++;
+  pthread_cond_broadcast(&sb.cv);
+  pthread_mutex_unlock(&sb.mu);
+}
+
+struct sb_run {
+  int dw;
+  int rc;
+};
+
+static void *sb_thread(void *arg)
+{
+  struct sb_run *r = arg;
+  r->rc = crawl("sb/start", r->dw, 1, 1, sb_fetch, sb_edge);
+  return NULL;
+}
+
+/* sb_scenario: crawl with DW downloaders, one parser and a queue of 1;
+ * wait (10 s at most: generous for sanitizer and valgrind builds) until
+ * DW fetches are held and DW + 2 edges reported, then 0.3 s more for any
+ * edge beyond the bound to show, and check the counts; then let the
+ * fetches go and check the crawl completes, each page fetched once. */
+static void sb_scenario(int dw)
+{
+  struct sb_run r = { dw, -100 };
+  pthread_mutex_lock(&sb.mu);
+  sb.open = false;
+  sb.held = sb.edges = 0;
+  memset(sb.fetches, 0, sizeof(sb.fetches));
+  pthread_mutex_unlock(&sb.mu);
+  pthread_t t;
+  CHECK_INT(pthread_create(&t, NULL, sb_thread, &r), 0);
+  struct timespec until;
+  clock_gettime(CLOCK_REALTIME, &until);
+  until.tv_sec += 10;
+  pthread_mutex_lock(&sb.mu);
+  while (!(sb.held == dw && sb.edges >= dw + 2))
+    if (pthread_cond_timedwait(&sb.cv, &sb.mu, &until) != 0)
+      break;
+  pthread_mutex_unlock(&sb.mu);
+  struct timespec settle = { 0, 300 * 1000 * 1000 };
+  nanosleep(&settle, NULL);
+  pthread_mutex_lock(&sb.mu);
+  if (sb.held != dw || sb.edges != dw + 2)
+    fprintf(stderr,
+            "%d downloaders, queue 1: %d fetches held, %d edges "
+            "(want %d and %d)\n",
+            dw, sb.held, sb.edges, dw, dw + 2);
+  CHECK_INT(sb.held, dw);
+  CHECK_INT(sb.edges, dw + 2);
+  sb.open = true;
+  pthread_cond_broadcast(&sb.cv);
+  pthread_mutex_unlock(&sb.mu);
+  pthread_join(t, NULL);
+  CHECK_INT(r.rc, 0);
+  CHECK_INT(sb.edges, SB_LINKS);
+  for (int i = 0; i <= SB_LINKS; i++)
+    CHECK_INT(sb.fetches[i], 1);
+}
+
+static void test_small_buffer(void)
+{
+  sb_scenario(1);
+}
+
+static void test_small_buffer_2(void)
+{
+  sb_scenario(5);
+}
+
 int main(void)
 {
   main_thread = pthread_self();
@@ -453,5 +580,7 @@ int main(void)
   RUN(test_no_busy_waiting);
   RUN(test_two_crawls_at_once);
   RUN(test_many_crawls_no_hang);
+  RUN(test_small_buffer);
+  RUN(test_small_buffer_2);
   return TEST_EXIT();
 }
