@@ -99,20 +99,22 @@ check-deps: all
 
 # What make install puts where, and make uninstall removes (DESIGN.md,
 # "Installed"). Headers go to INCLUDEDIR/tse/, not to INCLUDEDIR itself,
-# as crawl.h and pagedir.h are names any project could use; the
-# pkg-config files say -I.../tse. The version is crawl.h's CRAWL_VERSION.
+# as crawl.h is a name any project could use; the pkg-config files say
+# -I.../tse. A library is NAME:SOVERSION. The version is crawl.h's
+# CRAWL_VERSION.
 VERSION := $(shell sed -n 's/^\#define CRAWL_VERSION "\(.*\)"$$/\1/p' \
              crawler/engine/crawl.h)
-INST_PROGS := crawler robotscheck urlnorm
-INST_LIBS := libcrawler libtsepagedir
-INST_HEADERS := crawler/engine/crawl.h common/pagedir.h
-INST_MAN1 := man/crawler.1 man/robotscheck.1 man/urlnorm.1
-INST_MAN3 := man/crawl.3 man/pagedir.3
-# man pagedir_load, man crawl_strerror: a link per function to its page.
+INST_PROGS := crawler robotscheck tsepagedir urlnorm
+INST_LIBS := libcrawler:1 libtsepagedir:2
+INST_HEADERS := crawler/engine/crawl.h common/tsepagedir.h
+INST_MAN1 := man/crawler.1 man/robotscheck.1 man/tsepagedir.1 man/urlnorm.1
+INST_MAN3 := man/crawl.3 man/tsepagedir.3
+# man tsepagedir_load, man crawl_strerror: a link per function to its page.
 # (Braces: the sed script's parentheses do not pair up.)
 INST_MAN3_LINKS := crawl_strerror:crawl \
-  ${patsubst %,%:pagedir,${shell sed -n \
-    's/^PAGEDIR_EXTERN [^(]*\b\(pagedir_[a-z_]*\)(.*/\1/p' common/pagedir.h}}
+  ${patsubst %,%:tsepagedir,${shell sed -n \
+    's/^TSEPAGEDIR_EXTERN [^(]*\b\(tsepagedir_[a-z_]*\)(.*/\1/p' \
+    common/tsepagedir.h}}
 INST_PC := crawler/engine/libcrawler.pc.in common/libtsepagedir.pc.in
 
 # The programs and libraries alone: what make install and the packages
@@ -126,9 +128,10 @@ install: programs
 	  $(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(PKGCONFIGDIR)
 	install -m 755 $(INST_PROGS:%=$(B)/bin/%) $(DESTDIR)$(BINDIR)/
 	for l in $(INST_LIBS); do \
-	  install -m 644 $(B)/lib/$$l.so.1.0.0 $(DESTDIR)$(LIBDIR)/ && \
-	  ln -sf $$l.so.1.0.0 $(DESTDIR)$(LIBDIR)/$$l.so.1 && \
-	  ln -sf $$l.so.1 $(DESTDIR)$(LIBDIR)/$$l.so || exit 1; \
+	  n=$${l%:*} v=$${l#*:}; \
+	  install -m 644 $(B)/lib/$$n.so.$$v.0.0 $(DESTDIR)$(LIBDIR)/ && \
+	  ln -sf $$n.so.$$v.0.0 $(DESTDIR)$(LIBDIR)/$$n.so.$$v && \
+	  ln -sf $$n.so.$$v $(DESTDIR)$(LIBDIR)/$$n.so || exit 1; \
 	done
 	install -m 644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/tse/
 	install -m 644 $(INST_MAN1) $(DESTDIR)$(MANDIR)/man1/
@@ -146,8 +149,9 @@ install: programs
 uninstall:
 	rm -f $(INST_PROGS:%=$(DESTDIR)$(BINDIR)/%)
 	for l in $(INST_LIBS); do \
-	  rm -f $(DESTDIR)$(LIBDIR)/$$l.so.1.0.0 $(DESTDIR)$(LIBDIR)/$$l.so.1 \
-	    $(DESTDIR)$(LIBDIR)/$$l.so; \
+	  n=$${l%:*} v=$${l#*:}; \
+	  rm -f $(DESTDIR)$(LIBDIR)/$$n.so.$$v.0.0 $(DESTDIR)$(LIBDIR)/$$n.so.$$v \
+	    $(DESTDIR)$(LIBDIR)/$$n.so; \
 	done
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/tse/,$(notdir $(INST_HEADERS)))
 	rmdir $(DESTDIR)$(INCLUDEDIR)/tse 2>/dev/null || true

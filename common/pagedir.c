@@ -581,31 +581,67 @@ int pagedir_load_file(const char *path, pagedir_page_t *page)
   return 0;
 }
 
-char *pagedir_load_url(const char *dir, int id)
+/* read_line: the next line of GZ without its newline, read whole into
+ * LINE (size MAX_LINE); false if there is none, or it is too long. */
+static bool read_line(gzFile gz, char *line, size_t max)
 {
+  if (gzgets(gz, line, (int)max) == NULL)
+    return false;
+  size_t n = strlen(line);
+  if (n == 0 || line[n - 1] != '\n')
+    return false;
+  line[n - 1] = '\0';
+  return true;
+}
+
+int pagedir_load_head(const char *dir, int id, char **url, int *depth)
+{
+  *url = NULL;
   char *path = page_path(dir, id);
   if (path == NULL)
-    return NULL;
+    return -1;
   gzFile gz = gzopen(path, "rb");
   free(path);
-  if (gz == NULL)
-    return NULL;
+  if (gz == NULL) {
+    if (errno == 0)
+      errno = ENOMEM;
+    return -1;
+  }
   /* A URL is at most a few KiB; read a bounded first line. */
   enum { MAX_LINE = 65536 };
   char *line = malloc(MAX_LINE);
-  char *url = NULL;
-  if (line != NULL && gzgets(gz, line, MAX_LINE) != NULL) {
-    size_t n = strlen(line);
-    if (n > 0 && line[n - 1] == '\n' && clean_url(line, n - 1)) {
-      line[n - 1] = '\0';
-      url = strdup(line);
+  int rc = -1, e = EINVAL;
+  if (line == NULL)
+    e = ENOMEM;
+  else if (read_line(gz, line, MAX_LINE) && clean_url(line, strlen(line))) {
+    *url = strdup(line);
+    char *end;
+    if (*url == NULL) {
+      e = ENOMEM;
+    } else if (depth == NULL) {
+      rc = 0;
+    } else if (read_line(gz, line, 16) && isdigit((unsigned char)line[0])) {
+      long d = strtol(line, &end, 10);
+      if (*end == '\0' && end - line <= 7) {
+        *depth = (int)d;
+        rc = 0;
+      }
     }
   }
   gzclose(gz);
   free(line);
-  if (url == NULL)
-    errno = EINVAL;
-  return url;
+  if (rc != 0) {
+    free(*url);
+    *url = NULL;
+    errno = e;
+  }
+  return rc;
+}
+
+char *pagedir_load_url(const char *dir, int id)
+{
+  char *url;
+  return pagedir_load_head(dir, id, &url, NULL) == 0 ? url : NULL;
 }
 
 void pagedir_page_free(pagedir_page_t *page)

@@ -1,6 +1,7 @@
 /* pagedir.h: the page directory, the crawler's output and an indexer's
- * input; the API an indexer links against (libtsepagedir.so, which holds
- * this module and what it uses of libcs50; it needs zlib).
+ * input: its one reader and writer (internal: linked into the programs;
+ * readers outside use tsepagedir.h, libtsepagedir.so, whose functions
+ * are the reading ones here under their own prefix).
  *
  * Layout (a public contract):
  *   DIR/.crawler    marker: "tse-crawler pagedir 1" on line 1, then the
@@ -69,9 +70,6 @@
  * under its ID only complete: it is written to a temporary name and
  * renamed.
  *
- * Installed (make install, the libcrawler-dev package) as <pagedir.h>;
- * build with pkg-config libtsepagedir; manual: pagedir(3).
- *
  * Thread-safety: every function may be called from any thread; calls that
  * write different files may run at once. */
 #ifndef COMMON_PAGEDIR_H
@@ -80,14 +78,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
-/* PAGEDIR_EXTERN marks what libtsepagedir.so exports: every function
- * below, and nothing else (the build hides the rest,
- * -fvisibility=hidden). The programs link the same code statically. */
-#define PAGEDIR_EXTERN __attribute__((visibility("default")))
+#include "tsepagedir.h"
 
 #define PAGEDIR_MARKER ".crawler"
 #define PAGEDIR_JOURNAL ".journal"
@@ -118,7 +109,7 @@ typedef struct pagedir_params {
 /* pagedir_params_text: PARAMS as the marker records them, "key: value"
  * lines (a key may repeat). Returns: owned by caller (free()), or NULL
  * if out of memory. */
-PAGEDIR_EXTERN char *pagedir_params_text(const pagedir_params_t *params);
+char *pagedir_params_text(const pagedir_params_t *params);
 
 /* pagedir_init: make DIR (borrowed; must exist and be writable) a page
  * directory: refuse one that already holds a crawl (a marker or a file
@@ -128,8 +119,8 @@ PAGEDIR_EXTERN char *pagedir_params_text(const pagedir_params_t *params);
  * "'out' is not a directory" or "'out' already holds a crawl".
  * Thread-safety: any thread; the marker is linked into place whole,
  * so one of two racing calls wins and no reader sees it half written. */
-PAGEDIR_EXTERN int pagedir_init(const char *dir, const pagedir_params_t *params,
-                                char *err, size_t n);
+int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
+                 size_t n);
 
 /* pagedir_marker_read: the parameter lines of DIR's marker (everything
  * after the magic line), read whole, whatever its size.
@@ -138,7 +129,7 @@ PAGEDIR_EXTERN int pagedir_init(const char *dir, const pagedir_params_t *params,
  * magic line, or the marker is no regular file: a FIFO, a device),
  * ENOMEM, or the error that stopped the read.
  * Thread-safety: any thread. */
-PAGEDIR_EXTERN char *pagedir_marker_read(const char *dir);
+char *pagedir_marker_read(const char *dir);
 
 /* pagedir_marker_compare: does DIR's marker record exactly PARAMS
  * (borrowed), line for line, as pagedir_init would write it?
@@ -147,9 +138,8 @@ PAGEDIR_EXTERN char *pagedir_marker_read(const char *dir);
  * both owned by caller (free()); -1 with errno set if the marker cannot
  * be read (see pagedir_marker_read). *HAD and *WANT are NULL unless 1.
  * Thread-safety: any thread. */
-PAGEDIR_EXTERN int pagedir_marker_compare(const char *dir,
-                                          const pagedir_params_t *params,
-                                          char **had, char **want);
+int pagedir_marker_compare(const char *dir, const pagedir_params_t *params,
+                           char **had, char **want);
 
 /* Flags of pagedir_write_tmp and pagedir_journal_add. */
 enum {
@@ -163,43 +153,41 @@ enum {
  * e.g. the crawl's sequence number). FLAGS: PAGEDIR_GZIP, PAGEDIR_FSYNC.
  * Returns: the temporary file's path, owned by caller (free()); NULL with
  * errno set if it could not be written (nothing is left behind). */
-PAGEDIR_EXTERN char *pagedir_write_tmp(const char *dir, unsigned long long key,
-                                       const char *url, int depth,
-                                       const char *body, size_t len,
-                                       unsigned flags);
+char *pagedir_write_tmp(const char *dir, unsigned long long key,
+                        const char *url, int depth, const char *body,
+                        size_t len, unsigned flags);
 
 /* pagedir_tmp_path: DIR's path for a temporary file of the crawl's own
  * (say, what waits on disk for lack of memory), named after WHAT (a word)
  * and KEY, which pagedir_remove_tmp removes with the temporary pages.
  * Returns: owned by caller (free()), or NULL if out of memory. */
-PAGEDIR_EXTERN char *pagedir_tmp_path(const char *dir, const char *what,
-                                      unsigned long long key);
+char *pagedir_tmp_path(const char *dir, const char *what,
+                       unsigned long long key);
 
 /* pagedir_remove_tmp: remove every temporary page (DIR/.tmp-*) an
  * interrupted crawl left. Call with the lock held. Returns 0 or -1. */
-PAGEDIR_EXTERN int pagedir_remove_tmp(const char *dir);
+int pagedir_remove_tmp(const char *dir);
 
 /* pagedir_publish: give the temporary file TMP (borrowed) its final name
  * DIR/ID. Returns: 0, or -1 with errno set (TMP is then left in place). */
-PAGEDIR_EXTERN int pagedir_publish(const char *dir, const char *tmp, int id);
+int pagedir_publish(const char *dir, const char *tmp, int id);
 
 /* pagedir_publish_name: the same under the final name DIR/NAME (borrowed;
  * a hidden file such as ".noindex-3"). Returns as pagedir_publish. */
-PAGEDIR_EXTERN int pagedir_publish_name(const char *dir, const char *tmp,
-                                        const char *name);
+int pagedir_publish_name(const char *dir, const char *tmp, const char *name);
 
-/* pagedir_tmp_join: DIR's path for the temporary file NAME (borrowed;
- * a name pagedir_tmp_path or pagedir_write_tmp gave, as another process
- * sharing DIR names it). Returns: owned by caller, or NULL. */
-PAGEDIR_EXTERN char *pagedir_tmp_join(const char *dir, const char *name);
+/* pagedir_tmp_join: DIR's path for the file NAME (borrowed): a
+ * temporary file pagedir_tmp_path or pagedir_write_tmp named, as another
+ * process sharing DIR names it, or any other. Returns: owned by caller,
+ * or NULL. */
+char *pagedir_tmp_join(const char *dir, const char *name);
 
 /* pagedir_publish_link: as pagedir_publish, but TMP stays (a hard link,
  * not a rename), and an ID that already names TMP's file counts as
  * published: for a crawl shared by processes, where the one that
  * publishes may die before it records so, and the next publishes again.
  * Returns: 0, or -1 with errno (EEXIST: ID names another file). */
-PAGEDIR_EXTERN int pagedir_publish_link(const char *dir, const char *tmp,
-                                        int id);
+int pagedir_publish_link(const char *dir, const char *tmp, int id);
 
 /* pagedir_unpublish_after: unpublish DIR/ID for every ID above LAST up to
  * the first one missing (what a shared crawl's commit published but did
@@ -208,43 +196,40 @@ PAGEDIR_EXTERN int pagedir_publish_link(const char *dir, const char *tmp,
  * URL (".tmp-kept-HASH", removed with the others by pagedir_remove_tmp),
  * for pagedir_publish_kept; a file that is no page is removed. Returns 0
  * or -1 (errno). */
-PAGEDIR_EXTERN int pagedir_unpublish_after(const char *dir, int last);
+int pagedir_unpublish_after(const char *dir, int last);
 
 /* pagedir_publish_kept: publish as ID the page of URL at DEPTH (its lines
  * 1 and 2) that pagedir_unpublish_after kept, whatever its ID was:
  * what a shared crawl commits again once its temporary name is gone (the
  * crawl was complete, and Redis lost the last commits). Returns 0, or -1
  * (errno; ENOENT: none kept, or another page's). */
-PAGEDIR_EXTERN int pagedir_publish_kept(const char *dir, int id,
-                                        const char *url, int depth);
+int pagedir_publish_kept(const char *dir, int id, const char *url, int depth);
 
 /* pagedir_journal_size: the bytes of DIR/.journal (0 if there is none),
  * or -1 (errno). */
-PAGEDIR_EXTERN long long pagedir_journal_size(const char *dir);
+long long pagedir_journal_size(const char *dir);
 
 /* pagedir_journal_truncate: cut DIR/.journal to SIZE bytes (0 and no
  * journal: nothing to do). Returns 0, or -1 (errno; EINVAL if it is
  * shorter than SIZE). */
-PAGEDIR_EXTERN int pagedir_journal_truncate(const char *dir, long long size);
+int pagedir_journal_truncate(const char *dir, long long size);
 
 /* pagedir_journal_add: append the line "KIND ID A" or "KIND ID A B" for
  * page ID, 0 or more (B may be NULL; all borrowed; KIND and A without
  * whitespace, B without a newline) to DIR/.journal in one write. FLAGS:
  * PAGEDIR_FSYNC. Returns 0 or -1 (errno). */
-PAGEDIR_EXTERN int pagedir_journal_add(const char *dir, const char *kind,
-                                       int id, const char *a, const char *b,
-                                       unsigned flags);
+int pagedir_journal_add(const char *dir, const char *kind, int id,
+                        const char *a, const char *b, unsigned flags);
 
 /* pagedir_journal: call FN(ARG, kind, id, a, b) for each complete line of
  * DIR/.journal, in order (strings borrowed for the call; b is the rest of
  * the line after A, spaces included, "" when there is none). A missing
  * journal is an empty one.
  * Returns: 0, or -1 if it could not be read. */
-PAGEDIR_EXTERN int pagedir_journal(const char *dir,
-                                   void (*fn)(void *arg, const char *kind,
-                                              int id, const char *a,
-                                              const char *b),
-                                   void *arg);
+int pagedir_journal(const char *dir,
+                    void (*fn)(void *arg, const char *kind, int id,
+                               const char *a, const char *b),
+                    void *arg);
 
 /* pagedir_lock: take a write lock on DIR/.lock (fcntl), held until
  * the process closes the returned descriptor or exits (kill -9 included),
@@ -253,74 +238,103 @@ PAGEDIR_EXTERN int pagedir_journal(const char *dir,
  * may unlink the file this call opened (then it tries the new one).
  * Returns: a descriptor (the caller closes it), or -1 with errno EAGAIN if
  * another process holds the lock, or another errno. */
-PAGEDIR_EXTERN int pagedir_lock(const char *dir);
+int pagedir_lock(const char *dir);
 
 /* pagedir_unlock: release the lock FD from pagedir_lock and remove the
  * lock file (a crash leaves it behind, harmless: the kernel dropped the
  * lock). */
-PAGEDIR_EXTERN void pagedir_unlock(const char *dir, int fd);
+void pagedir_unlock(const char *dir, int fd);
 
 /* pagedir_journal_repair: rewrite DIR's journal keeping only the complete
  * lines of IDs 0..MAX_ID (MAX_ID pages published; see the layout for what
  * a line's ID is), so that a resumed crawl
  * appends after exactly what an uninterrupted one would have written.
  * Call with the lock held, before appending. Returns 0 or -1 (errno). */
-PAGEDIR_EXTERN int pagedir_journal_repair(const char *dir, int max_id);
+int pagedir_journal_repair(const char *dir, int max_id);
 
 /* pagedir_sync: make DIR's renames durable (fsync of the directory).
  * Returns 0 or -1 (errno). */
-PAGEDIR_EXTERN int pagedir_sync(const char *dir);
+int pagedir_sync(const char *dir);
 
-/* pagedir_page_t: one loaded page. */
-typedef struct pagedir_page {
-  char *url; /* owned */
-  int depth;
-  char *body; /* owned; NUL-terminated (may also contain NUL bytes) */
-  size_t len; /* body bytes */
-} pagedir_page_t;
+/* pagedir_page_t: one loaded page (tsepagedir.h). */
+typedef tsepagedir_page_t pagedir_page_t;
 
 /* pagedir_load: read page ID of DIR (plain or gzip) into *PAGE (caller's
  * struct). Returns: 0; -1 if the file is missing (errno ENOENT),
  * unreadable, or not a well-formed page (errno EINVAL: line 1 empty or
  * holding a control byte, line 2 not a decimal depth). Free with
  * pagedir_page_free. */
-PAGEDIR_EXTERN int pagedir_load(const char *dir, int id, pagedir_page_t *page);
+int pagedir_load(const char *dir, int id, pagedir_page_t *page);
 
 /* pagedir_load_file: as pagedir_load, for the page file at PATH (for
  * example, one from pagedir_write_tmp). */
-PAGEDIR_EXTERN int pagedir_load_file(const char *path, pagedir_page_t *page);
+int pagedir_load_file(const char *path, pagedir_page_t *page);
 
 /* pagedir_load_name: pagedir_load of the file DIR/NAME (NAME borrowed),
  * any file in the page format (a page, a ".noindex-K"). */
-PAGEDIR_EXTERN int pagedir_load_name(const char *dir, const char *name,
-                                     pagedir_page_t *page);
+int pagedir_load_name(const char *dir, const char *name, pagedir_page_t *page);
 
 /* pagedir_load_url: only line 1 (the URL) of page ID, plain or gzip.
  * Returns: owned by caller (free()), or NULL as pagedir_load fails. */
-PAGEDIR_EXTERN char *pagedir_load_url(const char *dir, int id);
+char *pagedir_load_url(const char *dir, int id);
+
+/* pagedir_load_head: lines 1 and 2 of page ID alone (the URL and the
+ * depth), plain or gzip, the body not read: *URL owned by caller
+ * (free()), *DEPTH set (DEPTH may be NULL: the URL alone).
+ * Returns: 0, or -1 as pagedir_load fails (*URL then NULL). */
+int pagedir_load_head(const char *dir, int id, char **url, int *depth);
 
 /* pagedir_page_free: free what *PAGE holds; PAGE may be NULL. */
-PAGEDIR_EXTERN void pagedir_page_free(pagedir_page_t *page);
+void pagedir_page_free(pagedir_page_t *page);
 
 /* pagedir_count: the number of pages: the largest N such that DIR/1 ..
  * DIR/N all exist. Returns -1 if DIR is not a page directory (no marker or
  * a marker without the magic line). */
-PAGEDIR_EXTERN int pagedir_count(const char *dir);
+int pagedir_count(const char *dir);
 
 /* pagedir_validate: check DIR: the marker, IDs contiguous from 1 (no page
  * file beyond the first gap), every page well-formed (pagedir_load).
  * Returns: the number of pages, or -1 with a one-line reason in ERR (size
  * N), e.g. "'d/7' is not a well-formed page". */
-PAGEDIR_EXTERN int pagedir_validate(const char *dir, char *err, size_t n);
+int pagedir_validate(const char *dir, char *err, size_t n);
 
 /* pagedir_param: the value of the first "KEY: value" line of DIR's
  * marker, e.g. KEY "maxDepth" (the keys: see the layout above).
  * Returns: owned by caller (free()), NULL if absent or unreadable.
  * Thread-safety: any thread. */
-PAGEDIR_EXTERN char *pagedir_param(const char *dir, const char *key);
+char *pagedir_param(const char *dir, const char *key);
 
-#ifdef __cplusplus
-}
-#endif
+/* pagedir_holder: whether another process holds DIR's write lock now (a
+ * crawler writing it), asked without creating or changing anything.
+ * Returns: 1 with *PID that process's id, 0 if none, -1 (errno). */
+int pagedir_holder(const char *dir, long *pid);
+
+/* pagedir_check: whether DIR holds a finished, well-formed crawl, as far
+ * as the directory shows: a marker; no crawler writing it
+ * (pagedir_holder); nothing an interrupted crawl leaves (a .tmp-* file,
+ * a journal line torn or about a page beyond the last); and what
+ * pagedir_validate checks, with every .noindex-K the journal names
+ * well-formed. (A crawl stopped between two pages leaves none of these:
+ * the format records no end.)
+ * Returns: the number of pages, or -1 with the first problem found, one
+ * line in ERR (size N). */
+int pagedir_check(const char *dir, char *err, size_t n);
+
+/* pagedir_copy_plain: write the content of DIR/NAME (a page, a
+ * .noindex-K), decoded if it is gzip, to FD: the file as a plain crawl
+ * saves it. Returns 0, or -1 with errno (EINVAL: a damaged gzip
+ * stream); what was written by then stays written. */
+int pagedir_copy_plain(const char *dir, const char *name, int fd);
+
+/* pagedir_export: write NEWDIR (made if missing; else it must be an empty
+ * directory) as the plain crawl of DIR: DIR must pass pagedir_check; the
+ * pages and every .noindex-K decoded, the journal as it is, the marker
+ * with "compress: no", so that an export of a --compress crawl is byte
+ * for byte the directory the same crawl without --compress writes. Each
+ * file is written whole then renamed, the marker last; NEWDIR is locked
+ * meanwhile (pagedir_lock). On failure what was written is removed (and
+ * NEWDIR too if it was made here).
+ * Returns: the number of pages, or -1 with a one-line reason in ERR. */
+int pagedir_export(const char *dir, const char *newdir, char *err, size_t n);
 
 #endif /* COMMON_PAGEDIR_H */

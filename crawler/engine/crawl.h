@@ -23,7 +23,7 @@ extern "C" {
 
 #define CRAWL_EXTERN __attribute__((visibility("default")))
 
-#define CRAWL_VERSION "0.1.0"
+#define CRAWL_VERSION "0.2.0"
 
 /* What crawl() returns: 0 is success, errors are negative. */
 enum {

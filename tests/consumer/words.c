@@ -1,9 +1,9 @@
 /* words.c: an indexer's first step, built outside the tree against the
- * installed <pagedir.h> and libtsepagedir only, through pkg-config
+ * installed <tsepagedir.h> and libtsepagedir only, through pkg-config
  * (tests/integration/consumer.sh, tests/package/install_deb.sh).
  *
  * usage: words pageDirectory
- * Checks the directory (pagedir_validate), then reads every page, plain
+ * Checks the directory (tsepagedir_validate), then reads every page, plain
  * or gzip-compressed, and prints one line a page:
  *   ID DEPTH WORDS URL
  * WORDS counts the maximal runs of ASCII letters in the body (the markup
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <pagedir.h>
+#include <tsepagedir.h>
 
 /* is_letter: ASCII only, whatever the locale. */
 static int is_letter(unsigned char c)
@@ -45,23 +45,23 @@ int main(int argc, char *argv[])
   }
   const char *dir = argv[1];
   char err[512];
-  int n = pagedir_validate(dir, err, sizeof err);
+  int n = tsepagedir_validate(dir, err, sizeof err);
   if (n < 0) {
     fprintf(stderr, "words: %s\n", err);
     return 1;
   }
   for (int id = 1; id <= n; id++) {
-    pagedir_page_t page;
-    if (pagedir_load(dir, id, &page) != 0) {
+    tsepagedir_page_t page;
+    if (tsepagedir_load(dir, id, &page) != 0) {
       fprintf(stderr, "words: cannot load page %d of '%s': %s\n", id, dir,
               strerror(errno));
       return 1;
     }
     printf("%d %d %ld %s\n", id, page.depth, count_words(page.body, page.len),
            page.url);
-    pagedir_page_free(&page);
+    tsepagedir_page_free(&page);
   }
-  char *compress = pagedir_param(dir, "compress");
+  char *compress = tsepagedir_param(dir, "compress");
   printf("compress %s\n", compress != NULL ? compress : "?");
   free(compress);
   return 0;

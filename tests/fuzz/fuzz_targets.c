@@ -25,7 +25,8 @@
  *               up to its first NUL is robots.txt; the lines after it, and
  *               the values of robots.txt's own lines, are paths to ask
  *               about. Checks that "/robots.txt" is always allowed.
- *   pagedir     pagedir_load of the input written as page 1 in a private
+ *   pagedir     pagedir_load (and pagedir_load_head, which must agree)
+ *               of the input written as page 1 in a private
  *               temporary directory. Checks that a loaded page's body is
  *               NUL-terminated and its depth in range.
  *   warc        (crawler layer: only with FUZZ_WITH_CRAWLER, see below)
@@ -421,6 +422,17 @@ static int fuzz_pagedir(const uint8_t *data, size_t size)
       touch(page.url);
       for (size_t i = 0; i < page.len; i++)
         fuzz_sink_sum += (unsigned char)page.body[i];
+      /* The head alone agrees with the whole page (its URL line is read
+       * up to 64 KiB). */
+      char *url = NULL;
+      int depth = -1;
+      if (strlen(page.url) < 65535 &&
+          (pagedir_load_head(fuzz_dir, 1, &url, &depth) != 0 ||
+           strcmp(url, page.url) != 0 || depth != page.depth)) {
+        fprintf(stderr, "pagedir_load_head disagrees with pagedir_load\n");
+        rc = -1;
+      }
+      free(url);
     }
     pagedir_page_free(&page);
   }

@@ -1,8 +1,10 @@
 # consumer: a program built outside the tree against what make install
 # put in a temporary prefix, and nothing else, through pkg-config: a
-# crawl() user (tests/consumer/crawl_user.c) and an indexer's first step
+# crawl() user (tests/consumer/crawl_user.c), an indexer's first step
 # (tests/consumer/words.c) counting the words of every page of a saved
-# directory, plain and --compress'ed, checked against a count made here.
+# directory, plain and --compress'ed, checked against a count made here,
+# and a CS50-style program with its own pagedir_* functions beside the
+# library's (tests/consumer/cs50/).
 . "$(dirname "$0")/lib.sh"
 # Install from the plain build only: sanitizer builds link their runtime.
 case "$B" in */asan|*/tsan) skip_all "install is checked on the plain build" ;; esac
@@ -23,6 +25,7 @@ export PKG_CONFIG_PATH=$P/lib/pkgconfig PKG_CONFIG_LIBDIR=$P/lib/pkgconfig
 mkdir "$TEST_DIR/src"
 cp "$TOP/tests/consumer/crawl_user.c" "$TOP/tests/consumer/words.c" \
   "$TEST_DIR/src/"
+cp -r "$TOP/tests/consumer/cs50" "$TEST_DIR/src/"
 for m in libcrawler libtsepagedir; do
   check_eq "pkg-config $m: the version is crawl.h's" \
     "$(pkg-config --modversion $m)" "$VERSION"
@@ -51,8 +54,8 @@ check_eq "crawl_user gets every edge, and the installed version" \
 
 build words libtsepagedir 2>&2
 check_eq "words builds against the installed libtsepagedir" "$?" 0
-check "words runs on the installed libtsepagedir.so.1" sh -c \
-  "ldd '$TEST_DIR/src/words' | grep -q 'libtsepagedir.so.1 => $P/lib/'"
+check "words runs on the installed libtsepagedir.so.2" sh -c \
+  "ldd '$TEST_DIR/src/words' | grep -q 'libtsepagedir.so.2 => $P/lib/'"
 
 # want DIR: what words must print for plain DIR, counted by the shell.
 want() {
@@ -95,4 +98,25 @@ done
 
 "$TEST_DIR/src/words" "$TEST_DIR" >/dev/null 2>"$TEST_DIR/notdir.err"
 check_eq "words refuses a directory that holds no crawl" "$?" 1
+
+# A CS50-style indexer: its own pagedir_init, pagedir_validate,
+# pagedir_load(FILE *) and file_readLine, to the CS50 signatures, with
+# <tsepagedir.h> included beside its "pagedir.h" and the library linked.
+# The library must call none of them, and the program none of the
+# library's by mistake.
+(cd "$TEST_DIR/src/cs50" &&
+ cc -std=c11 -Wall -Wextra -Werror -pedantic -o indexer indexer.c pagedir.c \
+   $(pkg-config --cflags --libs libtsepagedir) -Wl,-rpath,"$P/lib") >&2
+check_eq "a CS50-style indexer builds with both headers and -ltsepagedir" \
+  "$?" 0
+for s in course-d2 catalogue-d3; do
+  mkdir "$TEST_DIR/$s-new"
+  "$TEST_DIR/src/cs50/indexer" "$TEST_DIR/$s" "$TEST_DIR/$s-new" \
+    >"$TEST_DIR/$s.cs50"
+  check_eq "$s: the CS50-style indexer's own and the library's loads agree" \
+    "$?" 0
+  check_eq "$s: it read every page, its own functions called by it alone" \
+    "$(tail -n 1 "$TEST_DIR/$s.cs50")" \
+    "own calls $(( $(ls "$TEST_DIR/$s" | wc -l) + 3 ))"
+done
 finish

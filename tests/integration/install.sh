@@ -13,21 +13,22 @@ case "$B" in */asan|*/tsan) skip_all "install is checked on the plain build" ;; 
 D=$TEST_DIR/dest
 make -s -C "$TOP" install DESTDIR="$D" PREFIX=/opt/tse >"$TEST_DIR/make.out" 2>&1
 check_eq "make install succeeds" "$?" 0
-INSTALLED="bin/crawler bin/robotscheck bin/urlnorm
+INSTALLED="bin/crawler bin/robotscheck bin/tsepagedir bin/urlnorm
   lib/libcrawler.so lib/libcrawler.so.1 lib/libcrawler.so.1.0.0
-  lib/libtsepagedir.so lib/libtsepagedir.so.1 lib/libtsepagedir.so.1.0.0
+  lib/libtsepagedir.so lib/libtsepagedir.so.2 lib/libtsepagedir.so.2.0.0
   lib/pkgconfig/libcrawler.pc lib/pkgconfig/libtsepagedir.pc
-  include/tse/crawl.h include/tse/pagedir.h
+  include/tse/crawl.h include/tse/tsepagedir.h
   share/man/man1/crawler.1 share/man/man1/robotscheck.1
-  share/man/man1/urlnorm.1 share/man/man3/crawl.3 share/man/man3/pagedir.3"
+  share/man/man1/tsepagedir.1 share/man/man1/urlnorm.1
+  share/man/man3/crawl.3 share/man/man3/tsepagedir.3"
 for f in $INSTALLED; do
   check "installed $f" test -e "$D/opt/tse/$f"
 done
 # man FUNCTION: a link per function of the libraries to its page.
-funcs=$(grep -oE '^PAGEDIR_EXTERN [a-z ]*\*?pagedir_[a-z_]*' \
-          "$TOP/common/pagedir.h" | grep -oE 'pagedir_[a-z_]*$')
+funcs=$(grep -oE '^TSEPAGEDIR_EXTERN [a-z ]*\*?tsepagedir_[a-z_]*' \
+          "$TOP/common/tsepagedir.h" | grep -oE 'tsepagedir_[a-z_]*$')
 links=
-for f in crawl_strerror:crawl $(printf '%s:pagedir\n' $funcs); do
+for f in crawl_strerror:crawl $(printf '%s:tsepagedir\n' $funcs); do
   l=share/man/man3/${f%%:*}.3
   check_eq "$l links to ${f#*:}.3" "$(readlink "$D/opt/tse/$l")" "${f#*:}.3"
   links="$links $l"
@@ -37,22 +38,30 @@ check_eq "nothing outside PREFIX" "$(ls "$D")" opt
 check_eq "nothing else in PREFIX" \
   "$(cd "$D/opt/tse" && find . ! -type d | sed 's|^\./||' | sort)" \
   "$(printf '%s\n' $INSTALLED | sort)"
-for l in libcrawler libtsepagedir; do
-  check "$l has its soname" \
-    sh -c "objdump -p '$D/opt/tse/lib/$l.so.1.0.0' | grep -q 'SONAME *$l.so.1'"
+for l in libcrawler:1 libtsepagedir:2; do
+  n=${l%:*} v=${l#*:}
+  check "$n has its soname" \
+    sh -c "objdump -p '$D/opt/tse/lib/$n.so.$v.0.0' | grep -q 'SONAME *$n.so.$v\$'"
 done
 exported=$(nm -D --defined-only "$D/opt/tse/lib/libcrawler.so" |
            awk '$2 == "T" { print $3 }' | sort | tr '\n' ' ')
 check_eq "only the API is exported" "$exported" "crawl crawl_strerror "
-# libtsepagedir: exactly the functions pagedir.h declares.
+# libtsepagedir: exactly the functions tsepagedir.h declares, all of them
+# (functions, data, anything) under its prefix, bound inside it.
 exported=$(nm -D --defined-only "$D/opt/tse/lib/libtsepagedir.so" |
            awk '$2 == "T" { print $3 }' | sort | tr '\n' ' ')
-declared=$(grep -oE '^PAGEDIR_EXTERN [a-z ]*\*?pagedir_[a-z_]*' \
-             "$TOP/common/pagedir.h" | grep -oE 'pagedir_[a-z_]*$' | sort |
-           tr '\n' ' ')
-check_eq "libtsepagedir exports what pagedir.h declares, nothing else" \
+declared=$(grep -oE '^TSEPAGEDIR_EXTERN [a-z ]*\*?tsepagedir_[a-z_]*' \
+             "$TOP/common/tsepagedir.h" | grep -oE 'tsepagedir_[a-z_]*$' |
+           sort | tr '\n' ' ')
+check_eq "libtsepagedir exports what tsepagedir.h declares, nothing else" \
   "$exported" "$declared"
-check "pagedir.h declares the functions" test -n "$declared"
+check "tsepagedir.h declares the functions" test -n "$declared"
+check_eq "libtsepagedir defines no symbol without the prefix" \
+  "$(nm -D --defined-only "$D/opt/tse/lib/libtsepagedir.so" |
+     awk '{ print $3 }' | grep -v '^tsepagedir_' | tr '\n' ' ')" ""
+check "libtsepagedir binds its own calls (-Bsymbolic)" sh -c \
+  "readelf -d '$D/opt/tse/lib/libtsepagedir.so' | grep -q SYMBOLIC"
+check "<pagedir.h> is not installed" test ! -e "$D/opt/tse/include/tse/pagedir.h"
 check "libtsepagedir needs zlib, not libcurl, libxml2 or libcrypto" sh -c \
   "readelf -d '$D/opt/tse/lib/libtsepagedir.so' | grep NEEDED |
    grep -q libz.so && ! readelf -d '$D/opt/tse/lib/libtsepagedir.so' |
@@ -71,9 +80,9 @@ make -s -C "$TOP" install DESTDIR="$D2" PREFIX=/usr \
   LIBDIR=/usr/lib/x86_64-linux-gnu MANDIR=/usr/share/man \
   >"$TEST_DIR/make2.out" 2>&1
 check_eq "make install with LIBDIR and MANDIR succeeds" "$?" 0
-for f in usr/bin/crawler usr/lib/x86_64-linux-gnu/libtsepagedir.so.1 \
+for f in usr/bin/crawler usr/lib/x86_64-linux-gnu/libtsepagedir.so.2 \
          usr/lib/x86_64-linux-gnu/pkgconfig/libcrawler.pc \
-         usr/share/man/man1/crawler.1 usr/include/tse/pagedir.h; do
+         usr/share/man/man1/crawler.1 usr/include/tse/tsepagedir.h; do
   check "LIBDIR/MANDIR: installed $f" test -e "$D2/$f"
 done
 check_eq "the .pc names LIBDIR, not DESTDIR" \

@@ -1,17 +1,18 @@
 # manpages: every page in man/ renders without a warning (groff -ww, and
 # man -l as a user runs it), and says what the programs and headers say:
 # every option of crawler --help is in crawler(1) and the other way
-# round, and in README's table; the synopses of urlnorm(1) and
-# robotscheck(1) are their usage lines; crawl(3) and pagedir(3) name every
-# function (and status) of crawl.h and pagedir.h; each page's version,
+# round, and in README's table; the synopses of urlnorm(1),
+# robotscheck(1) and tsepagedir(1) are their usage lines; crawl(3) and
+# tsepagedir(3) name every function (and status) of crawl.h and
+# tsepagedir.h; each page's version,
 # crawler --version's and debian/changelog's is CRAWL_VERSION; and the
 # example programs of the section 3 pages build and run.
 . "$(dirname "$0")/lib.sh"
-require_file "$BIN/crawler" "$BIN/urlnorm" "$BIN/robotscheck"
+require_file "$BIN/crawler" "$BIN/urlnorm" "$BIN/robotscheck" "$BIN/tsepagedir"
 require_cmd groff
 mktemp_dir
 M=$TOP/man
-PAGES="crawler.1 urlnorm.1 robotscheck.1 crawl.3 pagedir.3"
+PAGES="crawler.1 urlnorm.1 robotscheck.1 tsepagedir.1 crawl.3 tsepagedir.3"
 VERSION=$(sed -n 's/^#define CRAWL_VERSION "\(.*\)"$/\1/p' \
   "$TOP/crawler/engine/crawl.h")
 
@@ -74,6 +75,10 @@ check_eq "urlnorm(1)'s synopsis is its usage line" \
   "usage: $(synopsis urlnorm.1)" "$("$BIN/urlnorm" --help | head -n 1)"
 check_eq "robotscheck(1)'s synopsis is its usage line" \
   "usage: $(synopsis robotscheck.1)" "$("$BIN/robotscheck" --help | head -n 1)"
+check_eq "tsepagedir(1)'s synopsis is its usage line" \
+  "usage: $(synopsis tsepagedir.1)" "$("$BIN/tsepagedir" --help | head -n 1)"
+check_eq "tsepagedir --version is CRAWL_VERSION" \
+  "$("$BIN/tsepagedir" --version)" "tsepagedir (tse-crawler) $VERSION"
 
 # The EXAMPLES sessions of urlnorm(1) and robotscheck(1): each "$ CMD"
 # line run in a fresh directory with the built programs first in PATH,
@@ -98,10 +103,10 @@ for n in $(names crawler/engine/crawl.h '\bcrawl(_[a-z]+)?\(' | tr -d '(') \
          $(names crawler/engine/crawl.h '\bCRAWL_[A-Z]+\b' | grep -vx CRAWL_EXTERN); do
   check "crawl(3) names $n" grep -qw -- "$n" "$M/crawl.3"
 done
-funcs=$(names common/pagedir.h '\bpagedir_[a-z_]+\(' | tr -d '(')
-check "pagedir.h declares functions" test -n "$funcs"
+funcs=$(names common/tsepagedir.h '\btsepagedir_[a-z_]+\(' | tr -d '(')
+check "tsepagedir.h declares functions" test -n "$funcs"
 for n in $funcs; do
-  check "pagedir(3) names $n" sh -c "sed 's/\\\\f[BIRP]//g' '$M/pagedir.3' |
+  check "tsepagedir(3) names $n" sh -c "sed 's/\\\\f[BIRP]//g' '$M/tsepagedir.3' |
     grep -qE '^\.BI? \"?(int|char|void|long long) \*?$n\('"
 done
 
@@ -110,7 +115,7 @@ done
 case "$B" in
   */asan|*/tsan)
     skip "crawl(3)'s example builds and runs" "plain build only"
-    skip "pagedir(3)'s example builds and runs" "plain build only" ;;
+    skip "tsepagedir(3)'s example builds and runs" "plain build only" ;;
   *)
     example crawl.3 >"$TEST_DIR/crawl_example.c"
     cc -std=gnu11 -Wall -Wextra -Werror -o "$TEST_DIR/crawl_example" \
@@ -120,14 +125,14 @@ case "$B" in
     check_eq "crawl(3)'s example runs and prints each link" \
       "$(LD_LIBRARY_PATH=$B/lib "$TEST_DIR/crawl_example" | sort |
          tr '\n' ' ')" "a -> b a -> c b -> c "
-    example pagedir.3 >"$TEST_DIR/words_example.c"
+    example tsepagedir.3 >"$TEST_DIR/words_example.c"
     cc -std=gnu11 -Wall -Wextra -Werror -o "$TEST_DIR/words_example" \
       "$TEST_DIR/words_example.c" -I"$TOP/common" -L"$B/lib" \
       -ltsepagedir >&2
-    check_eq "pagedir(3)'s example builds" "$?" 0
+    check_eq "tsepagedir(3)'s example builds" "$?" 0
     LD_LIBRARY_PATH=$B/lib "$TEST_DIR/words_example" \
       "$TOP/pageDirectory-samples/course-d2" >"$TEST_DIR/words.out"
-    check_eq "pagedir(3)'s example reads every page of a sample" \
+    check_eq "tsepagedir(3)'s example reads every page of a sample" \
       "$?:$(wc -l <"$TEST_DIR/words.out")" \
       "0:$(ls "$TOP/pageDirectory-samples/course-d2" | wc -l)" ;;
 esac

@@ -15,7 +15,7 @@
 . "$(dirname "$0")/../integration/lib.sh"
 [ "$(id -u)" = 0 ] || skip_all "installs packages system-wide: root only"
 require_cmd apt-get dpkg dpkg-deb dpkg-parsechangelog cc pkg-config
-PKGS="tse-crawler libcrawler1 libcrawler-dev"
+PKGS="tse-crawler libcrawler1 libtsepagedir2 libcrawler-dev"
 D=$B/deb
 DEBS=
 for p in $PKGS; do
@@ -86,12 +86,16 @@ check "tse-crawler holds crawler(1)" sh -c \
 if command -v man >/dev/null 2>&1 && [ -e /usr/share/man/man1/crawler.1.gz ]; then
   check_eq "man crawler renders without a warning" \
     "$(MANWIDTH=80 man --warnings=w crawler 2>&1 >/dev/null)" ""
-  check_eq "man 3 pagedir_load opens pagedir(3)" \
-    "$(man -w 3 pagedir_load)" /usr/share/man/man3/pagedir.3.gz
+  check_eq "man 3 tsepagedir_load opens tsepagedir(3)" \
+    "$(man -w 3 tsepagedir_load)" /usr/share/man/man3/tsepagedir.3.gz
+  check_eq "man tsepagedir renders without a warning" \
+    "$(MANWIDTH=80 man --warnings=w 1 tsepagedir 2>&1 >/dev/null)" ""
 else
   skip "man crawler renders without a warning" \
     "no man, or dpkg excludes man pages here"
-  skip "man 3 pagedir_load opens pagedir(3)" \
+  skip "man 3 tsepagedir_load opens tsepagedir(3)" \
+    "no man, or dpkg excludes man pages here"
+  skip "man tsepagedir renders without a warning" \
     "no man, or dpkg excludes man pages here"
 fi
 
@@ -102,6 +106,8 @@ check_eq "the installed crawler crawls the course site" "$?" 0
 portless "$TEST_DIR/pages" "$TEST_DIR/portless"
 check "and saves the golden directory byte for byte" \
   diff -r "$TOP/pageDirectory-samples/course-d2" "$TEST_DIR/portless"
+/usr/bin/tsepagedir check "$TEST_DIR/pages" >/dev/null
+check_eq "the installed tsepagedir checks it" "$?" 0
 server_stop
 
 # libcrawler-dev: the system's pkg-config finds both libraries.
@@ -115,11 +121,20 @@ unset PKG_CONFIG_PATH
  cc -std=c11 -Wall -Wextra -Werror -o crawl_user crawl_user.c \
    $(pkg-config --cflags --libs libcrawler)) >&2
 check_eq "programs build against libcrawler-dev through pkg-config" "$?" 0
-check "words runs on the packaged libtsepagedir.so.1" sh -c \
-  "ldd '$TEST_DIR/src/words' | grep -qE 'libtsepagedir.so.1 => (/usr)?/lib/'"
+check "words runs on the packaged libtsepagedir.so.2" sh -c \
+  "ldd '$TEST_DIR/src/words' | grep -qE 'libtsepagedir.so.2 => (/usr)?/lib/'"
 check_eq "words reads every page the installed crawler saved" \
   "$("$TEST_DIR/src/words" "$TEST_DIR/pages" | wc -l)" \
   "$(( $(ls "$TEST_DIR/pages" | wc -l) + 1 ))"
+cp -r "$TOP/tests/consumer/cs50" "$TEST_DIR/src/"
+(cd "$TEST_DIR/src/cs50" &&
+ cc -std=c11 -Wall -Wextra -Werror -o indexer indexer.c pagedir.c \
+   $(pkg-config --cflags --libs libtsepagedir)) >&2
+check_eq "a CS50-style indexer builds beside the packaged libtsepagedir" "$?" 0
+mkdir "$TEST_DIR/cs50-new"
+check_eq "and its own pagedir_* and the library's agree on every page" \
+  "$("$TEST_DIR/src/cs50/indexer" "$TEST_DIR/pages" "$TEST_DIR/cs50-new" |
+     tail -n 1)" "own calls $(( $(ls "$TEST_DIR/pages" | wc -l) + 3 ))"
 check_eq "crawl_user crawls through the packaged libcrawler.so.1" \
   "$("$TEST_DIR/src/crawl_user" | tail -n 1)" "version $VERSION"
 
@@ -131,7 +146,8 @@ for p in $PKGS; do
     grep -q ' installed\$'"
 done
 for f in /usr/bin/crawler /usr/include/tse \
-         "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)/libtsepagedir.so.1"; do
+         "/usr/lib/$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null)/libtsepagedir.so.2" \
+         /usr/bin/tsepagedir; do
   check "$f is gone" test ! -e "$f"
 done
 finish

@@ -500,6 +500,61 @@ static void test_named_files(void)
   remove_dir(dir);
 }
 
+/* pagedir_load_head reads lines 1 and 2 alone, plain or gzip, and
+ * refuses what pagedir_load refuses there; tsepagedir_* are the same
+ * readers under the public prefix. */
+static void test_load_head(void)
+{
+  char *dir = fresh_dir();
+  char err[256], *url = NULL;
+  int depth = -1;
+  CHECK_INT(pagedir_init(dir, NULL, err, sizeof(err)), 0);
+  char *tmp = pagedir_write_tmp(dir, 1, "http://h/a", 12, "body\n", 5,
+                                PAGEDIR_GZIP);
+  CHECK(tmp != NULL && pagedir_publish(dir, tmp, 1) == 0);
+  free(tmp);
+  CHECK_INT(pagedir_load_head(dir, 1, &url, &depth), 0);
+  CHECK_STR(url, "http://h/a");
+  CHECK_INT(depth, 12);
+  free(url);
+  static const char *const bad[] = {
+    "http://h/b\n",            /* no depth line */
+    "http://h/b\n\n",          /* an empty depth */
+    "http://h/b\n12345678\nx", /* eight digits */
+    "http://h/b\n1x\nx",       /* not a number */
+    "\n1\nx",                  /* no URL */
+    "http://h/ b\n1\nx",       /* a space in the URL */
+  };
+  for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    put(dir, "2", bad[i]);
+    url = (char *)"unset";
+    errno = 0;
+    CHECK_INT(pagedir_load_head(dir, 2, &url, &depth), -1);
+    CHECK(url == NULL && errno == EINVAL);
+    pagedir_page_t page;
+    CHECK_INT(pagedir_load(dir, 2, &page), -1);
+  }
+  put(dir, "2", "http://h/c\n0000007\n");
+  CHECK_INT(pagedir_load_head(dir, 2, &url, &depth), 0);
+  CHECK_INT(depth, 7);
+  free(url);
+  CHECK(pagedir_load_head(dir, 3, &url, &depth) == -1 && errno == ENOENT);
+  url = tsepagedir_load_url(dir, 2);
+  CHECK_STR(url, "http://h/c");
+  free(url);
+  tsepagedir_page_t page;
+  CHECK_INT(tsepagedir_load(dir, 1, &page), 0);
+  CHECK(page.len == 5 && memcmp(page.body, "body\n", 5) == 0);
+  tsepagedir_page_free(&page);
+  CHECK(page.url == NULL && page.body == NULL);
+  CHECK_INT(tsepagedir_count(dir), 2);
+  CHECK_INT(tsepagedir_validate(dir, err, sizeof(err)), 2);
+  char *params = tsepagedir_params(dir);
+  CHECK_STR(params, "");
+  free(params);
+  remove_dir(dir);
+}
+
 /* A temporary file is written anew, never through a name that is a hard
  * link to a published page; plain, it holds exactly the page format. */
 static void test_tmp_rewrite(void)
@@ -646,6 +701,7 @@ int main(void)
   RUN(test_golden_samples);
   RUN(test_journal);
   RUN(test_named_files);
+  RUN(test_load_head);
   RUN(test_tmp_rewrite);
   RUN(test_unpublish_keeps);
   RUN(test_unpublish_leaves_no_gap);
