@@ -134,6 +134,12 @@ install: programs
 	  ln -sf $$n.so.$$v $(DESTDIR)$(LIBDIR)/$$n.so || exit 1; \
 	done
 	install -m 644 $(INST_HEADERS) $(DESTDIR)$(INCLUDEDIR)/tse/
+	@# 0.1.0 installed the crawler's own <pagedir.h> (under -I.../tse it
+	@# shadows a CS50 program's "pagedir.h") and pagedir(3) with a link
+	@# per function: gone now.
+	rm -f $(DESTDIR)$(INCLUDEDIR)/tse/pagedir.h $(DESTDIR)$(MANDIR)/man3/pagedir.3
+	find $(DESTDIR)$(MANDIR)/man3 -maxdepth 1 -name 'pagedir_*.3' \
+	  -lname pagedir.3 -exec rm -f {} +
 	install -m 644 $(INST_MAN1) $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(INST_MAN3) $(DESTDIR)$(MANDIR)/man3/
 	for l in $(INST_MAN3_LINKS); do \

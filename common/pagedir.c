@@ -470,16 +470,50 @@ static char *page_path(const char *dir, int id)
   return path_join(dir, name);
 }
 
+int pagedir_open_file(const char *path)
+{
+  /* Non-blocking for the open alone: a FIFO must not block it. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  struct stat st;
+  int e = 0;
+  if (fstat(fd, &st) != 0)
+    e = errno;
+  else if (!S_ISREG(st.st_mode))
+    e = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+  else if (fcntl(fd, F_SETFL, 0) != 0)
+    e = errno;
+  if (e != 0) {
+    close(fd);
+    errno = e;
+    return -1;
+  }
+  return fd;
+}
+
+/* gz_open: PATH, a regular file (pagedir_open_file), for gzread, which
+ * passes plain files through. Returns NULL with errno set. */
+static gzFile gz_open(const char *path)
+{
+  int fd = pagedir_open_file(path);
+  if (fd < 0)
+    return NULL;
+  gzFile gz = gzdopen(fd, "rb");
+  if (gz == NULL) {
+    close(fd);
+    errno = ENOMEM;
+  }
+  return gz;
+}
+
 /* read_all: the whole decoded content of PATH (plain or gzip: gzread
  * passes plain files through), NUL-terminated. Returns owned, or NULL. */
 static char *read_all(const char *path, size_t *lenp)
 {
-  gzFile gz = gzopen(path, "rb");
-  if (gz == NULL) {
-    if (errno == 0)
-      errno = ENOMEM;
+  gzFile gz = gz_open(path);
+  if (gz == NULL)
     return NULL;
-  }
   char *buf = NULL;
   size_t len = 0, cap = 0;
   for (;;) {
@@ -600,13 +634,10 @@ int pagedir_load_head(const char *dir, int id, char **url, int *depth)
   char *path = page_path(dir, id);
   if (path == NULL)
     return -1;
-  gzFile gz = gzopen(path, "rb");
+  gzFile gz = gz_open(path);
   free(path);
-  if (gz == NULL) {
-    if (errno == 0)
-      errno = ENOMEM;
+  if (gz == NULL)
     return -1;
-  }
   /* A URL is at most a few KiB; read a bounded first line. */
   enum { MAX_LINE = 65536 };
   char *line = malloc(MAX_LINE);
@@ -636,6 +667,51 @@ int pagedir_load_head(const char *dir, int id, char **url, int *depth)
     errno = e;
   }
   return rc;
+}
+
+int pagedir_check_name(const char *dir, const char *name)
+{
+  char *path = path_join(dir, name);
+  if (path == NULL)
+    return -1;
+  gzFile gz = gz_open(path);
+  free(path);
+  if (gz == NULL)
+    return -1;
+  /* What pagedir_load_file accepts, read through a fixed buffer: line 1
+   * a clean URL, line 2 one to seven digits, then any bytes, to the end
+   * of an intact stream. */
+  enum { URL, DEPTH, BODY } at = URL;
+  size_t line = 0; /* bytes of the current line */
+  bool ok = true;
+  char buf[65536];
+  int r = 0;
+  while (ok && (r = gzread(gz, buf, sizeof(buf))) > 0) {
+    for (int i = 0; i < r && at != BODY && ok; i++) {
+      unsigned char c = (unsigned char)buf[i];
+      if (c == '\n') {
+        ok = line > 0;
+        at = at == URL ? DEPTH : BODY;
+        line = 0;
+      } else if (at == URL) {
+        ok = c > 0x20 && c != 0x7f;
+        line++;
+      } else {
+        ok = isdigit(c) && ++line <= 7;
+      }
+    }
+  }
+  int zerr = Z_OK;
+  if (ok && r == 0)
+    gzerror(gz, &zerr); /* a truncated stream also reads as 0 */
+  if (r < 0 || (zerr != Z_OK && zerr != Z_STREAM_END))
+    ok = false;
+  gzclose(gz);
+  if (!ok || at != BODY) {
+    errno = EINVAL;
+    return -1;
+  }
+  return 0;
 }
 
 char *pagedir_load_url(const char *dir, int id)
@@ -672,6 +748,8 @@ char *pagedir_marker_read(const char *dir)
     bad = errno;
   else if (!S_ISREG(st.st_mode))
     bad = EINVAL;
+  else if (st.st_size > PAGEDIR_MARKER_MAX)
+    bad = EFBIG;
   FILE *fp = bad == 0 ? fdopen(fd, "r") : NULL;
   if (fp == NULL) {
     bad = bad != 0 ? bad : errno;
@@ -809,13 +887,15 @@ int pagedir_validate(const char *dir, char *err, size_t n)
   if (bad)
     return -1;
   for (int id = 1; id <= count; id++) {
-    pagedir_page_t page;
-    if (pagedir_load(dir, id, &page) != 0) {
+    char name[24];
+    snprintf(name, sizeof(name), "%d", id);
+    if (pagedir_check_name(dir, name) != 0) {
       snprintf(err, n, "'%s/%d' is not a well-formed page: %s", dir, id,
-               strerror(errno));
+               errno == EINVAL ? "not in the page format, or a damaged "
+                                 "gzip stream"
+                               : strerror(errno));
       return -1;
     }
-    pagedir_page_free(&page);
   }
   return count;
 }

@@ -84,6 +84,9 @@
 #define PAGEDIR_JOURNAL ".journal"
 #define PAGEDIR_LOCK ".lock"
 #define PAGEDIR_MAGIC "tse-crawler pagedir 1"
+/* The largest marker read, in bytes (a crawl of 10,000 --scope prefixes
+ * of 200 bytes writes 2 MiB): a bigger one is no crawl's. */
+#define PAGEDIR_MARKER_MAX (16L * 1024 * 1024)
 
 /* pagedir_params_t: the crawl parameters the marker records: what
  * defines the crawl's result, and nothing that varies between identical
@@ -123,11 +126,12 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
                  size_t n);
 
 /* pagedir_marker_read: the parameter lines of DIR's marker (everything
- * after the magic line), read whole, whatever its size.
+ * after the magic line), read whole, up to PAGEDIR_MARKER_MAX bytes.
  * Returns: owned by caller (free()), "" for a marker of the magic line
  * alone; NULL with errno ENOENT (no marker), EINVAL (line 1 is not the
  * magic line, or the marker is no regular file: a FIFO, a device),
- * ENOMEM, or the error that stopped the read.
+ * EFBIG (larger than PAGEDIR_MARKER_MAX), ENOMEM, or the error that
+ * stopped the read.
  * Thread-safety: any thread. */
 char *pagedir_marker_read(const char *dir);
 
@@ -278,6 +282,18 @@ int pagedir_load_name(const char *dir, const char *name, pagedir_page_t *page);
  * Returns: owned by caller (free()), or NULL as pagedir_load fails. */
 char *pagedir_load_url(const char *dir, int id);
 
+/* pagedir_open_file: open PATH for reading if it is a regular file (a
+ * FIFO, a device or a directory is no page: it would block or never
+ * end). Returns: a descriptor (the caller closes it), or -1 with errno
+ * EISDIR, EINVAL (not a regular file) or the open's error. */
+int pagedir_open_file(const char *path);
+
+/* pagedir_check_name: whether DIR/NAME is well-formed as pagedir_load_name
+ * would load it, read through a fixed buffer, whatever its size (a gzip
+ * bomb costs time, not memory). Returns 0, or -1 with errno (EINVAL: not
+ * in the page format, or a damaged gzip stream). */
+int pagedir_check_name(const char *dir, const char *name);
+
 /* pagedir_load_head: lines 1 and 2 of page ID alone (the URL and the
  * depth), plain or gzip, the body not read: *URL owned by caller
  * (free()), *DEPTH set (DEPTH may be NULL: the URL alone).
@@ -310,12 +326,13 @@ char *pagedir_param(const char *dir, const char *key);
 int pagedir_holder(const char *dir, long *pid);
 
 /* pagedir_check: whether DIR holds a finished, well-formed crawl, as far
- * as the directory shows: a marker; no crawler writing it
- * (pagedir_holder); nothing an interrupted crawl leaves (a .tmp-* file,
- * a journal line torn or about a page beyond the last); and what
- * pagedir_validate checks, with every .noindex-K the journal names
- * well-formed. (A crawl stopped between two pages leaves none of these:
- * the format records no end.)
+ * as the directory shows, in this order: a marker; no crawler writing it
+ * (pagedir_holder); what pagedir_validate checks; nothing an interrupted
+ * crawl leaves (a journal line torn or about a page beyond the last, a
+ * .tmp-* file, a .noindex-K the journal does not name); every .noindex-K
+ * it names well-formed. Memory stays bounded whatever the files hold.
+ * (A crawl stopped between two pages leaves none of these: the format
+ * records no end.)
  * Returns: the number of pages, or -1 with the first problem found, one
  * line in ERR (size N). */
 int pagedir_check(const char *dir, char *err, size_t n);
@@ -327,13 +344,16 @@ int pagedir_check(const char *dir, char *err, size_t n);
 int pagedir_copy_plain(const char *dir, const char *name, int fd);
 
 /* pagedir_export: write NEWDIR (made if missing; else it must be an empty
- * directory) as the plain crawl of DIR: DIR must pass pagedir_check; the
- * pages and every .noindex-K decoded, the journal as it is, the marker
- * with "compress: no", so that an export of a --compress crawl is byte
- * for byte the directory the same crawl without --compress writes. Each
- * file is written whole then renamed, the marker last; NEWDIR is locked
- * meanwhile (pagedir_lock). On failure what was written is removed (and
- * NEWDIR too if it was made here).
+ * directory, and neither DIR nor inside it) as the plain crawl of DIR:
+ * DIR must pass pagedir_check; the pages and the .noindex-K files the
+ * journal names decoded, the journal as it is, the marker with
+ * "compress: no", so that an export of a --compress crawl is byte for
+ * byte the directory the same crawl without --compress writes. Each file
+ * is written whole then renamed, the marker last; NEWDIR is locked
+ * meanwhile (pagedir_lock) and found empty once locked, so two exports
+ * cannot mix; DIR must be unchanged at the end (no crawler came). On
+ * failure what was written is removed (and NEWDIR too if it was made
+ * here).
  * Returns: the number of pages, or -1 with a one-line reason in ERR. */
 int pagedir_export(const char *dir, const char *newdir, char *err, size_t n);
 

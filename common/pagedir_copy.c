@@ -1,6 +1,8 @@
 /* pagedir_copy.c: see pagedir.h (pagedir_holder, pagedir_check,
  * pagedir_copy_plain, pagedir_export): a directory as a whole, checked
  * and copied, for the tsepagedir(1) tool. */
+#define _XOPEN_SOURCE 700 /* realpath */
+
 #include "pagedir.h"
 
 #include <ctype.h>
@@ -23,8 +25,10 @@ int pagedir_holder(const char *dir, long *pid)
   char *path = pagedir_tmp_join(dir, PAGEDIR_LOCK);
   if (path == NULL)
     return -1;
-  /* Read-only, and never created: asking must not change DIR. */
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOFOLLOW);
+  /* Read-only, and never created: asking must not change DIR. Followed
+   * if a symbolic link, as pagedir_lock follows it; non-blocking, so a
+   * FIFO cannot hold the open. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   int e = errno;
   free(path);
   if (fd < 0)
@@ -44,12 +48,15 @@ int pagedir_holder(const char *dir, long *pid)
 }
 
 /* What the journal says of a directory: the highest ID a line carries,
- * whether its last line is torn, and the first .noindex-K it names that
- * is not a well-formed file. */
+ * the .noindex-K files it names (K in KS, N of them), and the first of
+ * them that is not a well-formed file. */
 struct jscan {
   const char *dir;
   int max_id;
   long bad_k;
+  long *ks;
+  size_t n, cap;
+  bool nomem;
 };
 
 /* last_number: the number that ends B ("... FOLLOW K"), or -1. */
@@ -72,14 +79,52 @@ static void jscan_line(void *arg, const char *kind, int id, const char *a,
   if (id > s->max_id)
     s->max_id = id;
   long k = strcmp(kind, "noindex") == 0 ? last_number(b) : 0;
-  if (k > 0 && s->bad_k == 0) {
-    char name[48];
-    snprintf(name, sizeof(name), NOINDEX_PREFIX "%ld", k);
-    pagedir_page_t p;
-    if (pagedir_load_name(s->dir, name, &p) != 0)
-      s->bad_k = k;
-    pagedir_page_free(&p);
+  if (k <= 0)
+    return;
+  if (s->n == s->cap) {
+    size_t cap = s->cap ? s->cap * 2 : 16;
+    long *v = realloc(s->ks, cap * sizeof(*v));
+    if (v == NULL) {
+      s->nomem = true;
+      return;
+    }
+    s->ks = v;
+    s->cap = cap;
   }
+  s->ks[s->n++] = k;
+  char name[48];
+  snprintf(name, sizeof(name), NOINDEX_PREFIX "%ld", k);
+  if (s->bad_k == 0 && pagedir_check_name(s->dir, name) != 0)
+    s->bad_k = k;
+}
+
+/* noindex_k: K if NAME is ".noindex-K" (K decimal, no leading zero),
+ * else 0. */
+static long noindex_k(const char *name)
+{
+  size_t n = sizeof(NOINDEX_PREFIX) - 1;
+  if (strncmp(name, NOINDEX_PREFIX, n) != 0 || name[n] < '1' || name[n] > '9')
+    return 0;
+  return last_number(name + n);
+}
+
+static bool named(const struct jscan *s, long k)
+{
+  for (size_t i = 0; i < s->n; i++)
+    if (s->ks[i] == k)
+      return true;
+  return false;
+}
+
+/* printable: NAME for a message, each control byte as '?' (into BUF of
+ * size N). */
+static const char *printable(const char *name, char *buf, size_t n)
+{
+  size_t i = 0;
+  for (; name[i] != '\0' && i + 1 < n; i++)
+    buf[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+  buf[i] = '\0';
+  return buf;
 }
 
 /* journal_torn: whether DIR's journal ends in a line without its newline
@@ -89,7 +134,7 @@ static int journal_torn(const char *dir)
   char *path = pagedir_tmp_join(dir, PAGEDIR_JOURNAL);
   if (path == NULL)
     return -1;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = pagedir_open_file(path);
   free(path);
   if (fd < 0)
     return errno == ENOENT ? 0 : -1;
@@ -100,7 +145,62 @@ static int journal_torn(const char *dir)
   return rc;
 }
 
-int pagedir_check(const char *dir, char *err, size_t n)
+/* check_journal: the journal part of pagedir_check, into *S (the caller
+ * frees S->ks): -1 with ERR set on a problem. */
+static int check_journal(const char *dir, int count, struct jscan *s, char *err,
+                         size_t n)
+{
+  int torn = journal_torn(dir);
+  if (torn < 0 || pagedir_journal(dir, jscan_line, s) != 0 || s->nomem) {
+    snprintf(err, n, "cannot read '%s/%s': %s", dir, PAGEDIR_JOURNAL,
+             s->nomem ? strerror(ENOMEM) : strerror(errno));
+    return -1;
+  }
+  if (torn || s->max_id > count) {
+    snprintf(err, n,
+             "'%s' holds an interrupted crawl: its %s goes beyond page %d "
+             "(crawler --resume finishes it)",
+             dir, PAGEDIR_JOURNAL, count);
+    return -1;
+  }
+  if (s->bad_k > 0) {
+    snprintf(err, n, "'%s/" NOINDEX_PREFIX "%ld' is not a well-formed file",
+             dir, s->bad_k);
+    return -1;
+  }
+  return 0;
+}
+
+/* check_names: the names pagedir_check looks at in DIR: no .tmp-* left,
+ * and every .noindex-K named by the journal (S). */
+static int check_names(const char *dir, const struct jscan *s, char *err,
+                       size_t n)
+{
+  DIR *d = opendir(dir);
+  if (d == NULL) {
+    snprintf(err, n, "cannot read '%s': %s", dir, strerror(errno));
+    return -1;
+  }
+  struct dirent *de;
+  int rc = 0;
+  char shown[256];
+  while (rc == 0 && (de = readdir(d)) != NULL) {
+    long k = noindex_k(de->d_name);
+    if (strncmp(de->d_name, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) == 0 ||
+        (k > 0 && !named(s, k))) {
+      snprintf(err, n,
+               "'%s' holds an interrupted crawl: '%s' is left (crawler "
+               "--resume finishes it)",
+               dir, printable(de->d_name, shown, sizeof(shown)));
+      rc = -1;
+    }
+  }
+  closedir(d);
+  return rc;
+}
+
+/* check: pagedir_check, with the journal's findings left in *S. */
+static int check(const char *dir, struct jscan *s, char *err, size_t n)
 {
   struct stat st;
   if (stat(dir, &st) != 0) {
@@ -113,12 +213,16 @@ int pagedir_check(const char *dir, char *err, size_t n)
   }
   char *marker = pagedir_marker_read(dir);
   if (marker == NULL) {
-    snprintf(err, n,
-             errno == ENOENT   ? "'%s' is not a page directory: no %s"
-             : errno == EINVAL ? "'%s' is not a page directory: %s is not "
-                                 "a crawl's marker"
-                               : "cannot read '%s/%s'",
-             dir, PAGEDIR_MARKER);
+    int e = errno;
+    if (e == ENOENT || e == EINVAL)
+      snprintf(err, n,
+               e == ENOENT ? "'%s' is not a page directory: no %s"
+                           : "'%s' is not a page directory: %s is not a "
+                             "crawl's marker",
+               dir, PAGEDIR_MARKER);
+    else
+      snprintf(err, n, "cannot read '%s/%s': %s", dir, PAGEDIR_MARKER,
+               strerror(e));
     return -1;
   }
   free(marker);
@@ -133,46 +237,18 @@ int pagedir_check(const char *dir, char *err, size_t n)
                strerror(errno));
     return -1;
   }
-  DIR *d = opendir(dir);
-  if (d == NULL) {
-    snprintf(err, n, "cannot read '%s': %s", dir, strerror(errno));
-    return -1;
-  }
-  struct dirent *de;
-  int left = 0;
-  while (!left && (de = readdir(d)) != NULL)
-    if (strncmp(de->d_name, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) == 0) {
-      snprintf(err, n,
-               "'%s' holds an interrupted crawl: '%s' is left (crawler "
-               "--resume finishes it)",
-               dir, de->d_name);
-      left = 1;
-    }
-  closedir(d);
-  if (left)
-    return -1;
   int count = pagedir_validate(dir, err, n);
-  if (count < 0)
+  if (count < 0 || check_journal(dir, count, s, err, n) != 0 ||
+      check_names(dir, s, err, n) != 0)
     return -1;
-  struct jscan s = { dir, 0, 0 };
-  int torn = journal_torn(dir);
-  if (torn < 0 || pagedir_journal(dir, jscan_line, &s) != 0) {
-    snprintf(err, n, "cannot read '%s/%s': %s", dir, PAGEDIR_JOURNAL,
-             strerror(errno));
-    return -1;
-  }
-  if (torn || s.max_id > count) {
-    snprintf(err, n,
-             "'%s' holds an interrupted crawl: its %s goes beyond page %d "
-             "(crawler --resume finishes it)",
-             dir, PAGEDIR_JOURNAL, count);
-    return -1;
-  }
-  if (s.bad_k > 0) {
-    snprintf(err, n, "'%s/" NOINDEX_PREFIX "%ld' is not a well-formed file",
-             dir, s.bad_k);
-    return -1;
-  }
+  return count;
+}
+
+int pagedir_check(const char *dir, char *err, size_t n)
+{
+  struct jscan s = { dir, 0, 0, NULL, 0, 0, false };
+  int count = check(dir, &s, err, n);
+  free(s.ks);
   return count;
 }
 
@@ -197,7 +273,7 @@ static int write_all(int fd, const char *buf, size_t len)
 static int copy_fd(const char *path, int fd, bool decode)
 {
   enum { CHUNK = 65536 };
-  int in = open(path, O_RDONLY | O_CLOEXEC);
+  int in = pagedir_open_file(path);
   if (in < 0)
     return -1;
   gzFile gz = decode ? gzdopen(in, "rb") : NULL;
@@ -358,30 +434,19 @@ static char *plain_marker(const char *dir)
   return text;
 }
 
-/* new_dir: make NEWDIR, or take it if it is an empty directory. Sets
- * *MADE if it was made here. */
-static int new_dir(const char *newdir, bool *made, char *err, size_t n)
+/* only_lock: whether NEWDIR holds nothing but our .lock. */
+static int only_lock(const char *newdir, char *err, size_t n)
 {
-  *made = false;
-  if (mkdir(newdir, 0777) == 0) {
-    *made = true;
-    return 0;
-  }
-  if (errno != EEXIST) {
-    snprintf(err, n, "cannot create '%s': %s", newdir, strerror(errno));
-    return -1;
-  }
   DIR *d = opendir(newdir);
   if (d == NULL) {
-    snprintf(err, n,
-             errno == ENOTDIR ? "'%s' is not a directory" : "cannot read '%s'",
-             newdir);
+    snprintf(err, n, "cannot read '%s': %s", newdir, strerror(errno));
     return -1;
   }
   struct dirent *de;
   int full = 0;
   while (!full && (de = readdir(d)) != NULL)
-    full = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    full = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0 &&
+           strcmp(de->d_name, PAGEDIR_LOCK) != 0;
   closedir(d);
   if (full) {
     snprintf(err, n, "'%s' is not empty", newdir);
@@ -390,61 +455,134 @@ static int new_dir(const char *newdir, bool *made, char *err, size_t n)
   return 0;
 }
 
+/* inside: whether NEWDIR is DIR or lies under it (real paths). */
+static int inside(const char *dir, const char *newdir, char *err, size_t n)
+{
+  char *a = realpath(dir, NULL), *b = realpath(newdir, NULL);
+  int rc = 0;
+  if (a == NULL || b == NULL) {
+    snprintf(err, n, "cannot resolve '%s': %s", a == NULL ? dir : newdir,
+             strerror(errno));
+    rc = -1;
+  } else {
+    size_t l = strlen(a);
+    if (strncmp(a, b, l) == 0 &&
+        (b[l] == '\0' || b[l] == '/' || strcmp(a, "/") == 0)) {
+      snprintf(err, n, "'%s' lies inside '%s': export elsewhere", newdir, dir);
+      rc = -1;
+    }
+  }
+  free(a);
+  free(b);
+  return rc;
+}
+
+/* take_dir: make NEWDIR, or take it if it exists; then lock it and make
+ * sure it holds nothing else and is not DIR's own. Sets *MADE if it was
+ * made here. Returns the lock's descriptor, or -1 with ERR set (NEWDIR
+ * removed again if made). */
+static int take_dir(const char *dir, const char *newdir, bool *made, char *err,
+                    size_t n)
+{
+  *made = mkdir(newdir, 0777) == 0;
+  if (!*made && errno != EEXIST) {
+    snprintf(err, n, "cannot create '%s': %s", newdir, strerror(errno));
+    return -1;
+  }
+  struct stat st;
+  if (!*made && (stat(newdir, &st) != 0 || !S_ISDIR(st.st_mode))) {
+    snprintf(err, n, "'%s' is not a directory%s%s", newdir,
+             errno == ENOENT ? ": " : "",
+             errno == ENOENT ? strerror(errno) : "");
+    return -1;
+  }
+  int lock = -1;
+  if (inside(dir, newdir, err, n) == 0) {
+    lock = pagedir_lock(newdir);
+    if (lock < 0)
+      snprintf(err, n, "cannot lock '%s': %s", newdir,
+               errno == EAGAIN ? "another process is writing it"
+                               : strerror(errno));
+  }
+  /* Empty once locked: two exports into one directory cannot both
+   * pass. */
+  if (lock >= 0 && only_lock(newdir, err, n) != 0) {
+    pagedir_unlock(newdir, lock);
+    lock = -1;
+  }
+  if (lock < 0 && *made)
+    rmdir(newdir);
+  return lock;
+}
+
+/* export_files: the pages, the .noindex-K files the journal names (KS)
+ * and the journal, written to NEWDIR; the marker is the caller's. */
+static int export_files(const char *dir, const char *newdir, int count,
+                        const struct jscan *s, struct written *w, char *err,
+                        size_t n)
+{
+  char name[48];
+  for (int id = 1; id <= count; id++) {
+    snprintf(name, sizeof(name), "%d", id);
+    if (export_file(dir, newdir, name, true, NULL, w, err, n) != 0)
+      return -1;
+  }
+  for (size_t i = 0; i < s->n; i++) {
+    snprintf(name, sizeof(name), NOINDEX_PREFIX "%ld", s->ks[i]);
+    bool again = false; /* a K named twice is written once */
+    for (size_t j = 0; j < i; j++)
+      again = again || s->ks[j] == s->ks[i];
+    if (!again && export_file(dir, newdir, name, true, NULL, w, err, n) != 0)
+      return -1;
+  }
+  char *journal = pagedir_tmp_join(dir, PAGEDIR_JOURNAL);
+  if (journal == NULL) {
+    snprintf(err, n, "out of memory");
+    return -1;
+  }
+  bool has = access(journal, F_OK) == 0;
+  free(journal);
+  if (has &&
+      export_file(dir, newdir, PAGEDIR_JOURNAL, false, NULL, w, err, n) != 0)
+    return -1;
+  return 0;
+}
+
 int pagedir_export(const char *dir, const char *newdir, char *err, size_t n)
 {
-  int count = pagedir_check(dir, err, n);
-  if (count < 0)
-    return -1;
-  bool made;
-  if (new_dir(newdir, &made, err, n) != 0)
-    return -1;
-  int lock = pagedir_lock(newdir);
+  struct jscan s = { dir, 0, 0, NULL, 0, 0, false };
+  int count = check(dir, &s, err, n);
+  bool made = false;
+  int lock = count < 0 ? -1 : take_dir(dir, newdir, &made, err, n);
   if (lock < 0) {
-    snprintf(err, n, "cannot lock '%s': %s", newdir,
-             errno == EAGAIN ? "another process holds it" : strerror(errno));
-    if (made)
-      rmdir(newdir);
+    free(s.ks);
     return -1;
   }
   struct written w = { NULL, 0, 0 };
-  int rc = -1;
-  char name[32];
-  for (int id = 1; id <= count; id++) {
-    snprintf(name, sizeof(name), "%d", id);
-    if (export_file(dir, newdir, name, true, NULL, &w, err, n) != 0)
-      goto out;
+  int rc = export_files(dir, newdir, count, &s, &w, err, n);
+  /* A crawler that began on DIR meanwhile (--resume) may have changed
+   * what was copied. */
+  long pid;
+  if (rc == 0 &&
+      (pagedir_holder(dir, &pid) != 0 || pagedir_count(dir) != count)) {
+    snprintf(err, n, "'%s' changed during the export (a crawler wrote it)",
+             dir);
+    rc = -1;
   }
-  DIR *d = opendir(dir);
-  if (d == NULL) {
-    snprintf(err, n, "cannot read '%s': %s", dir, strerror(errno));
-    goto out;
-  }
-  struct dirent *de;
-  int bad = 0;
-  while (!bad && (de = readdir(d)) != NULL) {
-    const char *s = de->d_name;
-    if (strncmp(s, NOINDEX_PREFIX, sizeof(NOINDEX_PREFIX) - 1) == 0)
-      bad = export_file(dir, newdir, s, true, NULL, &w, err, n);
-    else if (strcmp(s, PAGEDIR_JOURNAL) == 0)
-      bad = export_file(dir, newdir, s, false, NULL, &w, err, n);
-  }
-  closedir(d);
-  if (bad)
-    goto out;
   /* The marker last: until it is there, NEWDIR is no page directory. */
-  char *marker = plain_marker(dir);
-  if (marker == NULL) {
+  char *marker = rc == 0 ? plain_marker(dir) : NULL;
+  if (rc == 0 && marker == NULL) {
     snprintf(err, n, "cannot read '%s/%s': %s", dir, PAGEDIR_MARKER,
              strerror(errno));
-    goto out;
+    rc = -1;
   }
-  rc = export_file(dir, newdir, PAGEDIR_MARKER, false, marker, &w, err, n);
+  if (rc == 0)
+    rc = export_file(dir, newdir, PAGEDIR_MARKER, false, marker, &w, err, n);
   free(marker);
   if (rc == 0 && pagedir_sync(newdir) != 0) {
     snprintf(err, n, "cannot sync '%s': %s", newdir, strerror(errno));
     rc = -1;
   }
-out:
   if (rc != 0) /* leave NEWDIR as it was found */
     for (size_t i = 0; i < w.n; i++) {
       char *p = pagedir_tmp_join(newdir, w.name[i]);
@@ -455,6 +593,7 @@ out:
   for (size_t i = 0; i < w.n; i++)
     free(w.name[i]);
   free(w.name);
+  free(s.ks);
   pagedir_unlock(newdir, lock);
   if (rc != 0 && made)
     rmdir(newdir);

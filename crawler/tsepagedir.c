@@ -55,6 +55,17 @@ static int fail(const char *what)
   return EXIT_FAIL;
 }
 
+/* flushed: exit status RC, or EXIT_FAIL if what was printed could not be
+ * written (a full disk, a closed pipe). */
+static int flushed(int rc)
+{
+  if (fflush(stdout) != 0 || ferror(stdout)) {
+    fprintf(stderr, "tsepagedir: cannot write: %s\n", strerror(errno));
+    return EXIT_FAIL;
+  }
+  return rc;
+}
+
 static int cmd_list(const char *dir)
 {
   int count = pagedir_count(dir);
@@ -74,11 +85,7 @@ static int cmd_list(const char *dir)
     printf("%d\t%d\t%s\n", id, depth, url);
     free(url);
   }
-  if (fflush(stdout) != 0 || ferror(stdout)) {
-    fprintf(stderr, "tsepagedir: cannot write: %s\n", strerror(errno));
-    return EXIT_FAIL;
-  }
-  return 0;
+  return flushed(0);
 }
 
 /* page_id: ARG as a page ID (decimal, 1 or more, no sign, no leading
@@ -132,7 +139,7 @@ static int cmd_check(const char *dir)
          compress != NULL && strcmp(compress, "yes") == 0 ? "compressed"
                                                           : "plain");
   free(compress);
-  return 0;
+  return flushed(0);
 }
 
 static int cmd_export(const char *dir, const char *newdir)
@@ -143,7 +150,7 @@ static int cmd_export(const char *dir, const char *newdir)
     return fail(err);
   printf("%s: %d page%s exported to %s\n", dir, count, count == 1 ? "" : "s",
          newdir);
-  return 0;
+  return flushed(0);
 }
 
 int main(int argc, char *argv[])

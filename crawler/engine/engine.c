@@ -162,7 +162,8 @@ engine_t *engine_new(const engine_config_t *cfg)
       cfg->parse_workers < 1 || cfg->download_workers > ENGINE_MAX_WORKERS ||
       cfg->parse_workers > ENGINE_MAX_WORKERS ||
       cfg->download_max > ENGINE_MAX_WORKERS ||
-      (cfg->remote != NULL && !cfg->ordered))
+      (cfg->remote != NULL && !cfg->ordered) ||
+      (cfg->queue_only && cfg->ordered))
     return NULL;
   engine_t *e = calloc(1, sizeof(*e));
   if (e == NULL)

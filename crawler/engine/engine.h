@@ -152,7 +152,8 @@ typedef struct engine_config {
   bool queue_only;               /* queue_size bounds the URLs waiting
                                     only, not those out with a download
                                     worker (crawl()'s links queue;
-                                    frontier.h, Capacity) */
+                                    frontier.h, Capacity); unordered
+                                    mode only */
   size_t fetched_limit;          /* downloaders wait while this many fetched
                                     pages wait for a parser; 0 = unbounded. Never
                                     a deadlock: they do not wait while an
@@ -182,7 +183,8 @@ typedef struct engine_config {
 /* engine_new: an engine ready for engine_add and engine_run. CFG copied.
  * Returns: owned by caller (engine_delete); NULL if CFG is invalid (counts
  * below 1, download_max above ENGINE_MAX_WORKERS, no fetch or parse hook,
- * commit missing in ordered mode) or out of memory. Thread-safety: any
+ * commit missing in ordered mode, queue_only in ordered mode) or out of
+ * memory. Thread-safety: any
  * thread. */
 engine_t *engine_new(const engine_config_t *cfg);
 

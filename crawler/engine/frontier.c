@@ -394,7 +394,8 @@ int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
     struct host *h = frontier_host_get(f, hostkey, frontier_now());
     if (h == NULL)
       rc = -2;
-    else if (!(it->flags & FITEM_SLOT) && (full(f) || f->push_waiters > 0))
+    else if (!(it->flags & FITEM_SLOT) && !f->cfg.queue_only &&
+             (full(f) || f->push_waiters > 0))
       rc = -4; /* a free slot goes to the push waiting for it */
     else if ((rc = add(f, it, h, not_before, false)) == 0)
       slot_take(f, it);

@@ -37,8 +37,11 @@
  * A push waits for a free slot; a speculative item finds none, and is
  * refused. With QUEUE_ONLY, an item gives its slot back when it is handed
  * out, so that CAPACITY bounds only what waits in the frontier: the links
- * queue of crawl(), which downloaders pop off (crawl.h); a requeue then
- * takes a free slot again, as a new item does.
+ * queue of crawl(), which downloaders pop off (crawl.h). A requeue then
+ * takes a slot again, over CAPACITY if need be: a popped item must never
+ * be lost for want of one (crawl() requeues nothing; speculation, which
+ * relies on refusals, is the ordered mode's, and the engine refuses
+ * QUEUE_ONLY there).
  *
  * Memory: with a BUDGET (budget.h), every item held in memory is charged
  * to it. A push that does not fit goes to SPILL_PATH instead, a file of
@@ -136,8 +139,9 @@ int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey);
 
 /* frontier_requeue: put IT back (adopted on success), into HOSTKEY's queue
  * in sequence order, not to be handed out before monotonic time NOT_BEFORE
- * (0: at once). Never blocks: an item popped before still holds its slot;
- * a new (speculative) item takes a free one. Never spills.
+ * (0: at once). Never blocks: an item popped before still holds its slot
+ * (with queue_only it takes one, over capacity if need be); a new
+ * (speculative) item takes a free one. Never spills.
  * Returns: 0 on success; -1 if the frontier is closed, -2 if out of
  * memory, -4 if IT holds no slot and none is free (or a push waits for
  * the next one); then IT stays the caller's. */

@@ -11,8 +11,18 @@ mktemp_dir
 # Install from the plain build only: sanitizer builds link their runtime.
 case "$B" in */asan|*/tsan) skip_all "install is checked on the plain build" ;; esac
 D=$TEST_DIR/dest
+# What 0.1.0 installed and 0.2.0 does not: its <pagedir.h> would shadow
+# a CS50 program's own, so an install over it removes it.
+mkdir -p "$D/opt/tse/include/tse" "$D/opt/tse/share/man/man3"
+: >"$D/opt/tse/include/tse/pagedir.h"
+: >"$D/opt/tse/share/man/man3/pagedir.3"
+ln -s pagedir.3 "$D/opt/tse/share/man/man3/pagedir_load.3"
 make -s -C "$TOP" install DESTDIR="$D" PREFIX=/opt/tse >"$TEST_DIR/make.out" 2>&1
 check_eq "make install succeeds" "$?" 0
+check "it removes 0.1.0's <pagedir.h> and pagedir(3) with its links" \
+  test ! -e "$D/opt/tse/include/tse/pagedir.h" -a \
+  ! -e "$D/opt/tse/share/man/man3/pagedir.3" -a \
+  ! -L "$D/opt/tse/share/man/man3/pagedir_load.3"
 INSTALLED="bin/crawler bin/robotscheck bin/tsepagedir bin/urlnorm
   lib/libcrawler.so lib/libcrawler.so.1 lib/libcrawler.so.1.0.0
   lib/libtsepagedir.so lib/libtsepagedir.so.2 lib/libtsepagedir.so.2.0.0

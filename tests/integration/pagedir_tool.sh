@@ -150,6 +150,76 @@ check_eq "export refuses a directory that is not empty" "$?" 1
 check "and says so" grep -q "is not empty" "$TEST_DIR/full.err"
 check_eq "and leaves it as it was" "$(ls -A "$TEST_DIR/full")" x
 
+# Hostile directories: what is no regular file is no page (a FIFO must
+# not hang a command, /dev/zero not fill the disk or memory), a gzip
+# bomb costs no memory to check, a huge marker is refused, a .noindex-K
+# the journal does not name is an interrupted crawl's and never copied,
+# and NEWDIR inside DIR is refused. Each command is bounded by timeout.
+tool() {  # tool ARGS...: tsepagedir, 20 s at most (124: it hung)
+  timeout -k 5 20 "$T" "$@"
+}
+d=$(broken zero)
+ln -s /dev/zero "$d/.noindex-9"
+tool check "$d" >/dev/null 2>"$TEST_DIR/zero.err"
+check_eq "check: a stray .noindex-9 (/dev/zero): exits 1" "$?" 1
+check "check: it is an interrupted crawl's" \
+  grep -q "interrupted crawl: '.noindex-9' is left" "$TEST_DIR/zero.err"
+tool export "$d" "$TEST_DIR/zero-exp" 2>/dev/null
+check_eq "export refuses it" "$?" 1
+check "and writes nothing" test ! -e "$TEST_DIR/zero-exp"
+d=$(broken fifo-journal)
+rm "$d/.journal"
+mkfifo "$d/.journal"
+tool check "$d" >/dev/null 2>&1
+check_eq "check: a FIFO as the journal: exits 1, no hang" "$?" 1
+d=$(broken fifo-page)
+rm "$d/1"
+mkfifo "$d/1"
+tool list "$d" >/dev/null 2>&1
+check_eq "list: a FIFO as page 1: exits 1, no hang" "$?" 1
+tool cat "$d" 1 >/dev/null 2>&1
+check_eq "cat: a FIFO as page 1: exits 1, no hang" "$?" 1
+tool check "$d" >/dev/null 2>&1
+check_eq "check: a FIFO as page 1: exits 1, no hang" "$?" 1
+d=$(broken zero-page)
+rm "$d/2"
+ln -s /dev/zero "$d/2"
+tool check "$d" >/dev/null 2>"$TEST_DIR/zp.err"
+check_eq "check: /dev/zero as page 2: exits 1" "$?" 1
+check "check: names it" grep -q "'$d/2' is not a well-formed page" \
+  "$TEST_DIR/zp.err"
+d=$(broken dir-page)
+rm "$d/3"
+mkdir "$d/3"
+tool check "$d" >/dev/null 2>"$TEST_DIR/dp.err"
+check "check: a directory as page 3: says so" \
+  grep -q "'$d/3' is not a well-formed page: Is a directory" "$TEST_DIR/dp.err"
+d=$(broken bomb)
+# 300 MB of zeros after the two lines, about 300 KB compressed.
+{ printf 'http://127.0.0.1:8000/index.html\n0\n'
+  head -c 300000000 /dev/zero; } | gzip -1 >"$d/1"
+/usr/bin/time -f %M -o "$TEST_DIR/bomb.rss" \
+  timeout -k 5 120 "$T" check "$d" >/dev/null 2>&1
+check_eq "check: a 300 MB page (a gzip bomb) passes" "$?" 0
+check "check: in bounded memory (< 64 MB; was 300 MB and more)" \
+  test "$(tail -n 1 "$TEST_DIR/bomb.rss")" -lt 65536
+d=$(broken marker)
+truncate -s 100M "$d/.crawler"
+tool check "$d" >/dev/null 2>"$TEST_DIR/marker.err"
+check_eq "check: a 100 MB marker: exits 1" "$?" 1
+check "check: it is too large" grep -q "File too large" "$TEST_DIR/marker.err"
+d=$(broken inside)
+tool export "$d" "$d/new" 2>"$TEST_DIR/inside.err"
+check_eq "export into a directory inside DIR: exits 1" "$?" 1
+check "and says so" grep -q "lies inside" "$TEST_DIR/inside.err"
+check "and leaves DIR a good crawl" tool check "$d"
+mkdir "$d/sub"
+tool export "$d" "$d/sub" 2>/dev/null
+check_eq "export into an existing directory inside DIR: exits 1" "$?" 1
+rmdir "$d/sub"
+tool check "$TEST_DIR/course-d2" >/dev/full 2>/dev/null
+check_eq "check: a failed write of its report exits 1" "$?" 1
+
 # A crawler writing the directory: check names it, by its process id.
 # (--rate 2 makes the 15 pages take about 7 s; we look within the first.)
 server_start "$SITES/course" || { not_ok "server starts"; finish; }

@@ -288,6 +288,37 @@ static void test_capacity_counts_everything(void)
   frontier_delete(f);
 }
 
+static void test_queue_only_counts_what_waits(void)
+{
+  /* Capacity 2, queue_only (crawl()): a pop frees its item's slot, so
+   * two more pushes fit without a wait (a wait would hang the test), a
+   * third finds the queue full; a popped item requeued takes a slot over
+   * the capacity rather than be refused, and frontier_done of a popped
+   * item frees nothing twice. */
+  frontier_config_t cfg = { .capacity = 2, .burst = 1, .queue_only = true };
+  frontier_t *f = frontier_new(&cfg);
+  push(f, "a1", 1, "A");
+  push(f, "a2", 2, "A");
+  fitem_t *a1 = frontier_pop(f);
+  CHECK_STR(a1->url, "a1");
+  push(f, "a3", 3, "A"); /* a1 has left the queue */
+  fitem_t *a2 = frontier_pop(f);
+  frontier_done(f, a2); /* holds no slot: nothing to free */
+  fitem_delete(a2);
+  push(f, "a4", 4, "A");
+  CHECK_INT(frontier_requeue(f, a1, "A", 0), 0); /* full, yet taken */
+  fitem_t *left = frontier_take_all(f);
+  int n = 0;
+  while (left) {
+    fitem_t *next = left->next;
+    fitem_delete(left);
+    left = next;
+    n++;
+  }
+  CHECK_INT(n, 3); /* a1, a3, a4 */
+  frontier_delete(f);
+}
+
 static void *push_a9(void *arg)
 {
   push(arg, "a9", 9, "A");
@@ -431,6 +462,7 @@ int main(void)
   RUN(test_promote_and_withdraw);
   RUN(test_full_frontier_passes_the_horizon);
   RUN(test_capacity_counts_everything);
+  RUN(test_queue_only_counts_what_waits);
   RUN(test_waiting_push_gets_a_speculative_slot);
   RUN(test_spill_keeps_order_within_budget);
   return TEST_EXIT();
