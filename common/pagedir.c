@@ -299,6 +299,111 @@ int pagedir_remove_tmp(const char *dir)
   return rc;
 }
 
+int pagedir_complete(const char *dir, int pages)
+{
+  char name[160], host[64] = "", text[32];
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  gethostname(host, sizeof(host) - 1);
+  int len = snprintf(text, sizeof(text), "pages: %d\n", pages);
+  char *path = path_join(dir, PAGEDIR_COMPLETE);
+  if (path == NULL)
+    return -1;
+  int rc = -1;
+  /* A shared crawl's other processes remove every .tmp-* at their end,
+   * maybe this one's before it is renamed: then write it again. */
+  for (int tries = 0; tries < 5 && rc != 0; tries++) {
+    snprintf(name, sizeof(name), TMP_PREFIX "complete-%.40s-%ld-%ld-%d", host,
+             (long)getpid(), (long)now.tv_nsec, tries);
+    char *tmp = path_join(dir, name);
+    int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)
+                 : -1;
+    if (fd >= 0) {
+      bool ok = write_all(fd, text, (size_t)len) == 0 && fsync(fd) == 0;
+      ok = close(fd) == 0 && ok;
+      if (ok && rename(tmp, path) == 0)
+        rc = 0;
+      else if (!(ok && errno == ENOENT))
+        tries = 5; /* a real failure: say so */
+      int e = errno;
+      unlink(tmp);
+      errno = e;
+    } else {
+      tries = 5;
+    }
+    free(tmp);
+  }
+  free(path);
+  return rc == 0 ? pagedir_sync(dir) : -1;
+}
+
+int pagedir_completed(const char *dir, int *pages, time_t *when)
+{
+  char *path = path_join(dir, PAGEDIR_COMPLETE);
+  if (path == NULL)
+    return -1;
+  int fd = pagedir_open_file(path);
+  free(path);
+  if (fd < 0)
+    return errno == ENOENT ? 0 : -1;
+  char buf[32];
+  struct stat st;
+  ssize_t r = fstat(fd, &st) == 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+  int e = errno;
+  close(fd);
+  if (r < 0) {
+    errno = e;
+    return -1;
+  }
+  buf[r] = '\0';
+  char *end = buf;
+  long n = strncmp(buf, "pages: ", 7) == 0 && isdigit((unsigned char)buf[7])
+           ? strtol(buf + 7, &end, 10)
+           : -1;
+  if (n < 0 || n > INT_MAX || strcmp(end, "\n") != 0) {
+    errno = EINVAL;
+    return -1;
+  }
+  if (pages != NULL)
+    *pages = (int)n;
+  if (when != NULL)
+    *when = st.st_mtime;
+  return 1;
+}
+
+int pagedir_discard(const char *dir)
+{
+  char *first = path_join(dir, "1");
+  if (first == NULL)
+    return -1;
+  bool saved = access(first, F_OK) == 0;
+  free(first);
+  if (saved) {
+    errno = EEXIST;
+    return -1;
+  }
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return -1;
+  int rc = 0, fd = dirfd(d);
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    const char *s = de->d_name;
+    if ((strncmp(s, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) == 0 ||
+         strncmp(s, ".noindex-", 9) == 0 || strcmp(s, PAGEDIR_JOURNAL) == 0 ||
+         strcmp(s, PAGEDIR_COMPLETE) == 0) &&
+        unlinkat(fd, s, 0) != 0 && errno != ENOENT)
+      rc = -1;
+  }
+  closedir(d);
+  /* The marker last: until it goes, DIR still says it holds a crawl. */
+  char *marker = path_join(dir, PAGEDIR_MARKER);
+  if (marker == NULL || (rc == 0 && unlink(marker) != 0 && errno != ENOENT))
+    rc = -1;
+  free(marker);
+  return rc;
+}
+
 int pagedir_publish(const char *dir, const char *tmp, int id)
 {
   char name[24];

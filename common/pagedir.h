@@ -66,6 +66,10 @@
  *                   journal line.
  *   DIR/.tmp-*      pages being written; never a finished page.
  *   DIR/.lock       locked by the crawler writing DIR (empty file).
+ *   DIR/.complete   "pages: N", written when the crawl ran to its end
+ *                   (N pages; its time, when); a marker without it is
+ *                   a crawl interrupted, being written, or made before
+ *                   the file existed (tse-crawler 0.1.0).
  * Readers ignore every name that starts with '.'. A page file appears
  * under its ID only complete: it is written to a temporary name and
  * renamed.
@@ -77,12 +81,14 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <time.h>
 
 #include "tsepagedir.h"
 
 #define PAGEDIR_MARKER ".crawler"
 #define PAGEDIR_JOURNAL ".journal"
 #define PAGEDIR_LOCK ".lock"
+#define PAGEDIR_COMPLETE ".complete"
 #define PAGEDIR_MAGIC "tse-crawler pagedir 1"
 /* The largest marker read, in bytes (a crawl of 10,000 --scope prefixes
  * of 200 bytes writes 2 MiB): a bigger one is no crawl's. */
@@ -171,6 +177,26 @@ char *pagedir_tmp_path(const char *dir, const char *what,
 /* pagedir_remove_tmp: remove every temporary page (DIR/.tmp-*) an
  * interrupted crawl left. Call with the lock held. Returns 0 or -1. */
 int pagedir_remove_tmp(const char *dir);
+
+/* pagedir_complete: record that the crawl in DIR ran to its end with
+ * PAGES pages (DIR/.complete, written whole under a name of its own and
+ * renamed, then the directory synced): several processes of a shared
+ * crawl may each record it. Returns 0 or -1 (errno). */
+int pagedir_complete(const char *dir, int pages);
+
+/* pagedir_completed: whether DIR records a complete crawl; if so *PAGES
+ * its pages and *WHEN when it was recorded (either may be NULL).
+ * Returns: 1, 0 if not (no .complete), -1 if it cannot be read or is
+ * not in its format (errno). */
+int pagedir_completed(const char *dir, int *pages, time_t *when);
+
+/* pagedir_discard: undo pagedir_init for a crawl that saved no page:
+ * remove DIR's journal, .complete, .noindex-* and .tmp-* files, then its
+ * marker,
+ * so that DIR is as it was before (but for .lock, which pagedir_unlock
+ * removes). Call with the lock held. Returns 0; -1 with errno EEXIST if
+ * DIR/1 exists (nothing is removed), or another errno. */
+int pagedir_discard(const char *dir);
 
 /* pagedir_publish: give the temporary file TMP (borrowed) its final name
  * DIR/ID. Returns: 0, or -1 with errno set (TMP is then left in place). */
@@ -330,9 +356,8 @@ int pagedir_holder(const char *dir, long *pid);
  * (pagedir_holder); what pagedir_validate checks; nothing an interrupted
  * crawl leaves (a journal line torn or about a page beyond the last, a
  * .tmp-* file, a .noindex-K the journal does not name); every .noindex-K
- * it names well-formed. Memory stays bounded whatever the files hold.
- * (A crawl stopped between two pages leaves none of these: the format
- * records no end.)
+ * it names well-formed; and a .complete that says the pages there are.
+ * Memory stays bounded whatever the files hold.
  * Returns: the number of pages, or -1 with the first problem found, one
  * line in ERR (size N). */
 int pagedir_check(const char *dir, char *err, size_t n);
@@ -346,14 +371,14 @@ int pagedir_copy_plain(const char *dir, const char *name, int fd);
 /* pagedir_export: write NEWDIR (made if missing; else it must be an empty
  * directory, and neither DIR nor inside it) as the plain crawl of DIR:
  * DIR must pass pagedir_check; the pages and the .noindex-K files the
- * journal names decoded, the journal as it is, the marker with
- * "compress: no", so that an export of a --compress crawl is byte for
- * byte the directory the same crawl without --compress writes. Each file
- * is written whole then renamed, the marker last; NEWDIR is locked
- * meanwhile (pagedir_lock) and found empty once locked, so two exports
- * cannot mix; DIR must be unchanged at the end (no crawler came). On
- * failure what was written is removed (and NEWDIR too if it was made
- * here).
+ * journal names decoded, the journal and .complete as they are, the
+ * marker with "compress: no", so that an export of a --compress crawl is
+ * byte for byte the directory the same crawl without --compress writes.
+ * Each file is written whole then renamed, the marker last; NEWDIR is
+ * locked meanwhile (pagedir_lock) and found empty once locked, so two
+ * exports cannot mix; DIR must be unchanged at the end (no crawler
+ * came). On failure what was written is removed (and NEWDIR too if it
+ * was made here).
  * Returns: the number of pages, or -1 with a one-line reason in ERR. */
 int pagedir_export(const char *dir, const char *newdir, char *err, size_t n);
 

@@ -241,7 +241,20 @@ static int check(const char *dir, struct jscan *s, char *err, size_t n)
   if (count < 0 || check_journal(dir, count, s, err, n) != 0 ||
       check_names(dir, s, err, n) != 0)
     return -1;
-  return count;
+  int pages;
+  int done = pagedir_completed(dir, &pages, NULL);
+  if (done == 0)
+    snprintf(err, n,
+             "'%s' holds an interrupted crawl: no %s (crawler --resume "
+             "finishes it; a crawl made before tse-crawler 0.2.0 has none)",
+             dir, PAGEDIR_COMPLETE);
+  else if (done < 0)
+    snprintf(err, n, "'%s/%s' is not a completion record: %s", dir,
+             PAGEDIR_COMPLETE, strerror(errno));
+  else if (pages != count)
+    snprintf(err, n, "'%s/%s' says %d page%s, the directory holds %d", dir,
+             PAGEDIR_COMPLETE, pages, pages == 1 ? "" : "s", count);
+  return done == 1 && pages == count ? count : -1;
 }
 
 int pagedir_check(const char *dir, char *err, size_t n)
@@ -515,8 +528,9 @@ static int take_dir(const char *dir, const char *newdir, bool *made, char *err,
   return lock;
 }
 
-/* export_files: the pages, the .noindex-K files the journal names (KS)
- * and the journal, written to NEWDIR; the marker is the caller's. */
+/* export_files: the pages, the .noindex-K files the journal names (KS),
+ * the journal and .complete, written to NEWDIR; the marker is the
+ * caller's. */
 static int export_files(const char *dir, const char *newdir, int count,
                         const struct jscan *s, struct written *w, char *err,
                         size_t n)
@@ -545,7 +559,7 @@ static int export_files(const char *dir, const char *newdir, int count,
   if (has &&
       export_file(dir, newdir, PAGEDIR_JOURNAL, false, NULL, w, err, n) != 0)
     return -1;
-  return 0;
+  return export_file(dir, newdir, PAGEDIR_COMPLETE, false, NULL, w, err, n);
 }
 
 int pagedir_export(const char *dir, const char *newdir, char *err, size_t n)

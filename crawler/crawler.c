@@ -24,6 +24,7 @@
 #include "pagedir.h"
 #include "scope.h"
 #include "store.h"
+#include "strbuf.h"
 #include "summary.h"
 #include "url.h"
 #include "wcluster.h"
@@ -286,6 +287,9 @@ struct cmd {
   store_t *store;     /* --replay's or --resume's, or NULL */
   int lock;           /* from pagedir_lock, or -1 */
   cluster_t *cluster; /* --cluster: this worker of the shared crawl */
+  bool discarded;     /* nothing saved: the crawl's files removed */
+  int argc;           /* main's, for the --resume command we print */
+  char **argv;
 };
 
 enum {
@@ -562,6 +566,8 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
     },
     .lock = -1,
     .lease = 10,
+    .argc = argc,
+    .argv = argv,
   };
   /* No cap on --scope or --domain: each takes at least one word of
    * ARGV, so ARGC entries always suffice. */
@@ -761,6 +767,60 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
   c->o.pagedir_stamp = c->stamp;
 }
 
+/* resume_command: the command that finishes the crawl C's command line
+ * started: C's arguments with --resume added (once), each quoted.
+ * Returns owned (free()), or NULL if out of memory. */
+static char *resume_command(const struct cmd *c)
+{
+  strbuf_t b = STRBUF_INIT;
+  strbuf_addf(&b, "%s%s", c->argv[0], c->resume ? "" : " --resume");
+  for (int i = 1; i < c->argc; i++)
+    strbuf_addf(&b, " '%s'", c->argv[i]);
+  return strbuf_detach(&b);
+}
+
+/* when_text: T as ISO 8601 UTC, in BUF (size N). */
+static const char *when_text(time_t t, char *buf, size_t n)
+{
+  struct tm tm;
+  if (gmtime_r(&t, &tm) == NULL ||
+      strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+    snprintf(buf, n, "an unknown time");
+  return buf;
+}
+
+/* refuse_taken: DIR already holds a crawl (or pages): refuse, saying
+ * which: being written (by which process), complete (how many pages,
+ * when), or interrupted (with the command that finishes it). */
+static void refuse_taken(const struct cmd *c)
+{
+  const char *dir = c->dir;
+  long pid;
+  int pages;
+  time_t when;
+  char t[64];
+  if (pagedir_holder(dir, &pid) == 1)
+    refuse(EXIT_PAGEDIR,
+           "pageDirectory '%s' holds a crawl being written now by process "
+           "%ld; use another directory",
+           dir, pid);
+  if (pagedir_completed(dir, &pages, &when) == 1)
+    refuse(EXIT_PAGEDIR,
+           "pageDirectory '%s' already holds a complete crawl (%d page%s, "
+           "finished %s); use an empty directory",
+           dir, pages, pages == 1 ? "" : "s", when_text(when, t, sizeof(t)));
+  int count = pagedir_count(dir);
+  char *cmd = count >= 0 ? resume_command(c) : NULL;
+  if (cmd != NULL)
+    refuse(EXIT_PAGEDIR,
+           "pageDirectory '%s' holds an interrupted crawl (%d page%s "
+           "saved); finish it with: %s (or use an empty directory)",
+           dir, count, count == 1 ? "" : "s", cmd);
+  refuse(EXIT_PAGEDIR,
+         "pageDirectory '%s' already holds %s; use an empty directory", dir,
+         count >= 0 ? "a crawl" : "pages but no crawl marker");
+}
+
 /* open_pagedir: make pageDirectory ready to write (C->lock, C->store,
  * C->o's pagedir, resume and replay): on --resume check its marker, lock
  * it and clear what the interrupted crawl left; else open --replay's
@@ -802,6 +862,18 @@ static void open_pagedir(struct cmd *c)
              "pageDirectory: cannot remove the temporary "
              "pages in '%s': %s",
              dir, strerror(errno));
+    int pages;
+    time_t when;
+    if (pagedir_completed(dir, &pages, &when) == 1) {
+      char t[64];
+      fprintf(stderr,
+              "%s: '%s' holds a complete crawl (%d page%s, finished %s): "
+              "nothing to resume\n",
+              prog, dir, pages, pages == 1 ? "" : "s",
+              when_text(when, t, sizeof(t)));
+      pagedir_unlock(dir, c->lock);
+      exit(0);
+    }
     if (pagedir_journal_repair(dir, pagedir_count(dir)) != 0)
       refuse(EXIT_PAGEDIR, "pageDirectory: cannot repair '%s/%s': %s", dir,
              PAGEDIR_JOURNAL, strerror(errno));
@@ -815,8 +887,17 @@ static void open_pagedir(struct cmd *c)
       o->replay = c->store;
       o->rate = 0;
     }
-    if (pagedir_init(dir, &params, err, sizeof(err)) != 0)
+    if (pagedir_init(dir, &params, err, sizeof(err)) != 0) {
+      char *first = pagedir_tmp_join(dir, "1");
+      char *marker = pagedir_tmp_join(dir, PAGEDIR_MARKER);
+      bool taken = first != NULL && marker != NULL &&
+                   (access(first, F_OK) == 0 || access(marker, F_OK) == 0);
+      free(first);
+      free(marker);
+      if (taken)
+        refuse_taken(c);
       refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
+    }
     c->lock = lock_or_refuse(dir);
   }
   o->pagedir = dir;
@@ -871,10 +952,32 @@ static int start_signal_thread(void)
   return 0;
 }
 
+/* discard: a crawl that ran to its end without saving its seed or any
+ * other page leaves nothing behind (C->discarded): no marker, no journal,
+ * no WARC file, so that the same command, its mistake fixed, runs again.
+ * Not a shared crawl's (the directory is every worker's), nor one
+ * stopped early (it may still be resumed). With the lock held. */
+static void discard(struct cmd *c, int rc, const webcrawl_stats_t *st)
+{
+  if (rc != CRAWL_OK || st->seed_saved || c->lock < 0 || c->cluster_url != NULL)
+    return;
+  if (pagedir_discard(c->dir) != 0) {
+    if (errno != EEXIST) /* EEXIST: a page was saved after all */
+      fprintf(stderr, "%s: cannot remove the crawl's files from '%s': %s\n",
+              prog, c->dir, strerror(errno));
+    return;
+  }
+  if (c->warc_path != NULL && unlink(c->warc_path) != 0 && errno != ENOENT)
+    fprintf(stderr, "%s: cannot remove '%s': %s\n", prog, c->warc_path,
+            strerror(errno));
+  c->discarded = true;
+}
+
 /* run_crawl: crawl per C into *ST, then make the renames durable and
  * close the store, the WARC file and the lock (C->store, C->o.warc and
- * C->lock are spent). Returns webcrawl_run's status, or WEBCRAWL_EIO if
- * the crawl went well but the WARC file could not be finished. */
+ * C->lock are spent), discarding a crawl that saved nothing (discard).
+ * Returns webcrawl_run's status, or WEBCRAWL_EIO if the crawl went well
+ * but the WARC file could not be finished. */
 static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
 {
   int rc = webcrawl_run(&c->o, st);
@@ -885,6 +988,16 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
   if (c->o.warc != NULL && warc_close(c->o.warc) != 0 && rc == CRAWL_OK) {
     fprintf(stderr, "%s: cannot finish '%s': %s\n", prog, c->warc_path,
             strerror(errno));
+    rc = WEBCRAWL_EIO;
+  }
+  discard(c, rc, st);
+  /* Ran to its end: recorded, with the lock still held, so that a
+   * reader sees the directory being written or complete. Every worker
+   * of a shared crawl that saw the end records it. */
+  if (rc == CRAWL_OK && !c->discarded &&
+      pagedir_complete(c->dir, pagedir_count(c->dir)) != 0) {
+    fprintf(stderr, "%s: cannot write '%s/%s': %s\n", prog, c->dir,
+            PAGEDIR_COMPLETE, strerror(errno));
     rc = WEBCRAWL_EIO;
   }
   if (c->lock >= 0)
@@ -925,6 +1038,12 @@ static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st,
       return 0;
     /* Whatever else was saved (the links of a noindex seed), the crawl
      * did not do what was asked of it, and a script must be told. */
+    /* The reason last, and alone under --quiet: what a script shows. */
+    if (c->discarded && !c->quiet)
+      fprintf(stderr,
+              "%s: nothing was saved, so '%s' is left as it was given (no "
+              "marker, no journal%s): the same command can run again\n",
+              prog, c->dir, c->warc_path != NULL ? ", no WARC file" : "");
     fprintf(stderr, "%s: seed '%s' not saved: %s\n", prog, c->seed,
             st->seed_why[0] ? st->seed_why : "no reason recorded");
     return EXIT_NOSEED;

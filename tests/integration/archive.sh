@@ -11,7 +11,8 @@ SAMPLES=$TOP/pageDirectory-samples
 real() {
   mkdir -p "$3"
   local f
-  for f in "$SAMPLES/$1"/* "$SAMPLES/$1/.crawler" "$SAMPLES/$1/.journal"; do
+  for f in "$SAMPLES/$1"/* "$SAMPLES/$1/.crawler" "$SAMPLES/$1/.journal" \
+    "$SAMPLES/$1/.complete"; do
     [ -e "$f" ] || continue
     sed "s/{{port}}/$2/g" "$f" >"$3/$(basename "$f")"
   done
@@ -59,7 +60,8 @@ server_start "$SITES/catalogue" || { not_ok "server starts"; finish; }
 SEED=$BASE_URL/index.html
 portless() {  # portless DIR: compare form
   local f
-  for f in "$1"/* "$1/.crawler" "$1/.journal"; do
+  for f in "$1"/* "$1/.crawler" "$1/.journal" \
+    "$1/.complete"; do
     [ -e "$f" ] && sed -i "s/127\.0\.0\.1:$PORT/127.0.0.1:{{port}}/g" "$f"
   done
 }

@@ -73,7 +73,8 @@ want() {
 # the same crawl --compress'ed: replayed, so by the crawler itself.
 for s in course-d2 catalogue-d3; do
   mkdir "$TEST_DIR/$s"
-  for f in "$SAMPLES/$s"/* "$SAMPLES/$s/.crawler" "$SAMPLES/$s/.journal"; do
+  for f in "$SAMPLES/$s"/* "$SAMPLES/$s/.crawler" "$SAMPLES/$s/.journal" \
+    "$SAMPLES/$s/.complete"; do
     [ -e "$f" ] || continue
     sed 's/{{port}}/8000/g' "$f" >"$TEST_DIR/$s/$(basename "$f")"
   done

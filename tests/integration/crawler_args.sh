@@ -124,15 +124,63 @@ check "--help shows --domain" grep -q '^  --domain D ' "$TEST_DIR/help"
 check_eq "--version exits 0" "$?" 0
 check "--version names the version" grep -q '^crawler [0-9]' "$TEST_DIR/ver"
 
+# A seed that is not saved leaves no crawl behind: the directory is as
+# it was given, so the same command, its mistake fixed, runs again.
 fresh
-"$C" --quiet --retries 0 "$SEED" "$D" 0 2>"$TEST_DIR/err"
+"$C" --retries 0 "$SEED" "$D" 0 2>"$TEST_DIR/err"
 check_eq "maxDepth 0 with an unreachable seed runs, and exits 8" "$?" 8
+check_eq "nothing saved: the directory is left as it was given" \
+  "$(ls -A "$D")" ""
+check "and stderr says so" grep -q "'$D' is left as it was given" \
+  "$TEST_DIR/err"
+"$C" --quiet --retries 0 "$SEED" "$D" 0 2>"$TEST_DIR/err"
+check_eq "so the same command runs again, not 'already holds a crawl'" \
+  "$?" 8
+"$C" --retries 0 --warc "$TEST_DIR/failed.warc.gz" "$SEED" "$D" 0 \
+  2>"$TEST_DIR/err"
+check "with --warc, the WARC file goes too" test ! -e "$TEST_DIR/failed.warc.gz"
+check "and stderr says so" grep -q "no marker, no journal, no WARC file" \
+  "$TEST_DIR/err"
+
+# The checks of what the marker records need a crawl that saves its seed.
+server_start "$SITES/course" || { not_ok "server starts"; finish; }
+ROOT=$BASE_URL/
+fresh
+"$C" --quiet --rate 0 "${ROOT}index.html" "$D" 0 2>"$TEST_DIR/err"
+check_eq "maxDepth 0 with a seed served saves it, and exits 0" "$?" 0
 check "the marker is written" grep -qx 'tse-crawler pagedir 1' "$D/.crawler"
 check "the marker records seed and depth" \
-  grep -qx "seed: $SEED" "$D/.crawler"
-check "no page saved" test ! -e "$D/1"
-"$C" --quiet --retries 0 "$SEED" "$D" 0 2>"$TEST_DIR/err"
-check_eq "a second crawl into the same directory is refused" "$?" 3
+  grep -qx "seed: ${ROOT}index.html" "$D/.crawler"
+check "one page saved" test -e "$D/1" -a ! -e "$D/2"
+expect "a second crawl into the same directory is refused" 3 --quiet \
+  --rate 0 "${ROOT}index.html" "$D" 0
+check "it says the crawl there is complete, with its pages and time" grep -qE \
+  "already holds a complete crawl \(1 page, finished [0-9T:-]+Z\)" \
+  "$TEST_DIR/err"
+"$C" --quiet --rate 0 --resume "${ROOT}index.html" "$D" 0 2>"$TEST_DIR/err"
+check_eq "--resume of a complete crawl exits 0" "$?" 0
+check "and says there is nothing to resume" \
+  grep -q "holds a complete crawl (1 page, .*): nothing to resume" \
+  "$TEST_DIR/err"
+rm "$D/.complete"
+expect "a crawl into an interrupted one is refused" 3 --quiet --rate 0 \
+  "${ROOT}index.html" "$D" 0
+check "it prints the command that finishes it" grep -qF \
+  "holds an interrupted crawl (1 page saved); finish it with: $C --resume \
+'--quiet' '--rate' '0' '${ROOT}index.html' '$D' '0'" "$TEST_DIR/err"
+fresh
+"$C" --quiet --rate 1 "${ROOT}index.html" "$D" 5 &
+cpid=$!
+for _ in $(seq 100); do # 10 s at most; the crawl takes about 15 s
+  [ -e "$D/1" ] && break
+  sleep 0.1
+done
+expect "a crawl into one being written is refused" 3 "${ROOT}index.html" \
+  "$D" 5
+check "it names the crawler's process" grep -q \
+  "holds a crawl being written now by process $cpid;" "$TEST_DIR/err"
+kill -INT "$cpid"
+wait "$cpid"
 fresh
 "$C" --quiet --retries 0 "$SEED" "$D" 1000
 check_eq "maxDepth 1000 is accepted" "$?" 8
@@ -193,23 +241,23 @@ fi
 # 64 long --scope values: a marker of over 10 KiB, past the 8 KiB the
 # resume check once read, resumes; a change in its last line is seen.
 fresh
-long=$SEED$(printf '%0150d' 0)
-scopes=(--scope "$SEED")
+long=$ROOT$(printf '%0150d' 0)
+scopes=(--scope "$ROOT")
 for i in $(seq 63); do
   scopes+=(--scope "$long/$i/")
 done
-"$C" --quiet --retries 0 "${scopes[@]}" "$SEED" "$D" 0
-check_eq "64 scopes are accepted" "$?" 8
+"$C" --quiet --rate 0 --retries 0 "${scopes[@]}" "$ROOT" "$D" 0
+check_eq "64 scopes are accepted" "$?" 0
 check "their marker is over 10 KiB" \
   test "$(wc -c <"$D/.crawler")" -gt 10240
-"$C" --quiet --retries 0 --resume "${scopes[@]}" "$SEED" "$D" 0 \
+"$C" --quiet --rate 0 --retries 0 --resume "${scopes[@]}" "$ROOT" "$D" 0 \
   2>"$TEST_DIR/err"
-check_eq "a marker over 8 KiB resumes" "$?" 8
-scopes[127]=${SEED}other/
+check_eq "a marker over 8 KiB resumes" "$?" 0
+scopes[127]=${ROOT}other/
 expect "resume with another last scope" 3 --resume "${scopes[@]}" \
-  "$SEED" "$D" 0
+  "$ROOT" "$D" 0
 check "the refusal names the last scope" grep -qF \
-  "with 'scope: $long/63/', this command asks for 'scope: ${SEED}other/'" \
+  "with 'scope: $long/63/', this command asks for 'scope: ${ROOT}other/'" \
   "$TEST_DIR/err"
 
 # No cap on --scope (there was one, of 64): a thousand and one are taken,
@@ -217,37 +265,37 @@ check "the refusal names the last scope" grep -qF \
 fresh
 scopes=()
 for i in $(seq 1000); do
-  scopes+=(--scope "${SEED}d$i/")
+  scopes+=(--scope "${ROOT}d$i/")
 done
-scopes+=(--scope "$SEED")
-"$C" --quiet --retries 0 "${scopes[@]}" "$SEED" "$D" 0 2>"$TEST_DIR/err"
-check_eq "1001 scopes are accepted" "$?" 8
+scopes+=(--scope "$ROOT")
+"$C" --quiet --rate 0 --retries 0 "${scopes[@]}" "$ROOT" "$D" 0 2>"$TEST_DIR/err"
+check_eq "1001 scopes are accepted" "$?" 0
 check_eq "and recorded" "$(grep -c '^scope: ' "$D/.crawler")" 1001
 
 # Domains: normalised, recorded in the marker after the scope lines, any
 # number; resuming with other domains is refused as with another scope.
 fresh
-"$C" --quiet --retries 0 --domain 127.0.0.1 --domain Example.EDU. \
-  --domain 127.1 "$SEED" "$D" 0 2>"$TEST_DIR/err"
-check_eq "--domain alone is a scope" "$?" 8
+"$C" --quiet --rate 0 --retries 0 --domain 127.0.0.1 --domain Example.EDU. \
+  --domain 127.1 "$ROOT" "$D" 0 2>"$TEST_DIR/err"
+check_eq "--domain alone is a scope" "$?" 0
 check_eq "the marker records the domains, normalised, and no default" \
   "$(grep -E '^(scope|domain): ' "$D/.crawler")" \
   "domain: 127.0.0.1
 domain: example.edu
 domain: 127.0.0.1"
-"$C" --quiet --retries 0 --resume --domain 127.0.0.1 --domain example.edu \
-  --domain 127.0.0.1 "$SEED" "$D" 0 2>"$TEST_DIR/err"
-check_eq "it resumes with the same domains, however spelt" "$?" 8
+"$C" --quiet --rate 0 --retries 0 --resume --domain 127.0.0.1 --domain example.edu \
+  --domain 127.0.0.1 "$ROOT" "$D" 0 2>"$TEST_DIR/err"
+check_eq "it resumes with the same domains, however spelt" "$?" 0
 expect "resume with another domain" 3 --resume --domain 127.0.0.1 \
-  --domain example.org --domain 127.0.0.1 "$SEED" "$D" 0
+  --domain example.org --domain 127.0.0.1 "$ROOT" "$D" 0
 check "the refusal names it" grep -qF "with 'domain: example.edu', this \
 command asks for 'domain: example.org'" "$TEST_DIR/err"
-expect "resume without the domains" 3 --resume "$SEED" "$D" 0
+expect "resume without the domains" 3 --resume "$ROOT" "$D" 0
 check "the refusal names the first" grep -qF "with 'domain: 127.0.0.1', \
-this command asks for 'scope: $SEED'" "$TEST_DIR/err"
+this command asks for 'scope: $ROOT'" "$TEST_DIR/err"
 fresh
-"$C" --quiet --retries 0 "$SEED" "$D" 0
-expect "resume with a domain added" 3 --resume --domain 127.0.0.1 "$SEED" \
+"$C" --quiet --rate 0 --retries 0 "$ROOT" "$D" 0
+expect "resume with a domain added" 3 --resume --domain 127.0.0.1 "$ROOT" \
   "$D" 0
 
 # What changes which pages a crawl saves, or how it asks for them, is
@@ -258,25 +306,25 @@ check_eq "a default marker records none of them" \
     "$D/.crawler")" 0
 fresh
 ua="probe/1 (+http://example.invalid/)"
-"$C" --quiet --retries 0 --ignore-robots --respect-rel-nofollow \
-  --user-agent "$ua" "$SEED" "$D" 0 2>/dev/null
-check_eq "a crawl with robots options runs" "$?" 8
+"$C" --quiet --rate 0 --retries 0 --ignore-robots --respect-rel-nofollow \
+  --user-agent "$ua" "$ROOT" "$D" 0 2>/dev/null
+check_eq "a crawl with robots options runs" "$?" 0
 check "the marker records --ignore-robots" grep -qx "ignoreRobots: yes" \
   "$D/.crawler"
 check "and --respect-rel-nofollow" grep -qx "respectRelNofollow: yes" \
   "$D/.crawler"
 check "and the user agent" grep -qxF "userAgent: $ua" "$D/.crawler"
-"$C" --quiet --retries 0 --resume --ignore-robots --respect-rel-nofollow \
-  --user-agent "$ua" "$SEED" "$D" 0 2>/dev/null
-check_eq "it resumes with the same ones" "$?" 8
-"$C" --quiet --retries 0 --resume --respect-rel-nofollow \
-  --user-agent "$ua" "$SEED" "$D" 0 2>"$TEST_DIR/err"
+"$C" --quiet --rate 0 --retries 0 --resume --ignore-robots --respect-rel-nofollow \
+  --user-agent "$ua" "$ROOT" "$D" 0 2>/dev/null
+check_eq "it resumes with the same ones" "$?" 0
+"$C" --quiet --rate 0 --retries 0 --resume --respect-rel-nofollow \
+  --user-agent "$ua" "$ROOT" "$D" 0 2>"$TEST_DIR/err"
 check_eq "resume without --ignore-robots is refused" "$?" 3
 check "the refusal names it" grep -qF "ignoreRobots: yes" "$TEST_DIR/err"
-"$C" --quiet --retries 0 --resume --ignore-robots --user-agent "$ua" \
-  "$SEED" "$D" 0 2>/dev/null
+"$C" --quiet --rate 0 --retries 0 --resume --ignore-robots --user-agent "$ua" \
+  "$ROOT" "$D" 0 2>/dev/null
 check_eq "resume without --respect-rel-nofollow is refused" "$?" 3
-"$C" --quiet --retries 0 --resume --ignore-robots --respect-rel-nofollow \
-  "$SEED" "$D" 0 2>/dev/null
+"$C" --quiet --rate 0 --retries 0 --resume --ignore-robots --respect-rel-nofollow \
+  "$ROOT" "$D" 0 2>/dev/null
 check_eq "resume with the default user agent is refused" "$?" 3
 finish

@@ -202,13 +202,14 @@ trap 'exit 143' TERM
 
 # ----------------------------------------------------------- server
 
-# portless DIR OUT: a copy of page directory DIR (its pages, .crawler and
-# .journal) with the test server's address 127.0.0.1:$PORT as
+# portless DIR OUT: a copy of page directory DIR (its pages, .crawler,
+# .journal and .complete) with the test server's address 127.0.0.1:$PORT as
 # 127.0.0.1:{{port}}, as the golden directories write it.
 portless() {
   mkdir -p "$2"
   local f
-  for f in "$1"/* "$1/.crawler" "$1/.journal"; do
+  for f in "$1"/* "$1/.crawler" "$1/.journal" \
+    "$1/.complete"; do
     [ -e "$f" ] || continue
     sed "s/127\.0\.0\.1:$PORT/127.0.0.1:{{port}}/g" "$f" >"$2/$(basename "$f")"
   done

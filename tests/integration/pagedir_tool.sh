@@ -15,7 +15,8 @@ SAMPLES=$TOP/pageDirectory-samples
 real() {
   mkdir -p "$2"
   local f
-  for f in "$SAMPLES/$1"/* "$SAMPLES/$1/.crawler" "$SAMPLES/$1/.journal"; do
+  for f in "$SAMPLES/$1"/* "$SAMPLES/$1/.crawler" "$SAMPLES/$1/.journal" \
+    "$SAMPLES/$1/.complete"; do
     [ -e "$f" ] || continue
     sed "s/{{port}}/8000/g" "$f" >"$2/$(basename "$f")"
   done
@@ -134,6 +135,13 @@ fails "a cut gzip stream" "$d" "'$d/2' is not a well-formed page"
 d=$(broken garbage)
 printf 'no newline at all' >"$d/4"
 fails "a page without its two lines" "$d" "'$d/4' is not a well-formed page"
+d=$(broken incomplete)
+rm "$d/.complete"
+fails "no completion record" "$d" "interrupted crawl: no .complete"
+d=$(broken count)
+echo "pages: 14" >"$d/.complete"
+fails "a completion record of another count" "$d" \
+  ".complete' says 14 pages, the directory holds 15"
 d=$(broken journal)
 echo "ctype 99 http://127.0.0.1:8000/x.html text/plain" >>"$d/.journal"
 fails "a journal line beyond the last page" "$d" "journal goes beyond page 15"
