@@ -498,7 +498,6 @@ static bool transient(CURLcode rc)
   case CURLE_SEND_ERROR:
   case CURLE_GOT_NOTHING:
   case CURLE_PARTIAL_FILE:
-  case CURLE_COULDNT_RESOLVE_HOST:
     return true;
   default:
     return false;
@@ -617,9 +616,25 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     res->curl_code = (int)rc;
     /* libcurl's message says the most ("SSL certificate problem: unable
      * to get local issuer certificate" where its code's text says "SSL
-     * peer certificate or SSH remote key was not OK"). */
-    snprintf(res->error, sizeof(res->error), "%s",
-             errbuf[0] ? errbuf : curl_easy_strerror(rc));
+     * peer certificate or SSH remote key was not OK"); a name that does
+     * not resolve is said plainly (not retried: transient), and an
+     * untrusted certificate names the option that trusts its CA. */
+    const char *msg = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+    const char *unresolved = "Could not resolve host: ";
+    if (rc == CURLE_COULDNT_RESOLVE_HOST &&
+        strncmp(msg, unresolved, strlen(unresolved)) == 0)
+      snprintf(res->error, sizeof(res->error), "cannot resolve host %s",
+               msg + strlen(unresolved));
+    else if (rc == CURLE_PEER_FAILED_VERIFICATION &&
+             (strstr(msg, "issuer") != NULL ||
+              strstr(msg, "self-signed") != NULL ||
+              strstr(msg, "self signed") != NULL))
+      snprintf(res->error, sizeof(res->error),
+               "%s (its CA is not trusted here: --ca-certificate FILE "
+               "trusts a private one)",
+               msg);
+    else
+      snprintf(res->error, sizeof(res->error), "%s", msg);
   } else {
     res->outcome = FETCH_OK;
   }

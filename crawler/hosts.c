@@ -211,12 +211,22 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it, char **url)
 }
 
 /* unreachable_text: the skip reason for a robots.txt that failed for
- * WHY, returned owned (free()); NULL if out of memory. */
-static char *unreachable_text(const char *why)
+ * WHY: no answer at all (NET: the network, DNS, TLS) is the host's
+ * failure, an answer (5xx, 429) its robots.txt's. Returned owned
+ * (free()); NULL if out of memory. */
+static char *unreachable_text(const char *why, bool net)
 {
   strbuf_t b = STRBUF_INIT;
-  strbuf_addf(&b, "%s: %s", HOSTS_UNREACHABLE, why);
+  strbuf_addf(&b, "%s: %s", net ? HOSTS_NET_UNREACHABLE : HOSTS_UNREACHABLE,
+              why);
   return strbuf_detach(&b);
+}
+
+bool hosts_is_unreachable(const char *why)
+{
+  return strncmp(why, HOSTS_UNREACHABLE, strlen(HOSTS_UNREACHABLE)) == 0 ||
+         strncmp(why, HOSTS_NET_UNREACHABLE, strlen(HOSTS_NET_UNREACHABLE)) ==
+           0;
 }
 
 bool hosts_gate_last(hosts_t *h, const fitem_t *it, const fetch_result_t *r)
@@ -224,7 +234,8 @@ bool hosts_gate_last(hosts_t *h, const fitem_t *it, const fetch_result_t *r)
   if (!hosts_robots_unreachable(r))
     return false;
   pthread_mutex_lock(&h->lock);
-  bool last = it->host < h->n && h->v[it->host].failures >= h->retries;
+  bool last = it->host < h->n &&
+              (!r->retryable || h->v[it->host].failures >= h->retries);
   pthread_mutex_unlock(&h->lock);
   return last;
 }
@@ -244,7 +255,8 @@ static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
   /* Used only if this failure is the last one allowed. */
   char *unreachable = r->outcome != FETCH_OK && r->outcome != FETCH_REDIRECT &&
                           r->error[0] != '\0'
-                      ? unreachable_text(r->error)
+                      ? unreachable_text(r->error,
+                                         r->outcome == FETCH_NET_ERROR)
                       : NULL;
   enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
   int failures = 0;
@@ -268,17 +280,20 @@ static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
   } else if (!hosts_robots_unreachable(r)) {
     /* Unavailable (4xx, or redirects without end): no restrictions. */
     hs->rules = robots_allow_all();
-  } else if (!settled && hs->failures++ < h->retries) {
-    /* Unreachable (5xx, 429, network): retry later (after Retry-After,
-     * if a 429 or 503 has one); nothing of the host is fetched
-     * meanwhile. */
+  } else if (!settled && r->retryable && hs->failures++ < h->retries) {
+    /* Unreachable for now (5xx, 429, a timeout, a refused connection):
+     * retry later (after Retry-After, if a 429 or 503 has one); nothing
+     * of the host is fetched meanwhile. What no retry mends (a name
+     * that does not resolve, an untrusted certificate) is final. */
     failures = hs->failures;
     then = AGAIN_LATER;
   } else {
     hs->rules = robots_disallow_all();
     hs->unreachable = unreachable;
     unreachable = NULL;
-    hs->skip = hs->unreachable ? hs->unreachable : HOSTS_UNREACHABLE;
+    hs->skip = hs->unreachable               ? hs->unreachable
+             : r->outcome == FETCH_NET_ERROR ? HOSTS_NET_UNREACHABLE
+                                             : HOSTS_UNREACHABLE;
   }
   if (then == OPEN) {
     delay = robots_crawl_delay(hs->rules);

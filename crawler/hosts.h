@@ -93,7 +93,9 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
 
 /* hosts_gate_last: whether R, handed to hosts_gate_end for the gate IT
  * now, is the last failure allowed: an unreachable robots.txt (5xx, 429,
- * network) with no retry left, after which the host is skipped. A
+ * network) with no retry left, or one no retry mends (a name that does
+ * not resolve, an untrusted certificate), after which the host is
+ * skipped. A
  * shared crawl keeps that answer for every worker (wc_gate).
  * Thread-safety: any thread; the one that holds IT. */
 bool hosts_gate_last(hosts_t *h, const fitem_t *it, const fetch_result_t *r);
@@ -106,16 +108,24 @@ void hosts_gate_settle(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
                        fetch_result_t *r);
 
 /* The reason hosts_forbids gives for every URL of a host whose robots.txt
- * could not be fetched starts with this. */
+ * could not be fetched starts with one of these: its robots.txt answered
+ * with an error (5xx, 429), or the host did not answer at all (the
+ * network, DNS, TLS). hosts_is_unreachable tells a reason of either. */
 #define HOSTS_UNREACHABLE "robots.txt unreachable"
+#define HOSTS_NET_UNREACHABLE "host unreachable"
+
+/* hosts_is_unreachable: whether the reason WHY (borrowed) is one of a
+ * host whose robots.txt could not be fetched. Thread-safety: any. */
+bool hosts_is_unreachable(const char *why);
 
 /* hosts_forbids: why robots.txt keeps the URL with path and query PATH
  * (borrowed; as robots_allowed takes it) on host HOST from being fetched,
  * or NULL if it does not. Called for page items, which the frontier hands
  * out only once their host's gate is done.
  * Returns: text valid until hosts_delete ("disallowed by robots.txt",
- *   "robots.txt unreachable: " and the last failure's reason, from
- *   fetch_result_t.error, "out of memory", ...), or NULL.
+ *   "robots.txt unreachable: " or "host unreachable: " and the last
+ *   failure's reason, from fetch_result_t.error, "out of memory", ...),
+ *   or NULL.
  * Thread-safety: any thread. */
 const char *hosts_forbids(hosts_t *h, uint32_t host, const char *path);
 

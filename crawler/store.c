@@ -529,8 +529,7 @@ static void unreachable_host(void *arg, const char *first, void *item)
 {
   struct hosts_arg *h = arg;
   const struct record *r = item;
-  if (r->kind != R_ROBOTS ||
-      strncmp(r->why, HOSTS_UNREACHABLE, strlen(HOSTS_UNREACHABLE)) != 0)
+  if (r->kind != R_ROBOTS || !hosts_is_unreachable(r->why))
     return;
   char *key = url_host_key_normal(r->nhops ? r->hops[r->nhops - 1] : first);
   if (key != NULL)

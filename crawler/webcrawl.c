@@ -783,7 +783,7 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     return;
   }
   if (p->robots != NULL) {
-    if (strncmp(p->robots, HOSTS_UNREACHABLE, strlen(HOSTS_UNREACHABLE)) == 0) {
+    if (hosts_is_unreachable(p->robots)) {
       st->ign_unreachable++;
       /* Each host's reason: few, and they say what the URLs met. */
       tally_add(&st->unreachable, p->robots);

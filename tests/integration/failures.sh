@@ -127,12 +127,12 @@ check "a robots.txt 404 cut short allows everything: the seed is saved" \
   test -e "$TEST_DIR/brokenrobots/1"
 
 crawl refused "$REFUSED/" 1
-check "refused: the seed's IgnRobots line says why robots.txt failed" \
-  logged refused "IgnRobots: $REFUSED/ (robots.txt unreachable: Failed\
+check "refused: the seed's IgnRobots line says the host failed, and why" \
+  logged refused "IgnRobots: $REFUSED/ (host unreachable: Failed\
  to connect to 127.0.0.1 port $CLOSED"
 check "... in libcurl's words" logged refused "Couldn't connect to server)"
 check "refused: the summary says why" said refused \
-  "crawler: not fetched: 1 x robots.txt unreachable: Failed to connect to"
+  "crawler: not fetched: 1 x host unreachable: Failed to connect to"
 check "refused: robots.txt failed, not fetched; the seed not disallowed" \
   said refused "robots: 0 robots.txt fetched, 1 failed; 0 URLs disallowed,\
  1 not fetched as robots.txt was unreachable;"
@@ -183,13 +183,48 @@ check_eq "missing: the message names the seed" \
 check "missing: nothing saved" test ! -e "$TEST_DIR/missing/1"
 
 crawl refused_seed "$REFUSED/" 0 --quiet
-seed_fails refused_seed "robots.txt unreachable: Failed to connect to"
+seed_fails refused_seed "host unreachable: Failed to connect to"
 check "refused: the reason is libcurl's" \
   grep -q "Couldn't connect to server\$" "$TEST_DIR/refused_seed.err"
 check_eq "refused, --quiet: that line is all that is said" \
   "$(wc -l <"$TEST_DIR/refused_seed.err")" 1
 
 seed_fails refused_nr "Failed to connect to 127.0.0.1 port $CLOSED"
+
+# A name that does not resolve is said plainly, and not retried: no
+# retry mends it. An LD_PRELOAD shim answers the lookup, so that no query
+# leaves the machine: getaddrinfo of a name under nx.test fails.
+if [ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
+  skip "nxdomain: a name that does not resolve" \
+    "the LD_PRELOAD shim and a sanitizer runtime do not mix"
+else
+  cat >"$TEST_DIR/nx.c" <<'C'
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <netdb.h>
+#include <string.h>
+int getaddrinfo(const char *node, const char *service,
+                const struct addrinfo *hints, struct addrinfo **res)
+{
+  size_t n = node ? strlen(node) : 0;
+  if (n >= 7 && strcmp(node + n - 7, "nx.test") == 0)
+    return EAI_NONAME;
+  int (*real)(const char *, const char *, const struct addrinfo *,
+              struct addrinfo **) = dlsym(RTLD_NEXT, "getaddrinfo");
+  return real(node, service, hints, res);
+}
+C
+  if cc -shared -fPIC -o "$TEST_DIR/nx.so" "$TEST_DIR/nx.c" -ldl; then
+    export LD_PRELOAD=$TEST_DIR/nx.so
+    crawl nxdomain "http://docs.nx.test:$PORT/" 1 --retries 2
+    unset LD_PRELOAD
+    seed_fails nxdomain "host unreachable: cannot resolve host docs.nx.test"
+    check "nxdomain: not retried: one request" \
+      said nxdomain "crawler: 1 requests to 1 hosts"
+  else
+    skip "nxdomain: a name that does not resolve" "cannot build the shim"
+  fi
+fi
 seed_fails disallowed "disallowed by robots.txt"
 
 crawl noindex "$H1/noindex.html" 1

@@ -142,7 +142,7 @@ scenario robots 3.6 --rate 1 --timeout 1 --retries 0 \
 check "robots: the interrupted crawl had saved a page after host 2's URLs" \
   grep -q "Saved: $BASE_URL/a.html" "$TEST_DIR/robots-int.log"
 check "robots: host 2 was unreachable in the uninterrupted crawl" \
-  grep -q "IgnRobots: http://127.0.0.2:$PORT/r.html (robots.txt unreachable" \
+  grep -q "IgnRobots: http://127.0.0.2:$PORT/r.html (host unreachable" \
   "$TEST_DIR/robots-full.log"
 check_eq "robots: the resumed crawl asked nothing of host 2" \
   "$(log_targets 127.0.0.2 | wc -l)" 0

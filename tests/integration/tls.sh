@@ -91,7 +91,8 @@ said() {  # said NAME TEXT: the crawl's stderr has a line holding TEXT
   }
 }
 PAGES="$H1/ 0 $H1/a.html 1 $H1/b.html 1 "
-UNTRUSTED="SSL certificate problem: unable to get local issuer certificate"
+UNTRUSTED="SSL certificate problem: unable to get local issuer certificate\
+ (its CA is not trusted here: --ca-certificate FILE trusts a private one)"
 
 # ------------------------------------------------------------ trust
 
@@ -105,18 +106,20 @@ crawl cadir "$H1/" 1 --ca-directory "$C/cadir"
 check_eq "--ca-directory: the crawl succeeds" "$RC" 0
 check_eq "--ca-directory: the pages are saved" "$(listing cadir)" "$PAGES"
 
-crawl untrusted "$H1/" 1
+crawl untrusted "$H1/" 1 --retries 2
 check_eq "no CA option: the test CA is not trusted: exit 8" "$RC" 8
 check_eq "untrusted: the last line says why, in libcurl's words" \
   "$(last_line untrusted)" \
-  "crawler: seed '$H1/' not saved: robots.txt unreachable: $UNTRUSTED"
+  "crawler: seed '$H1/' not saved: host unreachable: $UNTRUSTED"
 check "untrusted: the seed's log line says it too" grep -qF \
-  "IgnRobots: $H1/ (robots.txt unreachable: $UNTRUSTED)" \
+  "IgnRobots: $H1/ (host unreachable: $UNTRUSTED)" \
   "$TEST_DIR/untrusted.log"
 check "untrusted: robots.txt counted as failed" \
   said untrusted "robots: 0 robots.txt fetched, 1 failed;"
 check "untrusted: the summary says why" said untrusted \
-  "crawler: not fetched: 1 x robots.txt unreachable: $UNTRUSTED"
+  "crawler: not fetched: 1 x host unreachable: $UNTRUSTED"
+check "untrusted: not retried (no retry mends it): one request" said untrusted \
+  "crawler: 1 requests to 1 hosts"
 
 crawl untrusted_nr "$H1/" 1 --ignore-robots
 check_eq "untrusted, robots ignored: exit 8" "$RC" 8
@@ -130,12 +133,12 @@ check "untrusted, robots ignored: summed up in libcurl's words" \
 crawl otherca "$H1/" 1 --ca-certificate "$TEST_DIR/other/ca.pem"
 check_eq "another CA: the certificate is not trusted: exit 8" "$RC" 8
 check_eq "another CA: the same reason" "$(last_line otherca)" \
-  "crawler: seed '$H1/' not saved: robots.txt unreachable: $UNTRUSTED"
+  "crawler: seed '$H1/' not saved: host unreachable: $UNTRUSTED"
 
 crawl wrongname "$H3/" 1 --ca-certificate "$C/ca.pem"
 check_eq "wrong host name: exit 8" "$RC" 8
 check_eq "wrong host name: libcurl's reason" "$(last_line wrongname)" \
-  "crawler: seed '$H3/' not saved: robots.txt unreachable: SSL: no\
+  "crawler: seed '$H3/' not saved: host unreachable: SSL: no\
  alternative certificate subject name matches target host name '127.0.0.3'"
 
 # ------------------------------------------------------- no checking

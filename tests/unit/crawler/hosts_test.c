@@ -52,13 +52,19 @@ static fitem_t *gate(struct fix *x, const char *key)
   return pop_gate(x);
 }
 
-/* answer: a response as fetcher_get_robots would give it (owned). */
+/* answer: a response as fetcher_get_robots would give it (owned): a
+ * network failure is a transient one (a timeout), as are 5xx and 429. */
 static fetch_result_t answer(fetch_outcome_t outcome, long status,
                              const char *body, const char *location)
 {
-  fetch_result_t r = { .outcome = outcome,
-                       .status = status,
-                       .retry_after = -1 };
+  fetch_result_t r = {
+    .outcome = outcome,
+    .status = status,
+    .retry_after = -1,
+    .retryable = outcome == FETCH_NET_ERROR ||
+                 (outcome == FETCH_HTTP_ERROR &&
+                  (status >= 500 || status == 429)),
+  };
   if (body != NULL) {
     r.body = strdup(body);
     r.len = strlen(body);
@@ -193,7 +199,28 @@ static void test_unavailable_and_unreachable(void)
             "robots.txt unreachable");
   CHECK_STR(verdict(&x, "http://c:80", "http://c/robots.txt",
                     answer(FETCH_NET_ERROR, 0, NULL, NULL), "/x"),
-            "robots.txt unreachable");
+            "host unreachable");
+  fix_delete(&x);
+}
+
+/* What no retry mends (a name that does not resolve, an untrusted
+ * certificate: not retryable) closes the host at once, retries left or
+ * not, and says it is the host's failure, not its robots.txt's. */
+static void test_final_network_failure(void)
+{
+  struct fix x = fix_new(2);
+  fetch_result_t r = answer(FETCH_NET_ERROR, 0, NULL, NULL);
+  r.retryable = false;
+  snprintf(r.error, sizeof(r.error), "cannot resolve host a.nx.test");
+  fitem_t *g = gate(&x, "http://a.nx.test:80");
+  char *url = NULL;
+  CHECK(g != NULL && hosts_gate_begin(x.h, x.f, g, &url));
+  CHECK_STR(url, "http://a.nx.test/robots.txt");
+  CHECK(hosts_gate_last(x.h, g, &r)); /* a shared crawl keeps it final */
+  CHECK(url != NULL && hosts_gate_end(x.h, x.f, g, url, &r) == 0);
+  opened(&x);
+  CHECK_STR(hosts_forbids(x.h, g->host, "/x"),
+            "host unreachable: cannot resolve host a.nx.test");
   fix_delete(&x);
 }
 
@@ -206,7 +233,7 @@ static void test_unreachable_says_why(void)
            "SSL certificate problem: unable "
            "to get local issuer certificate");
   CHECK_STR(verdict(&x, "https://a:443", "https://a/robots.txt", r, "/x"),
-            "robots.txt unreachable: SSL certificate problem: unable to "
+            "host unreachable: SSL certificate problem: unable to "
             "get local issuer certificate");
   r = answer(FETCH_HTTP_ERROR, 503, NULL, NULL);
   snprintf(r.error, sizeof(r.error), "HTTP 503 Service Unavailable");
@@ -451,6 +478,7 @@ int main(void)
   RUN(test_redirect_other_host);
   RUN(test_unavailable_and_unreachable);
   RUN(test_unreachable_says_why);
+  RUN(test_final_network_failure);
   RUN(test_replay_unreachable);
   RUN(test_retry);
   RUN(test_retry_after);
