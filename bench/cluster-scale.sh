@@ -93,7 +93,7 @@ run() {
       "http://127.0.0.2:$site/index.html" "$out" "$DEPTH"
   else
     for i in $(seq "$n"); do
-      /usr/bin/time -f '%U %S' -o "$W/time.$i" "$CRAWLER" \
+      /usr/bin/time -f '%U %S' -o "$W/time.$i" "$CRAWLER" --stats \
         --cluster "$REDIS" --crawl-name "$name" "$@" \
         "http://127.0.0.2:$site/index.html" "$out" "$DEPTH" 2> "$W/err.$i" &
     done

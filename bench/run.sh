@@ -637,7 +637,7 @@ if want mem; then
       [ "$bud" != default ] && mopt="--max-memory $bud"
       say "  $1: --max-pages $4, depth $3, budget $bud"
       rc=0
-      timeout "$RUN_LIMIT" /usr/bin/time -f '%e %M' -o "$W/time.txt" "$CRAWLER" $mopt \
+      timeout "$RUN_LIMIT" /usr/bin/time -f '%e %M' -o "$W/time.txt" "$CRAWLER" --stats $mopt \
         --max-pages "$4" "http://127.0.0.1:$MPORT/$2" "$W/out/mem" "$3" \
         > /dev/null 2> "$W/last-mem.err" || rc=$?
       read -r wall rss < <(tail -1 "$W/time.txt")

@@ -147,8 +147,11 @@ static void usage(void)
 "  --status              with --cluster and --crawl-name, and no\n"
 "                        arguments: print the shared crawl's state\n"
 "  --log                 one line per event on stdout (CS50 layout)\n"
-"  --quiet               no summary and no status line\n"
-"  --help, --version\n"
+"  -q, --quiet           no summary and no status line\n"
+"  --stats               add the engine's figures to the summary (memory\n"
+"                        budget, politeness bound, Redis round trips)\n"
+"  -h, --help            this text\n"
+"  -V, --version         the version\n"
 "\n"
 "Exit status: 0 done; 1 bad usage; 2 bad seedURL; 3 bad pageDirectory\n"
 "(or, with --cluster, an option that differs from the shared crawl's);\n"
@@ -184,6 +187,7 @@ static void refuse(int code, const char *fmt, ...)
   va_end(ap);
   fputc('\n', stderr);
   usage_line(stderr);
+  fprintf(stderr, "Try '%s --help' for the options.\n", prog);
   exit(code);
 }
 
@@ -279,7 +283,7 @@ struct cmd {
   const char *cluster_url, *crawl_name; /* argv, or NULL */
   char stamp[128];                      /* the directory's, as bound */
   double lease;                         /* --lease-timeout */
-  bool quiet, resume, status;
+  bool quiet, resume, status, stats;
   char *seed;         /* normalised; owned */
   char **scope;       /* normalised, NSCOPE; owned */
   char **domain;      /* normalised, NDOMAIN; owned */
@@ -310,6 +314,7 @@ enum {
   O_QUIET,
   O_HELP,
   O_VERSION,
+  O_STATS,
   O_IGNROBOTS,
   O_RELNOFOLLOW,
   O_MAXPH,
@@ -360,6 +365,7 @@ static const struct option opts[] = {
   { "status", no_argument, NULL, O_STATUS },
   { "log", no_argument, NULL, O_LOG },
   { "quiet", no_argument, NULL, O_QUIET },
+  { "stats", no_argument, NULL, O_STATS },
   { "help", no_argument, NULL, O_HELP },
   { "version", no_argument, NULL, O_VERSION },
   { NULL, 0, NULL, 0 }
@@ -513,9 +519,17 @@ static void parse_option(struct cmd *c, int opt, const char *name)
   case O_QUIET:
     c->quiet = true;
     break;
+  case O_STATS:
+    c->stats = true;
+    break;
+  case 'h':
   case O_HELP:
     usage();
     exit(0);
+  case 'q':
+    c->quiet = true;
+    break;
+  case 'V':
   case O_VERSION:
     printf("crawler %s (libcurl %s, libxml2 %s)\n", CRAWL_VERSION,
            curl_version_info(CURLVERSION_NOW)->version, LIBXML_DOTTED_VERSION);
@@ -577,12 +591,13 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
     out_of_memory();
   int opt;
   opterr = 0;
-  /* The leading ':' makes a missing value ':' rather than '?'. */
-  while ((opt = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+  /* The leading ':' makes a missing value ':' rather than '?'. Short
+   * options: -h, -q, -V. */
+  while ((opt = getopt_long(argc, argv, ":hqV", opts, NULL)) != -1) {
     const char *name = optind > 0 && optind <= argc ? argv[optind - 1] : "";
-    /* A short option (there are none: "-12" where maxDepth goes, or
-     * "-xy"): getopt moves past its word only at the word's last
-     * letter, so before that the word is still argv[optind]. */
+    /* An unknown short option ("-12" where maxDepth goes, or "-xy"):
+     * getopt moves past its word only at the word's last letter, so
+     * before that the word is still argv[optind]. */
     size_t len = strlen(name);
     if (opt == '?' && optopt > 0 && optopt < 256 && optind < argc &&
         !(name[0] == '-' && len > 1 && name[len - 1] == optopt))
@@ -903,8 +918,36 @@ static void open_pagedir(struct cmd *c)
   o->pagedir = dir;
 }
 
+/* loopback: whether HOST (LEN bytes, normal form) is this machine: an
+ * address of 127.0.0.0/8, [::1], or localhost. */
+static bool loopback(const char *host, size_t len)
+{
+  return (len > 4 && strncmp(host, "127.", 4) == 0 &&
+          strspn(host, "0123456789.") == len) ||
+         (len == 5 && strncmp(host, "[::1]", 5) == 0) ||
+         (len == 9 && strncmp(host, "localhost", 9) == 0);
+}
+
+/* outward: whether the crawl C may reach a host that is not this
+ * machine's: its seed's, a --scope prefix's or a --domain. */
+static bool outward(const struct cmd *c)
+{
+  size_t len;
+  const char *h = url_host_normal(c->seed, &len);
+  if (h == NULL || !loopback(h, len))
+    return true;
+  for (size_t i = 0; i < c->nscope; i++)
+    if ((h = url_host_normal(c->scope[i], &len)) == NULL || !loopback(h, len))
+      return true;
+  for (size_t i = 0; i < c->ndomain; i++)
+    if (!loopback(c->domain[i], strlen(c->domain[i])))
+      return true;
+  return false;
+}
+
 /* prepare_run: the last choices before the crawl (C->o's progress and
- * warc): warn about --ignore-robots and --no-check-certificate, show a
+ * warc): warn about --ignore-robots, --no-check-certificate and the
+ * default User-Agent where it reaches beyond this machine, show a
  * status line only on a terminal, open the --warc file; refuse if it
  * cannot be written. */
 static void prepare_run(struct cmd *c)
@@ -921,6 +964,13 @@ static void prepare_run(struct cmd *c)
             "certificates are not checked, so anyone on the way can read "
             "and change the pages; use it only for test servers\n",
             prog);
+  /* A site's owner must be able to reach whoever crawls it. */
+  if (strcmp(o->user_agent, DEFAULT_UA) == 0 && outward(c))
+    fprintf(stderr,
+            "%s: WARNING: the User-Agent names no one to contact (%s); "
+            "tell the sites you crawl who you are: --user-agent "
+            "'mybot/1.0 (+https://example.edu/bot.html; you@example.edu)'\n",
+            prog, DEFAULT_UA);
   o->progress = !o->log && !c->quiet && isatty(STDERR_FILENO);
   if (c->warc_path == NULL)
     return;
@@ -1109,7 +1159,7 @@ int main(int argc, char *argv[])
   webcrawl_stats_t st;
   int rc = run_crawl(&c, &st);
   if (!c.quiet)
-    summary_print(prog, &c.o, c.dir, c.warc_path, &st);
+    summary_print(prog, &c.o, c.dir, c.warc_path, &st, c.stats);
   int code = exit_status(rc, &c, &st, argc, argv);
   release(&c);
   return code;

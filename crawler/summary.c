@@ -14,15 +14,22 @@ static void print_tally(const char *prog, const char *label, const tally_t *t)
             label, t->other);
 }
 
+/* s: the plural ending for N things. */
+static const char *s(long n)
+{
+  return n == 1 ? "" : "s";
+}
+
 void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
-                   const char *warc_path, const webcrawl_stats_t *st)
+                   const char *warc_path, const webcrawl_stats_t *st,
+                   bool stats)
 {
   fprintf(stderr,
-          "%s: saved %ld pages (%lld bytes) in '%s' in %.2f s, "
+          "%s: saved %ld page%s (%lld bytes) in '%s' in %.2f s, "
           "%.1f pages/s\n"
           "%s: fetched %ld, failed %ld (http %ld, network %ld, not a page "
           "%ld, binary %ld, too large %ld), redirects %ld, retries %ld\n",
-          prog, st->saved, st->bytes, dir, st->elapsed,
+          prog, st->saved, s(st->saved), st->bytes, dir, st->elapsed,
           st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog, st->fetched,
           st->failed, st->http_errors, st->net_errors, st->wrong_type,
           st->binary, st->too_large, st->redirects, st->retries);
@@ -43,6 +50,12 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
   if (o->warc != NULL)
     fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog, st->warc_records,
             warc_path);
+  double rps = st->elapsed > 0 ? st->requests / st->elapsed : 0;
+  if (!stats) {
+    fprintf(stderr, "%s: %ld request%s to %ld host%s, %.1f/s\n", prog,
+            st->requests, s(st->requests), st->hosts, s(st->hosts), rps);
+    return;
+  }
   if (st->worker[0] != '\0')
     fprintf(stderr,
             "%s: cluster: worker %s: %ld Redis round trips (%.2f per page "
@@ -55,20 +68,19 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
           "%s: memory: budget %zu bytes, peak %zu held; spilled %lld bytes "
           "to disk (peak %lld at once); peak RSS %ld KiB\n",
           prog, o->max_memory, st->mem_peak, st->spilled, st->spill_peak, rss);
-  double rps = st->elapsed > 0 ? st->requests / st->elapsed : 0;
   /* The most a polite crawl could do: B + R*t requests per host, each
    * host counted from when it was found. */
   double bound = st->elapsed > 0 ? st->bound / st->elapsed : 0;
   if (o->rate > 0 && bound > 0)
     fprintf(stderr,
-            "%s: politeness: %ld requests to %ld hosts, %.1f/s; "
+            "%s: politeness: %ld request%s to %ld host%s, %.1f/s; "
             "the bound (%g + %g/s x t per host, from when it was found) "
             "allows %.1f/s: %.0f%% of it\n",
-            prog, st->requests, st->hosts, rps, o->burst, o->rate, bound,
-            100 * rps / bound);
+            prog, st->requests, s(st->requests), st->hosts, s(st->hosts), rps,
+            o->burst, o->rate, bound, 100 * rps / bound);
   else
     fprintf(stderr,
-            "%s: %ld requests to %ld hosts, %.1f/s (no rate "
+            "%s: %ld request%s to %ld host%s, %.1f/s (no rate "
             "limit)\n",
-            prog, st->requests, st->hosts, rps);
+            prog, st->requests, s(st->requests), st->hosts, s(st->hosts), rps);
 }

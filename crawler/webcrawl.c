@@ -504,9 +504,14 @@ static void progress(struct webcrawl *w, bool final)
     return;
   w->last_progress = now;
   double el = now - w->start;
-  fprintf(stderr, "\r\033[K%ld saved, %zu queued, %ld errors, %.1f pages/s",
+  /* The rate of requests made, not of pages saved: a resumed crawl
+   * saves its earlier pages again in a moment, read back, not asked. */
+  long requests = atomic_load(&w->requests);
+  fprintf(stderr,
+          "\r\033[K%ld saved, %zu queued, %ld failed, %.1f requests/s, "
+          "%d:%02d elapsed",
           w->st->saved, frontier_count(engine_frontier(w->e)), w->st->failed,
-          el > 0 ? w->st->saved / el : 0.0);
+          el > 0 ? requests / el : 0.0, (int)(el / 60), (int)el % 60);
   if (final)
     fputs("\r\033[K", stderr);
   fflush(stderr);

@@ -36,7 +36,7 @@ check_eq "one process: the start page and 4 pages of each host" \
 # background (its pid in LAST_PID), bounded by a timeout; its summary
 # in $TEST_DIR/NAME.N.err.
 worker() {
-  timeout -k 5 120 "$BIN/crawler" --cluster "$REDIS_URL" \
+  timeout -k 5 120 "$BIN/crawler" --stats --cluster "$REDIS_URL" \
     --crawl-name "$1" "${CRAWL[@]}" "$SEED" "$TEST_DIR/$1" 1 \
     2>"$TEST_DIR/$1.$2.err" &
   LAST_PID=$!

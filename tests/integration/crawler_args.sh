@@ -11,16 +11,18 @@ C=$BIN/crawler
 # is not served here.
 SEED=http://127.0.0.1:9/
 
-# expect NAME CODE ARGS...: crawler exits CODE, stderr is exactly two lines
-# (the reason, then "usage: ..."), stdout is empty.
+# expect NAME CODE ARGS...: crawler exits CODE, stderr is exactly three
+# lines (the reason, "usage: ...", then "Try 'crawler --help' ..."),
+# stdout is empty.
 expect() {
   local name=$1 code=$2 rc
   shift 2
   "$C" "$@" >"$TEST_DIR/out" 2>"$TEST_DIR/err"
   rc=$?
-  if [ "$rc" = "$code" ] && [ "$(wc -l <"$TEST_DIR/err")" = 2 ] &&
+  if [ "$rc" = "$code" ] && [ "$(wc -l <"$TEST_DIR/err")" = 3 ] &&
      head -n 1 "$TEST_DIR/err" | grep -q '^crawler: ' &&
      sed -n 2p "$TEST_DIR/err" | grep -q '^usage: crawler ' &&
+     sed -n 3p "$TEST_DIR/err" | grep -qx "Try 'crawler --help' for the options." &&
      [ ! -s "$TEST_DIR/out" ]; then
     ok "$name"
   else
@@ -184,6 +186,46 @@ wait "$cpid"
 fresh
 "$C" --quiet --retries 0 "$SEED" "$D" 1000
 check_eq "maxDepth 1000 is accepted" "$?" 8
+
+# Short options, as users type them.
+"$C" -h >"$TEST_DIR/h" 2>&1
+check_eq "-h is --help" "$?:$(head -n 1 "$TEST_DIR/h")" \
+  "0:usage: crawler [options] seedURL pageDirectory maxDepth"
+check_eq "-V is --version" "$("$C" -V | cut -d' ' -f1)" crawler
+fresh
+"$C" -q --retries 0 "$SEED" "$D" 0 2>"$TEST_DIR/err"
+check_eq "-q is --quiet: only the reason is said" \
+  "$?:$(wc -l <"$TEST_DIR/err")" "8:1"
+expect "an unknown short option still is one" 1 -x "$SEED" "$D" 0
+
+# The default User-Agent names no one to contact: a crawl that may reach
+# beyond this machine is warned, once, naming --user-agent; one of
+# loopback hosts only is not. (A replay: nothing is asked of any host.)
+E=$TEST_DIR/empty-saved
+mkdir -p "$E"
+printf 'tse-crawler pagedir 1\n' >"$E/.crawler"
+fresh
+"$C" --replay "$E" http://docs.nx.test/ "$D" 0 2>"$TEST_DIR/err"
+check_eq "the default User-Agent, a host elsewhere: warned once" \
+  "$(grep -c 'WARNING: the User-Agent names no one to contact' \
+     "$TEST_DIR/err")" 1
+check "the warning names --user-agent" grep -q -- "--user-agent '" \
+  "$TEST_DIR/err"
+fresh
+"$C" --replay "$E" --domain example.edu --domain 127.0.0.1 \
+  http://127.0.0.1:9/ "$D" 0 \
+  2>"$TEST_DIR/err"
+check_eq "a --domain elsewhere: warned" \
+  "$(grep -c 'WARNING: the User-Agent' "$TEST_DIR/err")" 1
+fresh
+"$C" --replay "$E" http://127.0.0.1:9/ "$D" 0 2>"$TEST_DIR/err"
+check_eq "loopback only: not warned" \
+  "$(grep -c 'WARNING: the User-Agent' "$TEST_DIR/err")" 0
+fresh
+"$C" --replay "$E" --user-agent "probe/1 (+http://example.invalid/)" \
+  http://docs.nx.test/ "$D" 0 2>"$TEST_DIR/err"
+check_eq "a User-Agent of one's own: not warned" \
+  "$(grep -c 'WARNING: the User-Agent' "$TEST_DIR/err")" 0
 
 # An IDN seed, and an IDN link: the crawler, like urlnorm, converts them
 # to punycode whatever the user's locale (crawler.c, set_ctype_locale),

@@ -220,7 +220,7 @@ C
     unset LD_PRELOAD
     seed_fails nxdomain "host unreachable: cannot resolve host docs.nx.test"
     check "nxdomain: not retried: one request" \
-      said nxdomain "crawler: 1 requests to 1 hosts"
+      said nxdomain "crawler: 1 request to 1 host,"
   else
     skip "nxdomain: a name that does not resolve" "cannot build the shim"
   fi

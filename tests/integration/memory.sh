@@ -19,7 +19,8 @@
 #     build only: a sanitizer's shadow memory and quarantine are not the
 #     crawler's);
 #   - the two page directories are identical, and nothing but the pages,
-#     .crawler and .journal is left in them (spill files are cleaned up).
+#     .crawler, .journal and .complete is left in them (spill files are
+#     cleaned up).
 . "$(dirname "$0")/lib.sh"
 require_file "$BIN/crawler" "$TESTSERVER"
 require_cmd /usr/bin/time
@@ -59,11 +60,12 @@ memline() {
       else if (f == "rss") print $5 }'
 }
 
-# only_pages DIR: nothing but page files, .crawler and .journal in DIR.
+# only_pages DIR: nothing but page files, .crawler, .journal and
+# .complete in DIR.
 only_pages() {
   local extra
   extra=$(find "$1" -mindepth 1 ! -name '[0-9]*' ! -name .crawler \
-            ! -name .journal)
+            ! -name .journal ! -name .complete)
   [ -z "$extra" ] || { echo "# left in $1: $extra"; return 1; }
 }
 
@@ -73,7 +75,7 @@ run() {
   local out=$TEST_DIR/$1-$2
   mkdir "$out"
   RC=0
-  /usr/bin/time -f %M -o "$out.time" "$BIN/crawler" --max-memory "$2" \
+  /usr/bin/time -f %M -o "$out.time" "$BIN/crawler" --stats --max-memory "$2" \
     --max-pages "$5" "$BASE_URL/$3" "$out" "$4" 2>"$out.err" || RC=$?
   RSS=$(tail -n 1 "$out.time")
   sed 's/^/# /' "$out.err" | grep -v '^# usage' | tail -n 3 >&2

@@ -119,7 +119,7 @@ check "untrusted: robots.txt counted as failed" \
 check "untrusted: the summary says why" said untrusted \
   "crawler: not fetched: 1 x host unreachable: $UNTRUSTED"
 check "untrusted: not retried (no retry mends it): one request" said untrusted \
-  "crawler: 1 requests to 1 hosts"
+  "crawler: 1 request to 1 host,"
 
 crawl untrusted_nr "$H1/" 1 --ignore-robots
 check_eq "untrusted, robots ignored: exit 8" "$RC" 8
