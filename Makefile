@@ -2,7 +2,8 @@
 #
 #   make            build everything (build/bin, build/lib)
 #   make test       install missing deps, build, run all tests
-#   make demo       install missing deps, build, crawl the bundled course site
+#   make demo       install what building needs (no test-only package),
+#                   build, crawl the bundled course site
 #   make asan       build under build/asan with ASan+UBSan, run all tests
 #   make tsan       build under build/tsan with TSan, run all tests
 #   make check-deps check the layering (libcs50 <- common <- crawler/engine
@@ -24,6 +25,7 @@
 #   make check-format  list the files make format would change; fails if
 #                   any (CI runs it)
 #   make deps       install the Debian packages the build and tests need
+#   make deps-build only those building and running need
 #   make clean
 
 PROG_SUBDIRS := libcs50 common crawler/engine crawler/cluster crawler
@@ -44,6 +46,10 @@ all:
 deps:
 	@sh mk/deps.sh
 
+# What building and running need, and no test-only package.
+deps-build:
+	@sh mk/deps.sh --build
+
 test: deps
 	@$(MAKE) --no-print-directory all
 	@tests/run.sh $(CURDIR)/$(B) $(T)
@@ -59,7 +65,7 @@ tsan: deps
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  tests/run.sh $(CURDIR)/$(B)/tsan $(T)
 
-demo: deps
+demo: deps-build
 	@$(MAKE) --no-print-directory all
 	@tests/demo.sh $(CURDIR)/$(B)
 
@@ -177,5 +183,5 @@ deb-test: deb
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps test asan tsan demo bench fuzz format check-format check-deps \
+.PHONY: all deps deps-build test asan tsan demo bench fuzz format check-format check-deps \
 	programs install uninstall deb deb-test clean
