@@ -7,14 +7,14 @@ require_file "$BIN/crawler" "$TESTSERVER"
 mktemp_dir
 SAMPLES=$TOP/pageDirectory-samples
 
-# real SAMPLE PORT OUT: a golden directory with {{port}} made PORT.
+# real SAMPLE PORT OUT: a golden directory with its port 8000 made PORT.
 real() {
   mkdir -p "$3"
   local f
   for f in "$SAMPLES/$1"/* "$SAMPLES/$1/.crawler" "$SAMPLES/$1/.journal" \
     "$SAMPLES/$1/.complete"; do
     [ -e "$f" ] || continue
-    sed "s/{{port}}/$2/g" "$f" >"$3/$(basename "$f")"
+    sed "s/127\.0\.0\.1:8000/127.0.0.1:$2/g" "$f" >"$3/$(basename "$f")"
   done
 }
 
@@ -32,6 +32,14 @@ for c in course-d2:course-d2:2 course-d5:course-d5:5 course-d5:course-d2:2 \
   check "replay $from at depth $depth reproduces $want byte for byte" \
     diff -r "$TEST_DIR/want-$want-$depth" "$out"
 done
+
+# The samples replay as shipped, as README shows: no copy, no server.
+mkdir "$TEST_DIR/shipped"
+"$BIN/crawler" --quiet --replay "$SAMPLES/course-d5" \
+  http://127.0.0.1:8000/index.html "$TEST_DIR/shipped" 2
+check_eq "a sample replays as shipped" "$?" 0
+check "and gives the sample of that depth byte for byte" \
+  diff -r "$SAMPLES/course-d2" "$TEST_DIR/shipped"
 
 # --- Compression: same pages inside gzip; replay reads them.
 server_start "$SITES/course" || { not_ok "server starts"; finish; }
@@ -62,7 +70,7 @@ portless() {  # portless DIR: compare form
   local f
   for f in "$1"/* "$1/.crawler" "$1/.journal" \
     "$1/.complete"; do
-    [ -e "$f" ] && sed -i "s/127\.0\.0\.1:$PORT/127.0.0.1:{{port}}/g" "$f"
+    [ -e "$f" ] && sed -i "s/127\.0\.0\.1:$PORT/127.0.0.1:8000/g" "$f"
   done
 }
 run() {  # run DIR [OPTIONS...]: crawl the catalogue to depth 3

@@ -204,14 +204,15 @@ trap 'exit 143' TERM
 
 # portless DIR OUT: a copy of page directory DIR (its pages, .crawler,
 # .journal and .complete) with the test server's address 127.0.0.1:$PORT as
-# 127.0.0.1:{{port}}, as the golden directories write it.
+# 127.0.0.1:8000, as the golden directories write it (so that they replay
+# as shipped: crawler --replay SAMPLE http://127.0.0.1:8000/index.html).
 portless() {
   mkdir -p "$2"
   local f
   for f in "$1"/* "$1/.crawler" "$1/.journal" \
     "$1/.complete"; do
     [ -e "$f" ] || continue
-    sed "s/127\.0\.0\.1:$PORT/127.0.0.1:{{port}}/g" "$f" >"$2/$(basename "$f")"
+    sed "s/127\.0\.0\.1:$PORT/127.0.0.1:8000/g" "$f" >"$2/$(basename "$f")"
   done
 }
 

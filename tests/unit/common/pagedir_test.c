@@ -380,12 +380,12 @@ static void test_golden_samples(void)
     { "course-d2", 2 },
     { "course-d5", 5 },
   };
-  const char *scope[] = { "http://127.0.0.1:{{port}}/" };
+  const char *scope[] = { "http://127.0.0.1:8000/" };
   for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
     char dir[4096], err[512] = "", *had = NULL, *want = NULL;
     snprintf(dir, sizeof(dir), "%s/pageDirectory-samples/%s", top(), s[i].name);
     pagedir_params_t p = {
-      .seed = "http://127.0.0.1:{{port}}/index.html",
+      .seed = "http://127.0.0.1:8000/index.html",
       .max_depth = s[i].depth,
       .scope = scope,
       .nscope = 1,
