@@ -894,10 +894,16 @@ int pagedir_marker_compare(const char *dir, const pagedir_params_t *params,
     goto out;
   }
   /* Line for line; a missing last newline or trailing empty lines do not
-   * count as a difference. */
+   * count as a difference, nor the lines the crawl added itself
+   * (PAGEDIR_DERIVED: no command line gives them). */
   const char *a = rec, *b = cur;
   rc = 0;
   while (*a != '\0' || *b != '\0') {
+    if (strncmp(a, PAGEDIR_DERIVED ": ", sizeof(PAGEDIR_DERIVED) + 1) == 0) {
+      a += strcspn(a, "\n");
+      a += *a == '\n';
+      continue;
+    }
     size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
     if (la != lb || strncmp(a, b, la) != 0) {
       *had = strndup(a, la);
@@ -918,6 +924,57 @@ int pagedir_marker_compare(const char *dir, const pagedir_params_t *params,
 out:
   free(cur);
   free(rec);
+  return rc;
+}
+
+int pagedir_marker_derive(const char *dir, const char *const *values, size_t n)
+{
+  char *path = path_join(dir, PAGEDIR_MARKER);
+  char *params = pagedir_marker_read(dir);
+  strbuf_t b = STRBUF_INIT;
+  int rc = -1;
+  if (path == NULL || params == NULL)
+    goto out;
+  strbuf_addf(&b, "%s\n%s", PAGEDIR_MAGIC, params);
+  if (b.len > 0 && b.p[b.len - 1] != '\n')
+    strbuf_addf(&b, "\n");
+  size_t added = 0;
+  for (size_t i = 0; i < n; i++) {
+    char line[8192];
+    snprintf(line, sizeof(line), "\n" PAGEDIR_DERIVED ": %s\n", values[i]);
+    /* Each once: a resumed crawl derives them again. (Every line of B
+     * follows a newline, the magic line's at least.) */
+    if (b.p != NULL && strstr(b.p, line) != NULL)
+      continue;
+    strbuf_addf(&b, "%s", line + 1);
+    added++;
+  }
+  if (b.p == NULL || b.oom) {
+    errno = ENOMEM;
+    goto out;
+  }
+  rc = 0;
+  if (added == 0)
+    goto out;
+  char name[64];
+  snprintf(name, sizeof(name), TMP_PREFIX "marker-derive-%ld", (long)getpid());
+  char *tmp = path_join(dir, name);
+  int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+  rc = fd >= 0 && write_all(fd, b.p, b.len) == 0 && fsync(fd) == 0 ? 0 : -1;
+  if (fd >= 0 && close(fd) != 0)
+    rc = -1;
+  if (rc == 0 && rename(tmp, path) != 0)
+    rc = -1;
+  if (rc != 0 && tmp != NULL) {
+    int e = errno;
+    unlink(tmp);
+    errno = e;
+  }
+  free(tmp);
+out:
+  strbuf_release(&b);
+  free(params);
+  free(path);
   return rc;
 }
 

@@ -15,7 +15,10 @@
  *                   "no"), then only where they are set: ignoreRobots
  *                   ("yes"), respectRelNofollow ("yes"), userAgent (so a
  *                   marker without them is what it was before they were
- *                   recorded); numbers in decimal. Only this module reads or
+ *                   recorded); numbers in decimal. Last, redirectScope
+ *                   lines (a prefix each): the scope the crawl added by
+ *                   itself, the sites its seed's redirects went to
+ *                   (with the default scope only). Only this module reads or
  *                   writes it (pagedir_init, pagedir_marker_read,
  *                   pagedir_marker_compare, pagedir_param); an indexer
  *                   checks it through them.
@@ -89,6 +92,9 @@
 #define PAGEDIR_JOURNAL ".journal"
 #define PAGEDIR_LOCK ".lock"
 #define PAGEDIR_COMPLETE ".complete"
+/* The marker's key for what the crawl added to its scope by itself: the
+ * sites the seed's own redirects went to (pagedir_marker_derive). */
+#define PAGEDIR_DERIVED "redirectScope"
 #define PAGEDIR_MAGIC "tse-crawler pagedir 1"
 /* The largest marker read, in bytes (a crawl of 10,000 --scope prefixes
  * of 200 bytes writes 2 MiB): a bigger one is no crawl's. */
@@ -141,8 +147,15 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
  * Thread-safety: any thread. */
 char *pagedir_marker_read(const char *dir);
 
+/* pagedir_marker_derive: add to DIR's marker a PAGEDIR_DERIVED line for
+ * each of the N VALUES (borrowed) it does not hold yet, rewriting it
+ * whole (a temporary file renamed). With the lock held.
+ * Returns 0 or -1 (errno). */
+int pagedir_marker_derive(const char *dir, const char *const *values, size_t n);
+
 /* pagedir_marker_compare: does DIR's marker record exactly PARAMS
- * (borrowed), line for line, as pagedir_init would write it?
+ * (borrowed), line for line, as pagedir_init would write it (its
+ * PAGEDIR_DERIVED lines skipped: no command line gives them)?
  * Returns: 0 if so; 1 if not, with *HAD and *WANT the first line that
  * differs, as recorded and as PARAMS gives it ("" past the last line),
  * both owned by caller (free()); -1 with errno set if the marker cannot

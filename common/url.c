@@ -756,6 +756,20 @@ char *url_scope_default(const char *seed)
   return n;
 }
 
+char *url_scope_other(const char *prefix)
+{
+  const char *rest = strncmp(prefix, "http://", 7) == 0  ? prefix + 7
+                   : strncmp(prefix, "https://", 8) == 0 ? prefix + 8
+                                                         : NULL;
+  if (rest == NULL)
+    return NULL;
+  size_t n = strlen(rest);
+  char *o = malloc(n + 9);
+  if (o != NULL)
+    snprintf(o, n + 9, "%s://%s", prefix[4] == 's' ? "http" : "https", rest);
+  return o;
+}
+
 char *url_host_key(const char *url)
 {
   struct norm n;

@@ -224,6 +224,14 @@ bool url_is_http(const char *url);
  * Thread-safety: any thread. */
 char *url_scope_default(const char *seed);
 
+/* url_scope_other: PREFIX (a url_scope_default, borrowed) over the other
+ *   scheme: "http://h:8080/" gives "https://h:8080/" and the other way
+ *   round; a port, or none (the scheme's default), stays as it is.
+ * Returns: returned owned (free()); NULL if PREFIX is not http(s), or on
+ *   OOM.
+ * Thread-safety: any thread. */
+char *url_scope_other(const char *prefix);
+
 /* url_host_key: the politeness key of a URL, "scheme://host:port" with the
  *   port always explicit ("http://a:80"), no userinfo, no path.
  * Caller provides: url, borrowed, any URL url_normalize accepts.

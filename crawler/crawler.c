@@ -679,10 +679,24 @@ static void check_scope(struct cmd *c)
              c->domain_arg[i]);
   }
   if (c->nscope == 0 && c->ndomain == 0) {
+    /* The seed's site over http and https (README, "Scope"); room for
+     * the second was made: NSCOPE 0 allocated one, so allocate again. */
+    char **v = realloc(c->scope, 2 * sizeof(char *));
+    if (v == NULL)
+      out_of_memory();
+    c->scope = v;
     c->scope[0] = url_scope_default(c->seed);
-    c->nscope = 1;
-    if (c->scope[0] == NULL)
+    c->scope[1] = c->scope[0] ? url_scope_other(c->scope[0]) : NULL;
+    c->nscope = 2;
+    if (c->scope[0] == NULL || c->scope[1] == NULL)
       refuse(EXIT_SEED, "seedURL '%s': cannot derive a scope", c->seed_arg);
+    /* And the sites its own redirects go to, found as the crawl runs;
+     * not for a shared crawl, whose workers must agree on it from the
+     * start. */
+    if (c->cluster_url == NULL) {
+      c->o.widen = (const char *const *)c->scope;
+      c->o.nwiden = c->nscope;
+    }
   }
   c->in_scope = scope_new((const char *const *)c->scope, c->nscope,
                           (const char *const *)c->domain, c->ndomain);

@@ -33,6 +33,16 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
           st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog, st->fetched,
           st->failed, st->http_errors, st->net_errors, st->wrong_type,
           st->binary, st->too_large, st->redirects, st->retries);
+  /* What the default scope became: the seed's site, and the sites its
+   * own redirects went to. */
+  if (o->widen != NULL) {
+    fprintf(stderr, "%s: scope: the seed's site,", prog);
+    for (size_t i = 0; i < o->nwiden; i++)
+      fprintf(stderr, " %s%s", o->widen[i], i + 1 < o->nwiden ? "," : "");
+    if (st->scope_added[0] != '\0')
+      fprintf(stderr, "; the sites the seed redirects to, %s", st->scope_added);
+    fputc('\n', stderr);
+  }
   /* Why, next to how many: the log has the message of each. */
   print_tally(prog, "failed", &st->failures);
   print_tally(prog, "not fetched", &st->unreachable);

@@ -202,6 +202,88 @@ static void wc_worker_fini(void *ctx, void *ws)
   fetcher_delete(ws);
 }
 
+/* widen: with the default scope, the seed's own redirect to TO (outside
+ * the scope) takes TO's site into it, over http and https, as the seed's
+ * is: a new scope, published for every thread (wc_scope). Only the seed
+ * (depth 0) gets here, before any other URL is known, so no link was
+ * judged by the narrower scope. Returns false if out of memory. */
+static bool widen(struct webcrawl *w, const char *to)
+{
+  char *p[2] = { url_scope_default(to), NULL };
+  p[1] = p[0] ? url_scope_other(p[0]) : NULL;
+  bool ok = p[1] != NULL;
+  pthread_mutex_lock(&w->widen_lock);
+  size_t n = w->o->nwiden + w->nadded + 2;
+  const char **all = ok ? malloc(n * sizeof(char *)) : NULL;
+  char **added = all ? realloc(w->added, (w->nadded + 2) * sizeof(char *))
+                     : NULL;
+  if (added != NULL)
+    w->added = added;
+  scope_t **scopes = added
+                     ? realloc(w->scopes, (w->nscopes + 1) * sizeof(scope_t *))
+                     : NULL;
+  if (scopes != NULL)
+    w->scopes = scopes;
+  scope_t *s = NULL;
+  if (scopes != NULL) {
+    size_t k = 0;
+    for (size_t i = 0; i < w->o->nwiden; i++)
+      all[k++] = w->o->widen[i];
+    for (size_t i = 0; i < w->nadded; i++)
+      all[k++] = w->added[i];
+    all[k++] = p[0];
+    all[k++] = p[1];
+    s = scope_new(all, k, NULL, 0);
+  }
+  if (s != NULL) {
+    w->scopes[w->nscopes++] = s;
+    w->added[w->nadded++] = p[0];
+    w->added[w->nadded++] = p[1];
+    p[0] = p[1] = NULL;
+    atomic_store(&w->scope, s);
+  }
+  pthread_mutex_unlock(&w->widen_lock);
+  if (s != NULL) {
+    log_event(w, 0, "Scope", w->added[w->nadded - 2]);
+    log_event(w, 0, "Scope", w->added[w->nadded - 1]);
+  }
+  free(all);
+  free(p[0]);
+  free(p[1]);
+  return s != NULL;
+}
+
+/* widened: the end of a crawl whose seed's redirects widened its scope:
+ * the marker records the prefixes added (pagedir_marker_derive), the
+ * summary names them, and the scopes made are freed. No thread of the
+ * crawl runs any more. Returns false if the marker could not be
+ * written. */
+static bool widened(struct webcrawl *w, webcrawl_stats_t *st)
+{
+  bool ok = true;
+  if (w->nadded > 0) {
+    ok = pagedir_marker_derive(w->o->pagedir, (const char *const *)w->added,
+                               w->nadded) == 0;
+    if (!ok)
+      fprintf(stderr, "crawler: cannot record the scope in '%s/%s': %s\n",
+              w->o->pagedir, PAGEDIR_MARKER, strerror(errno));
+  }
+  size_t len = 0;
+  for (size_t i = 0; i < w->nadded; i++) {
+    int n = snprintf(st->scope_added + len, sizeof(st->scope_added) - len,
+                     "%s%s", i ? ", " : "", w->added[i]);
+    if (n > 0 && (size_t)n < sizeof(st->scope_added) - len)
+      len += (size_t)n;
+    free(w->added[i]);
+  }
+  free(w->added);
+  for (size_t i = 0; i < w->nscopes; i++)
+    scope_delete(w->scopes[i]);
+  free(w->scopes);
+  pthread_mutex_destroy(&w->widen_lock);
+  return ok;
+}
+
 /* follow: requeue IT to where its response redirects, taking the hop
  * into P's chain; or, if the target may not be followed, make the
  * response a failure that says why. */
@@ -215,7 +297,8 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e, fitem_t *it,
     why = "redirect to an invalid or non-http URL";
   else if (p->hops >= MAX_REDIRECTS)
     why = "too many redirects";
-  else if (!scope_contains(w->o->scope, to))
+  else if (!scope_contains(wc_scope(w), to) &&
+           !(it->depth == 0 && w->o->widen != NULL && widen(w, to)))
     why = "redirect out of scope";
   else if (url_is_nonpage(to))
     why = "redirect to a non-page URL";
@@ -462,7 +545,9 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   if (p->binary)
     return;
   if (!p->scanned && it->depth < w->o->max_depth) {
-    page_scan(p, it, &w->scan);
+    page_scan_t scan = w->scan;
+    scan.scope = wc_scope(w);
+    page_scan(p, it, &scan);
     speculate(w, e, it, p);
   }
   if (!p->scanned && !p->text && !w->o->ignore_robots && !p->meta_checked) {
@@ -960,6 +1045,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
    * nothing is fetched from the hosts (replay). */
   bool robots = !o->ignore_robots && o->replay == NULL;
   budget_init(&w.budget, o->max_memory);
+  atomic_init(&w.scope, o->scope);
+  pthread_mutex_init(&w.widen_lock, NULL);
   w.scan = (page_scan_t){ .scope = o->scope,
                           .respect_rel_nofollow = o->respect_rel_nofollow,
                           .agent = o->ignore_robots ? NULL : w.agent,
@@ -1065,6 +1152,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   st->robots_failed = atomic_load(&w.robots_failed);
   st->requests = atomic_load(&w.requests);
   hosts_delete(w.hosts);
+  if (!widened(&w, st))
+    w.io_failed = true;
   st->elapsed = frontier_now() - w.start;
   st->mem_peak = atomic_load(&w.budget.peak);
   st->spilled = atomic_load(&w.budget.spilled);

@@ -26,12 +26,17 @@ typedef struct webcrawl_opts {
                           for --resume */
   int max_depth;
   int download_workers, parse_workers;
-  int download_max;     /* above download_workers: the download pool is
-                           elastic, from download_workers up to this many
-                           threads (engine.h); else fixed */
-  size_t queue_size;    /* 0 = unbounded */
-  double rate, burst;   /* per host; rate 0 = no limit */
-  const scope_t *scope; /* links and redirects followed */
+  int download_max;         /* above download_workers: the download pool is
+                               elastic, from download_workers up to this many
+                               threads (engine.h); else fixed */
+  size_t queue_size;        /* 0 = unbounded */
+  double rate, burst;       /* per host; rate 0 = no limit */
+  const scope_t *scope;     /* links and redirects followed */
+  const char *const *widen; /* with the default scope: its prefixes
+                               (NWIDEN), which the seed's own redirects
+                               widen to the sites they go to (DESIGN.md,
+                               "Scope"); NULL: the scope is fixed */
+  size_t nwiden;
   const char *user_agent;
   long max_pages;          /* 0 = no limit */
   long max_pages_per_host; /* 0 = no limit */
@@ -83,12 +88,14 @@ typedef struct webcrawl_stats {
   long long spilled, spill_peak; /* bytes to disk in all, and at most on
                                     disk at once */
   tally_t failures, unreachable;
-  long round_trips;   /* --cluster: Redis round trips of this worker */
-  char worker[32];    /* --cluster: this worker's id, "" otherwise */
-  bool seed_saved;    /* the seed (or where it redirects) saved */
-  char seed_why[320]; /* if not, why: "HTTP 404 Not Found",
-                         "robots.txt unreachable: ...", "noindex",
-                         ...; "" if the crawl stopped before */
+  long round_trips;       /* --cluster: Redis round trips of this worker */
+  char worker[32];        /* --cluster: this worker's id, "" otherwise */
+  bool seed_saved;        /* the seed (or where it redirects) saved */
+  char scope_added[2048]; /* the prefixes the seed's redirects added to
+                             the scope, ", "-separated; "" if none */
+  char seed_why[320];     /* if not, why: "HTTP 404 Not Found",
+                             "robots.txt unreachable: ...", "noindex",
+                             ...; "" if the crawl stopped before */
 } webcrawl_stats_t;
 
 /* webcrawl_run's statuses beyond crawl.h's CRAWL_OK, CRAWL_ENOMEM and

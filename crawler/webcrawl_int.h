@@ -3,6 +3,7 @@
 #ifndef CRAWLER_WEBCRAWL_INT_H
 #define CRAWLER_WEBCRAWL_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -38,6 +39,20 @@ struct webcrawl {
   unsigned tmp_flags; /* PAGEDIR_GZIP, PAGEDIR_FSYNC for page files */
   cluster_t *cluster; /* o->cluster: a crawl shared with other processes,
                          or NULL */
+  /* The scope: o->scope, or one the seed's redirects widened (widen).
+   * Written only while the seed's redirect chain is followed, when no
+   * other URL is known, and read by any thread through wc_scope. */
+  _Atomic(const scope_t *) scope;
+  pthread_mutex_t widen_lock; /* guards the fields below */
+  scope_t **scopes;           /* the widened ones, freed at the end */
+  char **added;               /* the prefixes added, in order */
+  size_t nscopes, nadded;
 };
+
+/* wc_scope: the crawl's scope now. Any thread. */
+static inline const scope_t *wc_scope(struct webcrawl *w)
+{
+  return atomic_load(&w->scope);
+}
 
 #endif /* CRAWLER_WEBCRAWL_INT_H */

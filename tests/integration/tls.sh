@@ -164,9 +164,18 @@ check_eq "http to https and back: each page saved at its depth" \
 check "the redirects are logged" grep -qF "Redirect: $H2/to-tls" \
   "$TEST_DIR/mixed.log"
 crawl mixed_scope "$H2/" 2 --ca-certificate "$C/ca.pem"
-check "without an https scope the redirect is not followed" grep -qF \
-  "Failed: $H2/to-tls (redirect out of scope: $H1/secure.html)" \
+check "a later page's redirect to another host's https is not followed" \
+  grep -qF "Failed: $H2/to-tls (redirect out of scope: $H1/secure.html)" \
   "$TEST_DIR/mixed_scope.log"
+# The seed's own redirect to https: with the default scope, its site joins
+# the scope (seed_redirect.sh), and the crawl goes on there and back.
+crawl seed_tls "$H2/to-tls" 2 --ca-certificate "$C/ca.pem"
+check_eq "an http seed that redirects to https: the crawl succeeds" "$RC" 0
+check_eq "its pages, over https and back over http" \
+  "$(listing seed_tls)" "$H1/secure.html 0 $H2/end.html 1 "
+check "the summary names the https site it went to" grep -qF \
+  "the sites the seed redirects to, $H1/, http://127.0.0.1:$PORT/" \
+  "$TEST_DIR/seed_tls.err"
 
 # ------------------------------------------------------- the options
 

@@ -380,7 +380,7 @@ static void test_golden_samples(void)
     { "course-d2", 2 },
     { "course-d5", 5 },
   };
-  const char *scope[] = { "http://127.0.0.1:8000/" };
+  const char *scope[] = { "http://127.0.0.1:8000/", "https://127.0.0.1:8000/" };
   for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
     char dir[4096], err[512] = "", *had = NULL, *want = NULL;
     snprintf(dir, sizeof(dir), "%s/pageDirectory-samples/%s", top(), s[i].name);
@@ -388,7 +388,7 @@ static void test_golden_samples(void)
       .seed = "http://127.0.0.1:8000/index.html",
       .max_depth = s[i].depth,
       .scope = scope,
-      .nscope = 1,
+      .nscope = 2,
       .format = "auto",
       .max_page_size = 10485760,
     };
@@ -557,6 +557,32 @@ static void test_load_head(void)
 
 /* A temporary file is written anew, never through a name that is a hard
  * link to a published page; plain, it holds exactly the page format. */
+/* The scope a crawl derives (its seed's redirects) is added to the marker
+ * once, however often derived, and never counts against a command line
+ * that gives the same parameters (a resume). */
+static void test_marker_derive(void)
+{
+  char *dir = fresh_dir();
+  char err[256], *had = NULL, *want = NULL;
+  pagedir_params_t p = sample_params();
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), 0);
+  const char *v[] = { "http://www.h.example/", "https://www.h.example/" };
+  CHECK_INT(pagedir_marker_derive(dir, v, 2), 0);
+  CHECK_INT(pagedir_marker_derive(dir, v, 2), 0);
+  char *text = pagedir_marker_read(dir);
+  char *tail = text ? strstr(text, "redirectScope: ") : NULL;
+  CHECK_STR(tail, "redirectScope: http://www.h.example/\n"
+                  "redirectScope: https://www.h.example/\n");
+  free(text);
+  CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 0);
+  p.max_depth = 3;
+  CHECK_INT(pagedir_marker_compare(dir, &p, &had, &want), 1);
+  CHECK_STR(had, "maxDepth: 2");
+  free(had);
+  free(want);
+  remove_dir(dir);
+}
+
 static void test_tmp_rewrite(void)
 {
   char *dir = fresh_dir();
@@ -702,6 +728,7 @@ int main(void)
   RUN(test_journal);
   RUN(test_named_files);
   RUN(test_load_head);
+  RUN(test_marker_derive);
   RUN(test_tmp_rewrite);
   RUN(test_unpublish_keeps);
   RUN(test_unpublish_leaves_no_gap);

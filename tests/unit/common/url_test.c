@@ -330,6 +330,14 @@ static void test_scope(void)
   CHECK_STR(d, "http://u:p@h/");
   free(d);
   CHECK(url_scope_default("mailto:x@y") == NULL);
+  /* The other scheme, the port (or none) as it is. */
+  d = url_scope_other("http://example.com:8080/");
+  CHECK_STR(d, "https://example.com:8080/");
+  free(d);
+  d = url_scope_other("https://u:p@h/");
+  CHECK_STR(d, "http://u:p@h/");
+  free(d);
+  CHECK(url_scope_other("ftp://h/") == NULL);
 }
 
 static void test_host_key(void)
