@@ -435,7 +435,7 @@ if want many; then
     local m=$1 r=$2
     shift 2
     crawl many "$m" "$r" tse "$W/site/many/expected.txt" "$MLOG" "$W/out/tse" -- \
-      "$CRAWLER" "$@" --domain "$MADDR" "http://$MADDR:$MPORT/index.html" "$W/out/tse" 2
+      "$CRAWLER" --stats "$@" --domain "$MADDR" "http://$MADDR:$MPORT/index.html" "$W/out/tse" 2
     local eff inflight
     eff=$(grep -o '[0-9]*% of it' "$W/last-tse.err" | cut -d% -f1)
     inflight=$(awk '{ print $1, 1; print $2, -1 }' "$MLOG" | sort -k1,1g -k2,2n |
@@ -545,7 +545,7 @@ if want polite; then
         wget2) crawl pol tmpfs "$r" wget2 "$exp" "$ACCESS" "$W/out/wget2" -- \
           wget2 --no-config -q -r -l 20 --wait 0.1 --max-threads 8 -H -D "$DOMAINS" -P "$W/out/wget2" "$seed" ;;
         tse) crawl pol tmpfs "$r" tse "$exp" "$ACCESS" "$W/out/tse" -- \
-          "$CRAWLER" --rate 10 --burst 1 $(scopes "$PPORT") "$seed" "$W/out/tse" 20 ;;
+          "$CRAWLER" --stats --rate 10 --burst 1 $(scopes "$PPORT") "$seed" "$W/out/tse" 20 ;;
       esac
       polite_stats "$r" "$tool" | tee -a "$POL" >&2
       cp "$ACCESS" "$W/polite-$tool-$r.log"  # the timeline, for a look later
@@ -581,7 +581,7 @@ if want hol; then
       mkdir -p "$W/out/hol"
       say "  round $r, $t workers (load $(cut -d' ' -f1-3 /proc/loadavg))"
       rc=0
-      timeout "$RUN_LIMIT" /usr/bin/time -f '%e %M' -o "$W/time.txt" "$CRAWLER" \
+      timeout "$RUN_LIMIT" /usr/bin/time -f '%e %M' -o "$W/time.txt" "$CRAWLER" --stats \
         --rate 5 --burst 1 --download-workers "$t" $hscope \
         "http://127.0.0.2:$HPORT/index.html" "$W/out/hol" 2 \
         > /dev/null 2> "$W/last-hol.err" || rc=$?

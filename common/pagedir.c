@@ -103,6 +103,29 @@ char *pagedir_params_text(const pagedir_params_t *params)
   return params_text(params);
 }
 
+/* crawl_files: whether DIR holds a file only a crawl writes (a journal,
+ * a completion record, a noindex page's links, a temporary file), its
+ * name then in NAME (size N). */
+static bool crawl_files(const char *dir, char *name, size_t n)
+{
+  DIR *d = opendir(dir);
+  if (d == NULL)
+    return false;
+  struct dirent *de;
+  bool found = false;
+  while (!found && (de = readdir(d)) != NULL) {
+    const char *s = de->d_name;
+    found = strcmp(s, PAGEDIR_JOURNAL) == 0 ||
+            strcmp(s, PAGEDIR_COMPLETE) == 0 ||
+            strncmp(s, ".noindex-", 9) == 0 ||
+            strncmp(s, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) == 0;
+    if (found)
+      snprintf(name, n, "%s", s);
+  }
+  closedir(d);
+  return found;
+}
+
 int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
                  size_t n)
 {
@@ -130,6 +153,17 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
   }
   if (access(marker, F_OK) == 0 || access(first, F_OK) == 0) {
     snprintf(err, n, "'%s' already holds a crawl; use an empty directory", dir);
+    goto out;
+  }
+  /* A crawl's own files without a marker (the rest of a crawl removed by
+   * hand): a crawl here would take them for its own, and one that saves
+   * nothing (pagedir_discard) would remove them. */
+  char left[256];
+  if (crawl_files(dir, left, sizeof(left))) {
+    snprintf(err, n,
+             "'%s' holds '%s', a crawl's file, but no crawl; use an empty "
+             "directory",
+             dir, left);
     goto out;
   }
   /* Written whole under a name of its own, then linked to its name: a
@@ -301,6 +335,10 @@ int pagedir_remove_tmp(const char *dir)
 
 int pagedir_complete(const char *dir, int pages)
 {
+  if (pages < 0) {
+    errno = EINVAL;
+    return -1;
+  }
   char name[160], host[64] = "", text[32];
   struct timespec now;
   clock_gettime(CLOCK_REALTIME, &now);

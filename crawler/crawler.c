@@ -292,6 +292,7 @@ struct cmd {
   int lock;           /* from pagedir_lock, or -1 */
   cluster_t *cluster; /* --cluster: this worker of the shared crawl */
   bool discarded;     /* nothing saved: the crawl's files removed */
+  bool warc_new;      /* the --warc file did not exist before this run */
   int argc;           /* main's, for the --resume command we print */
   char **argv;
 };
@@ -774,6 +775,16 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
   if (rc == CSTATE_EMISMATCH)
     refuse(EXIT_PAGEDIR, "--cluster: %s", err);
   if (rc == CSTATE_COMPLETE) {
+    /* The worker that saw the end may have died before it recorded it:
+     * the directory of this crawl (its marker) gets its record. */
+    char *had = NULL, *want = NULL;
+    if (pagedir_marker_compare(dir, params, &had, &want) == 0 &&
+        pagedir_completed(dir, NULL, NULL) == 0 &&
+        pagedir_complete(dir, pagedir_count(dir)) != 0)
+      fprintf(stderr, "%s: cannot write '%s/%s': %s\n", prog, dir,
+              PAGEDIR_COMPLETE, strerror(errno));
+    free(had);
+    free(want);
     fprintf(stderr, "%s: crawl '%s' is complete already; nothing to do\n", prog,
             c->crawl_name);
     exit(0);
@@ -820,8 +831,9 @@ static const char *when_text(time_t t, char *buf, size_t n)
 
 /* refuse_taken: DIR already holds a crawl (or pages): refuse, saying
  * which: being written (by which process), complete (how many pages,
- * when), or interrupted (with the command that finishes it). */
-static void refuse_taken(const struct cmd *c)
+ * when), or interrupted (with the command that finishes it, if it is
+ * this one's with --resume: PARAMS match its marker). */
+static void refuse_taken(const struct cmd *c, const pagedir_params_t *params)
 {
   const char *dir = c->dir;
   long pid;
@@ -839,12 +851,20 @@ static void refuse_taken(const struct cmd *c)
            "finished %s); use an empty directory",
            dir, pages, pages == 1 ? "" : "s", when_text(when, t, sizeof(t)));
   int count = pagedir_count(dir);
-  char *cmd = count >= 0 ? resume_command(c) : NULL;
+  char *had = NULL, *want = NULL;
+  int same = count >= 0 ? pagedir_marker_compare(dir, params, &had, &want) : -1;
+  char *cmd = same == 0 ? resume_command(c) : NULL;
   if (cmd != NULL)
     refuse(EXIT_PAGEDIR,
            "pageDirectory '%s' holds an interrupted crawl (%d page%s "
            "saved); finish it with: %s (or use an empty directory)",
            dir, count, count == 1 ? "" : "s", cmd);
+  if (same == 1)
+    refuse(EXIT_PAGEDIR,
+           "pageDirectory '%s' holds an interrupted crawl (%d page%s "
+           "saved) made with '%s' where this command has '%s': finish it "
+           "with its own arguments and --resume, or use an empty directory",
+           dir, count, count == 1 ? "" : "s", had, want);
   refuse(EXIT_PAGEDIR,
          "pageDirectory '%s' already holds %s; use an empty directory", dir,
          count >= 0 ? "a crawl" : "pages but no crawl marker");
@@ -924,7 +944,7 @@ static void open_pagedir(struct cmd *c)
       free(first);
       free(marker);
       if (taken)
-        refuse_taken(c);
+        refuse_taken(c, &params);
       refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
     }
     c->lock = lock_or_refuse(dir);
@@ -933,13 +953,23 @@ static void open_pagedir(struct cmd *c)
 }
 
 /* loopback: whether HOST (LEN bytes, normal form) is this machine: an
- * address of 127.0.0.0/8, [::1], or localhost. */
+ * address of 127.0.0.0/8 (or IPv6's [::ffff:127.x.y.z]), [::1], or
+ * localhost and its subdomains (RFC 6761), a trailing dot or not. */
 static bool loopback(const char *host, size_t len)
 {
+  if (len > 0 && host[len - 1] == '.')
+    len--;
+  const char *v4 = "[::ffff:127.";
+  size_t n4 = strlen(v4);
+  if (len > n4 && strncmp(host, v4, n4) == 0 && host[len - 1] == ']')
+    return true;
+  const char *lh = "localhost";
+  size_t nl = strlen(lh);
   return (len > 4 && strncmp(host, "127.", 4) == 0 &&
-          strspn(host, "0123456789.") == len) ||
+          strspn(host, "0123456789.") >= len) ||
          (len == 5 && strncmp(host, "[::1]", 5) == 0) ||
-         (len == 9 && strncmp(host, "localhost", 9) == 0);
+         (len == nl && strncmp(host, lh, nl) == 0) ||
+         (len > nl && strncmp(host + len - nl - 1, ".localhost", nl + 1) == 0);
 }
 
 /* outward: whether the crawl C may reach a host that is not this
@@ -979,7 +1009,8 @@ static void prepare_run(struct cmd *c)
             "and change the pages; use it only for test servers\n",
             prog);
   /* A site's owner must be able to reach whoever crawls it. */
-  if (strcmp(o->user_agent, DEFAULT_UA) == 0 && outward(c))
+  if (strcmp(o->user_agent, DEFAULT_UA) == 0 && c->replay_dir == NULL &&
+      outward(c))
     fprintf(stderr,
             "%s: WARNING: the User-Agent names no one to contact (%s); "
             "tell the sites you crawl who you are: --user-agent "
@@ -988,6 +1019,7 @@ static void prepare_run(struct cmd *c)
   o->progress = !o->log && !c->quiet && isatty(STDERR_FILENO);
   if (c->warc_path == NULL)
     return;
+  c->warc_new = access(c->warc_path, F_OK) != 0;
   o->warc = warc_open(c->warc_path, "tse-crawler/" CRAWL_VERSION,
                       o->user_agent);
   if (o->warc == NULL)
@@ -1031,7 +1063,9 @@ static void discard(struct cmd *c, int rc, const webcrawl_stats_t *st)
               prog, c->dir, strerror(errno));
     return;
   }
-  if (c->warc_path != NULL && unlink(c->warc_path) != 0 && errno != ENOENT)
+  /* A file this run created only: --resume appends to the one the
+   * interrupted crawl wrote, which holds what that crawl asked. */
+  if (c->warc_new && unlink(c->warc_path) != 0 && errno != ENOENT)
     fprintf(stderr, "%s: cannot remove '%s': %s\n", prog, c->warc_path,
             strerror(errno));
   c->discarded = true;
@@ -1106,8 +1140,11 @@ static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st,
     if (c->discarded && !c->quiet)
       fprintf(stderr,
               "%s: nothing was saved, so '%s' is left as it was given (no "
-              "marker, no journal%s): the same command can run again\n",
-              prog, c->dir, c->warc_path != NULL ? ", no WARC file" : "");
+              "marker, no journal%s): %s\n",
+              prog, c->dir, c->warc_new ? ", no WARC file" : "",
+              c->resume ? "there is no crawl to resume now; run the command "
+                          "without --resume"
+                        : "the same command can run again");
     fprintf(stderr, "%s: seed '%s' not saved: %s\n", prog, c->seed,
             st->seed_why[0] ? st->seed_why : "no reason recorded");
     return EXIT_NOSEED;

@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <curl/curl.h>
+#include <netdb.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -498,10 +499,29 @@ static bool transient(CURLcode rc)
   case CURLE_SEND_ERROR:
   case CURLE_GOT_NOTHING:
   case CURLE_PARTIAL_FILE:
+  case CURLE_COULDNT_RESOLVE_HOST: /* unless final: no_such_name */
     return true;
   default:
     return false;
   }
+}
+
+/* no_such_name: whether the resolver says HOST does not exist (libcurl
+ * gives one code for that and for a resolver that could not answer now,
+ * which a retry may mend): asked again, once, after libcurl's failure. */
+static bool no_such_name(const char *host)
+{
+  struct addrinfo hints = { .ai_family = AF_UNSPEC,
+                            .ai_socktype = SOCK_STREAM };
+  struct addrinfo *ai = NULL;
+  int rc = getaddrinfo(host, NULL, &hints, &ai);
+  if (ai != NULL)
+    freeaddrinfo(ai);
+  return rc == EAI_NONAME
+#ifdef EAI_NODATA
+      || rc == EAI_NODATA
+#endif
+    ;
 }
 
 static void get(fetcher_t *f, const char *url, bool robots, size_t max,
@@ -621,6 +641,12 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
      * untrusted certificate names the option that trusts its CA. */
     const char *msg = errbuf[0] ? errbuf : curl_easy_strerror(rc);
     const char *unresolved = "Could not resolve host: ";
+    res->final = rc == CURLE_PEER_FAILED_VERIFICATION ||
+                 (rc == CURLE_COULDNT_RESOLVE_HOST &&
+                  strncmp(msg, unresolved, strlen(unresolved)) == 0 &&
+                  no_such_name(msg + strlen(unresolved)));
+    if (res->final)
+      res->retryable = false;
     if (rc == CURLE_COULDNT_RESOLVE_HOST &&
         strncmp(msg, unresolved, strlen(unresolved)) == 0)
       snprintf(res->error, sizeof(res->error), "cannot resolve host %s",

@@ -73,6 +73,9 @@ typedef struct fetch_result {
   double retry_after;           /* seconds from now; -1 if absent/invalid */
   bool retryable;               /* a transient failure: timeout, connection
                                    failure, 5xx, 429 */
+  bool final;                   /* a failure no retry mends: a name the
+                                   resolver says does not exist, a
+                                   certificate that does not verify */
   char error[FETCH_ERROR_SIZE]; /* why, when not OK, in words for the log:
                               "HTTP 404 Not Found", libcurl's message
                               ("SSL certificate problem: ..."), ... */

@@ -235,7 +235,7 @@ bool hosts_gate_last(hosts_t *h, const fitem_t *it, const fetch_result_t *r)
     return false;
   pthread_mutex_lock(&h->lock);
   bool last = it->host < h->n &&
-              (!r->retryable || h->v[it->host].failures >= h->retries);
+              (r->final || h->v[it->host].failures >= h->retries);
   pthread_mutex_unlock(&h->lock);
   return last;
 }
@@ -255,8 +255,7 @@ static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
   /* Used only if this failure is the last one allowed. */
   char *unreachable = r->outcome != FETCH_OK && r->outcome != FETCH_REDIRECT &&
                           r->error[0] != '\0'
-                      ? unreachable_text(r->error,
-                                         r->outcome == FETCH_NET_ERROR)
+                      ? unreachable_text(r->error, r->curl_code != 0)
                       : NULL;
   enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
   int failures = 0;
@@ -280,20 +279,21 @@ static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
   } else if (!hosts_robots_unreachable(r)) {
     /* Unavailable (4xx, or redirects without end): no restrictions. */
     hs->rules = robots_allow_all();
-  } else if (!settled && r->retryable && hs->failures++ < h->retries) {
-    /* Unreachable for now (5xx, 429, a timeout, a refused connection):
-     * retry later (after Retry-After, if a 429 or 503 has one); nothing
-     * of the host is fetched meanwhile. What no retry mends (a name
-     * that does not resolve, an untrusted certificate) is final. */
+  } else if (!settled && !r->final && hs->failures++ < h->retries) {
+    /* Unreachable for now (5xx, 429, the network, a TLS handshake cut
+     * short): retry later (after Retry-After, if a 429 or 503 has one);
+     * nothing of the host is fetched meanwhile. What no retry mends (a
+     * name that does not exist, a certificate that does not verify:
+     * fetch_result_t.final) is final at once. */
     failures = hs->failures;
     then = AGAIN_LATER;
   } else {
     hs->rules = robots_disallow_all();
     hs->unreachable = unreachable;
     unreachable = NULL;
-    hs->skip = hs->unreachable               ? hs->unreachable
-             : r->outcome == FETCH_NET_ERROR ? HOSTS_NET_UNREACHABLE
-                                             : HOSTS_UNREACHABLE;
+    hs->skip = hs->unreachable   ? hs->unreachable
+             : r->curl_code != 0 ? HOSTS_NET_UNREACHABLE
+                                 : HOSTS_UNREACHABLE;
   }
   if (then == OPEN) {
     delay = robots_crawl_delay(hs->rules);

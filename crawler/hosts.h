@@ -93,9 +93,9 @@ double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
 
 /* hosts_gate_last: whether R, handed to hosts_gate_end for the gate IT
  * now, is the last failure allowed: an unreachable robots.txt (5xx, 429,
- * network) with no retry left, or one no retry mends (a name that does
- * not resolve, an untrusted certificate), after which the host is
- * skipped. A
+ * network) with no retry left, or one no retry mends (R->final: a name
+ * that does not exist, a certificate that does not verify), after which
+ * the host is skipped. A
  * shared crawl keeps that answer for every worker (wc_gate).
  * Thread-safety: any thread; the one that holds IT. */
 bool hosts_gate_last(hosts_t *h, const fitem_t *it, const fetch_result_t *r);

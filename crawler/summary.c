@@ -51,8 +51,8 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
           "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "
           "limit %ld\n"
           "%s: robots: %ld robots.txt fetched, %ld failed; %ld URLs "
-          "disallowed, %ld not fetched as robots.txt was unreachable; %ld "
-          "pages noindex, %ld nofollow\n",
+          "disallowed, %ld not fetched as their host or its robots.txt was "
+          "unreachable; %ld pages noindex, %ld nofollow\n",
           prog, st->ign_dupl + st->dup_redirects, st->ign_extern,
           st->ign_nonpage, st->ign_invalid, st->ign_rel_nofollow, st->ign_trap,
           st->ign_host_limit, prog, st->robots_fetched, st->robots_failed,

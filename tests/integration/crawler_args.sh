@@ -144,6 +144,40 @@ check "with --warc, the WARC file goes too" test ! -e "$TEST_DIR/failed.warc.gz"
 check "and stderr says so" grep -q "no marker, no journal, no WARC file" \
   "$TEST_DIR/err"
 
+# A directory with a crawl's files but no marker (the rest removed by
+# hand) is refused: a crawl would take them for its own, and one that
+# saves nothing would remove them with its own.
+for f in .journal .complete .noindex-3 .tmp-7; do
+  fresh
+  echo "the user's" >"$D/$f"
+  expect "a directory holding $f is refused" 3 "$SEED" "$D" 0
+  check "$f: the refusal names it" grep -qF "holds '$f', a crawl's file" \
+    "$TEST_DIR/err"
+  check_eq "$f: and leaves it" "$(cat "$D/$f")" "the user's"
+done
+
+# --resume with --warc appends to the WARC file the interrupted crawl
+# wrote: a resumed crawl that saves nothing leaves that file alone.
+fresh
+"$C" --quiet --retries 5 --warc "$TEST_DIR/kept.warc" "$SEED" "$D" 0 \
+  2>/dev/null &
+cpid=$!
+sleep 1.5 # robots.txt's retries wait 1, 2, 4 ... s: the crawl is in them
+kill -INT "$cpid"
+wait "$cpid"
+check_eq "an unreachable seed interrupted in its retries: exit 5" "$?" 5
+cp "$TEST_DIR/kept.warc" "$TEST_DIR/kept.orig"
+check "its WARC file holds its warcinfo record" test -s "$TEST_DIR/kept.orig"
+"$C" --retries 0 --resume --warc "$TEST_DIR/kept.warc" "$SEED" "$D" 0 \
+  2>"$TEST_DIR/err"
+check_eq "its --resume saves nothing either: exit 8" "$?" 8
+check "the existing WARC file is kept, its records first" sh -c \
+  "head -c \$(wc -c <'$TEST_DIR/kept.orig') '$TEST_DIR/kept.warc' |
+   cmp -s - '$TEST_DIR/kept.orig'"
+check "the directory is discarded, and stderr says to run without --resume" \
+  grep -q "no crawl to resume now; run the command without --resume" \
+  "$TEST_DIR/err"
+
 # The checks of what the marker records need a crawl that saves its seed.
 server_start "$SITES/course" || { not_ok "server starts"; finish; }
 ROOT=$BASE_URL/
@@ -165,6 +199,12 @@ check "and says there is nothing to resume" \
   grep -q "holds a complete crawl (1 page, .*): nothing to resume" \
   "$TEST_DIR/err"
 rm "$D/.complete"
+expect "a crawl with other arguments into an interrupted one is refused" 3 \
+  --quiet --rate 0 "${ROOT}A.html" "$D" 0
+check "it names what differs, and prints no command that would fail" grep -qF \
+  "made with 'seed: ${ROOT}index.html' where this command has 'seed: \
+${ROOT}A.html': finish it with its own arguments and --resume" \
+  "$TEST_DIR/err"
 expect "a crawl into an interrupted one is refused" 3 --quiet --rate 0 \
   "${ROOT}index.html" "$D" 0
 check "it prints the command that finishes it" grep -qF \
@@ -200,30 +240,38 @@ expect "an unknown short option still is one" 1 -x "$SEED" "$D" 0
 
 # The default User-Agent names no one to contact: a crawl that may reach
 # beyond this machine is warned, once, naming --user-agent; one of
-# loopback hosts only is not. (A replay: nothing is asked of any host.)
-E=$TEST_DIR/empty-saved
-mkdir -p "$E"
-printf 'tse-crawler pagedir 1\n' >"$E/.crawler"
+# loopback hosts only is not, nor a replay (it asks no host). The seed is
+# the closed loopback port: no name is ever looked up.
 fresh
-"$C" --replay "$E" http://docs.nx.test/ "$D" 0 2>"$TEST_DIR/err"
-check_eq "the default User-Agent, a host elsewhere: warned once" \
+"$C" --retries 0 --domain example.edu --domain 127.0.0.1 "$SEED" "$D" 0 \
+  2>"$TEST_DIR/err"
+check_eq "the default User-Agent, a --domain elsewhere: warned once" \
   "$(grep -c 'WARNING: the User-Agent names no one to contact' \
      "$TEST_DIR/err")" 1
 check "the warning names --user-agent" grep -q -- "--user-agent '" \
   "$TEST_DIR/err"
 fresh
-"$C" --replay "$E" --domain example.edu --domain 127.0.0.1 \
-  http://127.0.0.1:9/ "$D" 0 \
-  2>"$TEST_DIR/err"
-check_eq "a --domain elsewhere: warned" \
+"$C" --retries 0 --scope "$SEED" --scope http://docs.example.edu/ "$SEED" \
+  "$D" 0 2>"$TEST_DIR/err"
+check_eq "a --scope elsewhere: warned" \
   "$(grep -c 'WARNING: the User-Agent' "$TEST_DIR/err")" 1
+for loop in 127.0.0.1 localhost localhost. a.localhost 127.1; do
+  fresh
+  "$C" --retries 0 --domain "$loop" --domain 127.0.0.1 "$SEED" "$D" 0 \
+    2>"$TEST_DIR/err"
+  check_eq "loopback only ($loop): not warned" \
+    "$(grep -c 'WARNING: the User-Agent' "$TEST_DIR/err")" 0
+done
+E=$TEST_DIR/empty-saved
+mkdir -p "$E"
+printf 'tse-crawler pagedir 1\n' >"$E/.crawler"
 fresh
-"$C" --replay "$E" http://127.0.0.1:9/ "$D" 0 2>"$TEST_DIR/err"
-check_eq "loopback only: not warned" \
+"$C" --replay "$E" http://docs.example.edu/ "$D" 0 2>"$TEST_DIR/err"
+check_eq "a replay asks no host: not warned" \
   "$(grep -c 'WARNING: the User-Agent' "$TEST_DIR/err")" 0
 fresh
-"$C" --replay "$E" --user-agent "probe/1 (+http://example.invalid/)" \
-  http://docs.nx.test/ "$D" 0 2>"$TEST_DIR/err"
+"$C" --retries 0 --user-agent "probe/1 (+http://example.invalid/)" \
+  --domain example.edu --domain 127.0.0.1 "$SEED" "$D" 0 2>"$TEST_DIR/err"
 check_eq "a User-Agent of one's own: not warned" \
   "$(grep -c 'WARNING: the User-Agent' "$TEST_DIR/err")" 0
 

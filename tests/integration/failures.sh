@@ -135,7 +135,7 @@ check "refused: the summary says why" said refused \
   "crawler: not fetched: 1 x host unreachable: Failed to connect to"
 check "refused: robots.txt failed, not fetched; the seed not disallowed" \
   said refused "robots: 0 robots.txt fetched, 1 failed; 0 URLs disallowed,\
- 1 not fetched as robots.txt was unreachable;"
+ 1 not fetched as their host or its robots.txt was unreachable;"
 
 crawl refused_nr "$REFUSED/" 1 --ignore-robots
 check "refused, robots ignored: the seed's failure says why" \
@@ -151,7 +151,7 @@ check "disallowed: logged so" \
   logged disallowed "IgnRobots: $H2/ (disallowed by robots.txt)"
 check "disallowed: robots.txt fetched, the seed disallowed" \
   said disallowed "robots: 1 robots.txt fetched, 0 failed; 1 URLs\
- disallowed, 0 not fetched as robots.txt was unreachable;"
+ disallowed, 0 not fetched as their host or its robots.txt was unreachable;"
 
 # ------------------------------------------------------------ the seed
 
@@ -198,19 +198,28 @@ if [ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
   skip "nxdomain: a name that does not resolve" \
     "the LD_PRELOAD shim and a sanitizer runtime do not mix"
 else
+  # flaky.nx.test: the resolver cannot answer the first time (EAI_AGAIN,
+  # which libcurl reports as it reports a name that does not exist), then
+  # it is 127.0.0.1: a retry mends that.
   cat >"$TEST_DIR/nx.c" <<'C'
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <netdb.h>
+#include <stdatomic.h>
 #include <string.h>
+static atomic_int flaky;
 int getaddrinfo(const char *node, const char *service,
                 const struct addrinfo *hints, struct addrinfo **res)
 {
+  int (*real)(const char *, const char *, const struct addrinfo *,
+              struct addrinfo **) = dlsym(RTLD_NEXT, "getaddrinfo");
+  if (node != NULL && strcmp(node, "flaky.nx.test") == 0)
+    return atomic_fetch_add(&flaky, 1) == 0
+           ? EAI_AGAIN
+           : real("127.0.0.1", service, hints, res);
   size_t n = node ? strlen(node) : 0;
   if (n >= 7 && strcmp(node + n - 7, "nx.test") == 0)
     return EAI_NONAME;
-  int (*real)(const char *, const char *, const struct addrinfo *,
-              struct addrinfo **) = dlsym(RTLD_NEXT, "getaddrinfo");
   return real(node, service, hints, res);
 }
 C
@@ -221,6 +230,11 @@ C
     seed_fails nxdomain "host unreachable: cannot resolve host docs.nx.test"
     check "nxdomain: not retried: one request" \
       said nxdomain "crawler: 1 request to 1 host,"
+    export LD_PRELOAD=$TEST_DIR/nx.so
+    crawl flaky "http://flaky.nx.test:$PORT/" 0 --retries 2
+    unset LD_PRELOAD
+    check_eq "flaky: a resolver that could not answer once is asked again" \
+      "$(cat "$TEST_DIR/flaky.rc")" 0
   else
     skip "nxdomain: a name that does not resolve" "cannot build the shim"
   fi

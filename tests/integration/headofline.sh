@@ -56,7 +56,7 @@ over_bound() {
 for W in 4 16; do
   : >"$SERVER_LOG"
   mkdir "$TEST_DIR/out$W"
-  "$BIN/crawler" --rate $R --burst $BURST --download-workers $W \
+  "$BIN/crawler" --stats --rate $R --burst $BURST --download-workers $W \
     "${scope_args[@]}" "$SEED" "$TEST_DIR/out$W" 2 2>"$TEST_DIR/err$W"
   check_eq "$W workers: crawl succeeds" "$?" 0
   check_eq "$W workers: 10 x 60 pages saved" \

@@ -64,6 +64,7 @@ static fetch_result_t answer(fetch_outcome_t outcome, long status,
     .retryable = outcome == FETCH_NET_ERROR ||
                  (outcome == FETCH_HTTP_ERROR &&
                   (status >= 500 || status == 429)),
+    .curl_code = outcome == FETCH_NET_ERROR ? 28 : 0, /* a timeout */
   };
   if (body != NULL) {
     r.body = strdup(body);
@@ -203,14 +204,16 @@ static void test_unavailable_and_unreachable(void)
   fix_delete(&x);
 }
 
-/* What no retry mends (a name that does not resolve, an untrusted
- * certificate: not retryable) closes the host at once, retries left or
- * not, and says it is the host's failure, not its robots.txt's. */
+/* What no retry mends (a name that does not exist, an untrusted
+ * certificate: final) closes the host at once, retries left or not, and
+ * says it is the host's failure, not its robots.txt's. */
 static void test_final_network_failure(void)
 {
   struct fix x = fix_new(2);
   fetch_result_t r = answer(FETCH_NET_ERROR, 0, NULL, NULL);
   r.retryable = false;
+  r.final = true;
+  r.curl_code = 6; /* CURLE_COULDNT_RESOLVE_HOST */
   snprintf(r.error, sizeof(r.error), "cannot resolve host a.nx.test");
   fitem_t *g = gate(&x, "http://a.nx.test:80");
   char *url = NULL;
@@ -221,6 +224,15 @@ static void test_final_network_failure(void)
   opened(&x);
   CHECK_STR(hosts_forbids(x.h, g->host, "/x"),
             "host unreachable: cannot resolve host a.nx.test");
+  fix_delete(&x);
+  /* A TLS handshake cut short (libcurl's code 35) is no page's to retry,
+   * but is not final: the gate asks again. */
+  x = fix_new(1);
+  r = answer(FETCH_NET_ERROR, 0, NULL, NULL);
+  r.retryable = false;
+  r.curl_code = 35;
+  g = gate(&x, "https://b:443");
+  CHECK(step(&x, g, "https://b/robots.txt", r) > 0);
   fix_delete(&x);
 }
 
