@@ -147,6 +147,8 @@ static void usage(void)
 "  --status              with --cluster and --crawl-name, and no\n"
 "                        arguments: print the shared crawl's state\n"
 "  --log                 one line per event on stdout (CS50 layout)\n"
+"  --log-file FILE       append every event to FILE, robots.txt fetches\n"
+"                        included: ISO 8601 UTC time, depth, event, URL\n"
 "  -q, --quiet           no summary and no status line\n"
 "  --stats               add the engine's figures to the summary (memory\n"
 "                        budget, politeness bound, Redis round trips)\n"
@@ -284,16 +286,17 @@ struct cmd {
   char stamp[128];                      /* the directory's, as bound */
   double lease;                         /* --lease-timeout */
   bool quiet, resume, status, stats;
-  char *seed;         /* normalised; owned */
-  char **scope;       /* normalised, NSCOPE; owned */
-  char **domain;      /* normalised, NDOMAIN; owned */
-  scope_t *in_scope;  /* of SCOPE and DOMAIN; owned */
-  store_t *store;     /* --replay's or --resume's, or NULL */
-  int lock;           /* from pagedir_lock, or -1 */
-  cluster_t *cluster; /* --cluster: this worker of the shared crawl */
-  bool discarded;     /* nothing saved: the crawl's files removed */
-  bool warc_new;      /* the --warc file did not exist before this run */
-  int argc;           /* main's, for the --resume command we print */
+  char *seed;               /* normalised; owned */
+  char **scope;             /* normalised, NSCOPE; owned */
+  char **domain;            /* normalised, NDOMAIN; owned */
+  scope_t *in_scope;        /* of SCOPE and DOMAIN; owned */
+  store_t *store;           /* --replay's or --resume's, or NULL */
+  int lock;                 /* from pagedir_lock, or -1 */
+  cluster_t *cluster;       /* --cluster: this worker of the shared crawl */
+  bool discarded;           /* nothing saved: the crawl's files removed */
+  bool warc_new;            /* the --warc file did not exist before this run */
+  const char *logfile_path; /* --log-file, or NULL */
+  int argc;                 /* main's, for the --resume command we print */
   char **argv;
 };
 
@@ -312,6 +315,7 @@ enum {
   O_MAXMEM,
   O_FORMAT,
   O_LOG,
+  O_LOGFILE,
   O_QUIET,
   O_HELP,
   O_VERSION,
@@ -365,6 +369,7 @@ static const struct option opts[] = {
   { "lease-timeout", required_argument, NULL, O_LEASE },
   { "status", no_argument, NULL, O_STATUS },
   { "log", no_argument, NULL, O_LOG },
+  { "log-file", required_argument, NULL, O_LOGFILE },
   { "quiet", no_argument, NULL, O_QUIET },
   { "stats", no_argument, NULL, O_STATS },
   { "help", no_argument, NULL, O_HELP },
@@ -516,6 +521,9 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     break;
   case O_LOG:
     o->log = true;
+    break;
+  case O_LOGFILE:
+    c->logfile_path = optarg;
     break;
   case O_QUIET:
     c->quiet = true;
@@ -739,6 +747,13 @@ static void check_arguments(struct cmd *c)
     refuse(EXIT_USAGE, "--warc: a replay fetches nothing to record");
   if (c->warc_path != NULL && !c->resume && access(c->warc_path, F_OK) == 0)
     refuse(EXIT_USAGE, "--warc: '%s' exists; choose a new file", c->warc_path);
+  if (c->logfile_path != NULL) {
+    o->logfile = fopen(c->logfile_path, "a");
+    if (o->logfile == NULL)
+      refuse(EXIT_USAGE, "--log-file: cannot write '%s': %s", c->logfile_path,
+             strerror(errno));
+    setvbuf(o->logfile, NULL, _IOLBF, 0); /* a line at a time, for tail -f */
+  }
   if (c->cluster_url == NULL)
     return;
   /* A shared crawl resumes by itself (a worker started again) and has
@@ -1111,6 +1126,8 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
  * clean up libcurl. */
 static void release(struct cmd *c)
 {
+  if (c->o.logfile != NULL)
+    fclose(c->o.logfile);
   scope_delete(c->in_scope);
   for (size_t i = 0; i < c->nscope; i++)
     free(c->scope[i]);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "budget.h"
@@ -89,11 +90,31 @@ void webcrawl_interrupt(void)
   pthread_mutex_unlock(&running_lock);
 }
 
+/* log_file: one event line in the --log-file, "TIME DEPTH LABEL URL" and
+ * " (WHY)" if WHY: TIME in ISO 8601 UTC to the millisecond, DEPTH -1 for
+ * what is no page (robots.txt). One fprintf a line: stdio's lock keeps
+ * the lines of several threads whole. */
+static void log_file(struct webcrawl *w, int depth, const char *label,
+                     const char *url, const char *why)
+{
+  if (w->o->logfile == NULL)
+    return;
+  struct timespec ts;
+  struct tm tm;
+  char t[32] = "";
+  clock_gettime(CLOCK_REALTIME, &ts);
+  if (gmtime_r(&ts.tv_sec, &tm) != NULL)
+    strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
+  fprintf(w->o->logfile, "%s.%03ldZ %d %s %s%s%s%s\n", t, ts.tv_nsec / 1000000,
+          depth, label, url, why ? " (" : "", why ? why : "", why ? ")" : "");
+}
+
 static void log_event(struct webcrawl *w, int depth, const char *label,
                       const char *url)
 {
   if (w->o->log)
     fprintf(w->o->logfp, "%2d %*s%9s: %s\n", depth, depth, "", label, url);
+  log_file(w, depth, label, url, NULL);
 }
 
 /* log_reason: an event with the reason for it, "LABEL: URL (WHY)". */
@@ -103,6 +124,7 @@ static void log_reason(struct webcrawl *w, int depth, const char *label,
   if (w->o->log)
     fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "", label, url,
             why);
+  log_file(w, depth, label, url, why);
 }
 
 /* ---- robots.txt ---- */
@@ -126,6 +148,11 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
   }
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
   archive(w, e, url, &r);
+  if (r.outcome == FETCH_OK || r.outcome == FETCH_REDIRECT)
+    log_file(w, -1, "Robots", url,
+             r.outcome == FETCH_OK ? "fetched" : "a redirect");
+  else
+    log_file(w, -1, "Robots", url, r.error[0] ? r.error : "failed");
   /* A failure (webcrawl.h) before hosts_gate_end frees R. */
   atomic_fetch_add(hosts_robots_unreachable(&r) ? &w->robots_failed
                                                 : &w->robots_fetched,

@@ -61,6 +61,8 @@ typedef struct webcrawl_opts {
   const char *pagedir_stamp;    /* with CLUSTER: PAGEDIR's marker stamp
                                    as bound (wcluster_pagedir) */
   bool log;                     /* CS50 event lines on LOGFP */
+  FILE *logfile;                /* --log-file: every event, robots.txt's
+                                   included, time first; or NULL */
   bool progress;                /* a live status line on stderr */
   FILE *logfp;
 } webcrawl_opts_t;

@@ -137,6 +137,20 @@ check "refused: robots.txt failed, not fetched; the seed not disallowed" \
   said refused "robots: 0 robots.txt fetched, 1 failed; 0 URLs disallowed,\
  1 not fetched as their host or its robots.txt was unreachable;"
 
+# --log-file: every event with its time, robots.txt's too; appended.
+crawl logfile "$REFUSED/" 1 --log-file "$TEST_DIR/events.log"
+check "--log-file: robots.txt's failure, timed, depth -1" grep -qE \
+  "^20[0-9]{2}-[01][0-9]-[0-3][0-9]T[0-9:]{8}\.[0-9]{3}Z -1 Robots \
+$REFUSED/robots.txt \(Failed to connect" "$TEST_DIR/events.log"
+check "--log-file: the seed's event, with why" grep -qE \
+  "Z 0 IgnRobots $REFUSED/ \(host unreachable: Failed to connect" \
+  "$TEST_DIR/events.log"
+n=$(wc -l <"$TEST_DIR/events.log")
+rm -rf "$TEST_DIR/logfile"
+crawl logfile "$REFUSED/" 1 --log-file "$TEST_DIR/events.log"
+check_eq "--log-file: a second crawl appends" \
+  "$(wc -l <"$TEST_DIR/events.log")" $((2 * n))
+
 crawl refused_nr "$REFUSED/" 1 --ignore-robots
 check "refused, robots ignored: the seed's failure says why" \
   logged refused_nr \
