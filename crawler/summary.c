@@ -24,6 +24,11 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
                    const char *warc_path, const webcrawl_stats_t *st,
                    bool stats)
 {
+  /* A limit that ended the crawl, first: what follows is not all the
+   * crawl would have saved. */
+  if (o->max_pages > 0 && st->saved >= o->max_pages)
+    fprintf(stderr, "%s: the crawl stopped at --max-pages %ld\n", prog,
+            o->max_pages);
   fprintf(stderr,
           "%s: saved %ld page%s (%lld bytes) in '%s' in %.2f s, "
           "%.1f pages/s\n"

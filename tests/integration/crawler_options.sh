@@ -165,6 +165,9 @@ check_eq "--respect-rel-nofollow skips rel=nofollow links" \
 
 run maxp 2 --max-pages 3 --retries 0 --timeout 1
 check_eq "--max-pages 3 saves exactly 3 pages" "$(ls "$TEST_DIR/maxp" | wc -l)" 3
+check_eq "the summary's first line says the limit stopped the crawl" \
+  "$(grep -v WARNING "$TEST_DIR/maxp.err" | head -n 1)" \
+  "crawler: the crawl stopped at --max-pages 3"
 
 : >"$SERVER_LOG"
 mkdir "$TEST_DIR/link"
