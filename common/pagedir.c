@@ -30,8 +30,7 @@ static char *path_join(const char *dir, const char *name)
   return p;
 }
 
-/* write_all: write LEN bytes of BUF to FD, riding out short writes. */
-static int write_all(int fd, const void *buf, size_t len)
+int pagedir_write_all(int fd, const void *buf, size_t len)
 {
   const char *p = buf;
   while (len > 0) {
@@ -126,8 +125,7 @@ static bool crawl_files(const char *dir, char *name, size_t n)
   return found;
 }
 
-int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
-                 size_t n)
+int pagedir_is_dir(const char *dir, char *err, size_t n)
 {
   struct stat st;
   if (stat(dir, &st) != 0) {
@@ -138,6 +136,14 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
     snprintf(err, n, "'%s' is not a directory", dir);
     return -1;
   }
+  return 0;
+}
+
+int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
+                 size_t n)
+{
+  if (pagedir_is_dir(dir, err, n) != 0)
+    return -1;
   if (access(dir, W_OK | X_OK) != 0) {
     snprintf(err, n, "'%s' is not writable: %s", dir, strerror(errno));
     return -1;
@@ -185,8 +191,8 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
              tmp ? strerror(errno) : "out of memory");
     goto out;
   }
-  if (write_all(fd, PAGEDIR_MAGIC "\n", sizeof(PAGEDIR_MAGIC)) != 0 ||
-      write_all(fd, text, strlen(text)) != 0) {
+  if (pagedir_write_all(fd, PAGEDIR_MAGIC "\n", sizeof(PAGEDIR_MAGIC)) != 0 ||
+      pagedir_write_all(fd, text, strlen(text)) != 0) {
     snprintf(err, n, "cannot write '%s': %s", marker, strerror(errno));
     close(fd);
     goto out;
@@ -203,8 +209,9 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
     int dfd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
     lrc = dfd < 0 ? -1 : 0;
     if (dfd >= 0 &&
-        (write_all(dfd, PAGEDIR_MAGIC "\n", sizeof(PAGEDIR_MAGIC)) != 0 ||
-         write_all(dfd, text, strlen(text)) != 0 || close(dfd) != 0)) {
+        (pagedir_write_all(dfd, PAGEDIR_MAGIC "\n", sizeof(PAGEDIR_MAGIC)) !=
+           0 ||
+         pagedir_write_all(dfd, text, strlen(text)) != 0 || close(dfd) != 0)) {
       snprintf(err, n, "cannot write '%s': %s", marker, strerror(errno));
       unlink(marker);
       goto out;
@@ -357,7 +364,7 @@ int pagedir_complete(const char *dir, int pages)
     int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)
                  : -1;
     if (fd >= 0) {
-      bool ok = write_all(fd, text, (size_t)len) == 0 && fsync(fd) == 0;
+      bool ok = pagedir_write_all(fd, text, (size_t)len) == 0 && fsync(fd) == 0;
       ok = close(fd) == 0 && ok;
       if (ok && rename(tmp, path) == 0)
         rc = 0;
@@ -377,11 +384,7 @@ int pagedir_complete(const char *dir, int pages)
 
 int pagedir_completed(const char *dir, int *pages, time_t *when)
 {
-  char *path = path_join(dir, PAGEDIR_COMPLETE);
-  if (path == NULL)
-    return -1;
-  int fd = pagedir_open_file(path);
-  free(path);
+  int fd = pagedir_open_name(dir, PAGEDIR_COMPLETE);
   if (fd < 0)
     return errno == ENOENT ? 0 : -1;
   char buf[32];
@@ -635,11 +638,24 @@ int pagedir_open_file(const char *path)
   return fd;
 }
 
-/* gz_open: PATH, a regular file (pagedir_open_file), for gzread, which
- * passes plain files through. Returns NULL with errno set. */
-static gzFile gz_open(const char *path)
+int pagedir_open_name(const char *dir, const char *name)
 {
+  char *path = path_join(dir, name);
+  if (path == NULL) {
+    errno = ENOMEM;
+    return -1;
+  }
   int fd = pagedir_open_file(path);
+  int e = errno;
+  free(path);
+  errno = e;
+  return fd;
+}
+
+/* gz_fd: FD (pagedir_open_file's, or -1) for gzread, which passes plain
+ * files through. Returns NULL with errno set (FD closed). */
+static gzFile gz_fd(int fd)
+{
   if (fd < 0)
     return NULL;
   gzFile gz = gzdopen(fd, "rb");
@@ -654,7 +670,7 @@ static gzFile gz_open(const char *path)
  * passes plain files through), NUL-terminated. Returns owned, or NULL. */
 static char *read_all(const char *path, size_t *lenp)
 {
-  gzFile gz = gz_open(path);
+  gzFile gz = gz_fd(pagedir_open_file(path));
   if (gz == NULL)
     return NULL;
   char *buf = NULL;
@@ -774,11 +790,9 @@ static bool read_line(gzFile gz, char *line, size_t max)
 int pagedir_load_head(const char *dir, int id, char **url, int *depth)
 {
   *url = NULL;
-  char *path = page_path(dir, id);
-  if (path == NULL)
-    return -1;
-  gzFile gz = gz_open(path);
-  free(path);
+  char name[24];
+  snprintf(name, sizeof(name), "%d", id);
+  gzFile gz = gz_fd(pagedir_open_name(dir, name));
   if (gz == NULL)
     return -1;
   /* A URL is at most a few KiB; read a bounded first line. */
@@ -814,11 +828,7 @@ int pagedir_load_head(const char *dir, int id, char **url, int *depth)
 
 int pagedir_check_name(const char *dir, const char *name)
 {
-  char *path = path_join(dir, name);
-  if (path == NULL)
-    return -1;
-  gzFile gz = gz_open(path);
-  free(path);
+  gzFile gz = gz_fd(pagedir_open_name(dir, name));
   if (gz == NULL)
     return -1;
   /* What pagedir_load_file accepts, read through a fixed buffer: line 1
@@ -998,7 +1008,8 @@ int pagedir_marker_derive(const char *dir, const char *const *values, size_t n)
   snprintf(name, sizeof(name), TMP_PREFIX "marker-derive-%ld", (long)getpid());
   char *tmp = path_join(dir, name);
   int fd = tmp ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-  rc = fd >= 0 && write_all(fd, b.p, b.len) == 0 && fsync(fd) == 0 ? 0 : -1;
+  rc = fd >= 0 && pagedir_write_all(fd, b.p, b.len) == 0 && fsync(fd) == 0 ? 0
+                                                                           : -1;
   if (fd >= 0 && close(fd) != 0)
     rc = -1;
   if (rc == 0 && rename(tmp, path) != 0)
@@ -1115,7 +1126,7 @@ int pagedir_journal_add(const char *dir, const char *kind, int id,
   int n = snprintf(line, len + 1, "%s %d %s%s%s\n", kind, id, a, b ? " " : "",
                    b ? b : "");
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  int rc = fd < 0 ? -1 : write_all(fd, line, (size_t)n);
+  int rc = fd < 0 ? -1 : pagedir_write_all(fd, line, (size_t)n);
   if (rc == 0 && (flags & PAGEDIR_FSYNC) && fsync(fd) != 0)
     rc = -1;
   if (fd >= 0 && close(fd) != 0)
@@ -1221,7 +1232,7 @@ static void journal_keep(void *arg, const char *kind, int id, const char *a,
       if (copy[i] == '\0')
         copy[i] = ' ';
     copy[n - 1] = '\n';
-    if (write_all(k->fd, copy, n) != 0)
+    if (pagedir_write_all(k->fd, copy, n) != 0)
       k->rc = -1;
     free(copy);
   }

@@ -327,6 +327,19 @@ char *pagedir_load_url(const char *dir, int id);
  * EISDIR, EINVAL (not a regular file) or the open's error. */
 int pagedir_open_file(const char *path);
 
+/* pagedir_open_name: pagedir_open_file of DIR/NAME (both borrowed).
+ * Returns as pagedir_open_file. */
+int pagedir_open_name(const char *dir, const char *name);
+
+/* pagedir_write_all: write LEN bytes of BUF to FD, riding out short
+ * writes and EINTR. Returns 0 or -1 (errno). */
+int pagedir_write_all(int fd, const void *buf, size_t len);
+
+/* pagedir_is_dir: whether DIR is a directory; if not, -1 with a one-line
+ * reason in ERR (size N): "cannot use 'd': ..." or "'d' is not a
+ * directory". Returns 0 or -1. */
+int pagedir_is_dir(const char *dir, char *err, size_t n);
+
 /* pagedir_check_name: whether DIR/NAME is well-formed as pagedir_load_name
  * would load it, read through a fixed buffer, whatever its size (a gzip
  * bomb costs time, not memory). Returns 0, or -1 with errno (EINVAL: not

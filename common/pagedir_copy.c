@@ -131,11 +131,7 @@ static const char *printable(const char *name, char *buf, size_t n)
  * (a write an interruption cut). 0 no, 1 yes, -1 unreadable. */
 static int journal_torn(const char *dir)
 {
-  char *path = pagedir_tmp_join(dir, PAGEDIR_JOURNAL);
-  if (path == NULL)
-    return -1;
-  int fd = pagedir_open_file(path);
-  free(path);
+  int fd = pagedir_open_name(dir, PAGEDIR_JOURNAL);
   if (fd < 0)
     return errno == ENOENT ? 0 : -1;
   char c = '\n';
@@ -202,15 +198,8 @@ static int check_names(const char *dir, const struct jscan *s, char *err,
 /* check: pagedir_check, with the journal's findings left in *S. */
 static int check(const char *dir, struct jscan *s, char *err, size_t n)
 {
-  struct stat st;
-  if (stat(dir, &st) != 0) {
-    snprintf(err, n, "cannot use '%s': %s", dir, strerror(errno));
+  if (pagedir_is_dir(dir, err, n) != 0)
     return -1;
-  }
-  if (!S_ISDIR(st.st_mode)) {
-    snprintf(err, n, "'%s' is not a directory", dir);
-    return -1;
-  }
   char *marker = pagedir_marker_read(dir);
   if (marker == NULL) {
     int e = errno;
@@ -265,21 +254,6 @@ int pagedir_check(const char *dir, char *err, size_t n)
   return count;
 }
 
-/* write_all: write LEN bytes of BUF to FD, riding out short writes. */
-static int write_all(int fd, const char *buf, size_t len)
-{
-  while (len > 0) {
-    ssize_t w = write(fd, buf, len);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w < 0)
-      return -1;
-    buf += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 /* copy_fd: write the content of the file at PATH to FD: decoded if
  * DECODE (gzread passes a plain file through), else byte for byte.
  * Returns 0, or -1 with errno (EINVAL: a damaged gzip stream). */
@@ -321,7 +295,7 @@ static int copy_fd(const char *path, int fd, bool decode)
     }
     if (r == 0)
       break;
-    if (write_all(fd, buf, (size_t)r) != 0) {
+    if (pagedir_write_all(fd, buf, (size_t)r) != 0) {
       rc = -1;
       break;
     }
@@ -388,7 +362,7 @@ static int export_file(const char *dir, const char *newdir, const char *name,
     snprintf(err, n, "cannot create '%s': %s", tmp, strerror(errno));
     goto out;
   }
-  int wrc = text != NULL ? write_all(fd, text, strlen(text))
+  int wrc = text != NULL ? pagedir_write_all(fd, text, strlen(text))
                          : copy_fd(src, fd, decode);
   if (wrc != 0 || fsync(fd) != 0) {
     snprintf(err, n, "cannot copy '%s' to '%s': %s", src, tmp,

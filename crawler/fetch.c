@@ -524,6 +524,42 @@ static bool no_such_name(const char *host)
     ;
 }
 
+/* net_error: RES failed in libcurl with RC (its message in ERRBUF, or
+ * ""): outcome, code, whether a retry may mend it, and why, in words.
+ * libcurl's message says the most ("SSL certificate problem: unable to
+ * get local issuer certificate" where its code's text says "SSL peer
+ * certificate or SSH remote key was not OK"); a name that does not
+ * resolve is said plainly, and final if the resolver says it does not
+ * exist; an untrusted issuer names the option that trusts a private
+ * CA. */
+static void net_error(fetch_result_t *res, CURLcode rc, const char *errbuf)
+{
+  res->outcome = FETCH_NET_ERROR;
+  res->curl_code = (int)rc;
+  const char *msg = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+  const char *unresolved = "Could not resolve host: ";
+  const char *host = rc == CURLE_COULDNT_RESOLVE_HOST &&
+                         strncmp(msg, unresolved, strlen(unresolved)) == 0
+                     ? msg + strlen(unresolved)
+                     : NULL;
+  bool untrusted = rc == CURLE_PEER_FAILED_VERIFICATION &&
+                   (strstr(msg, "issuer") != NULL ||
+                    strstr(msg, "self-signed") != NULL ||
+                    strstr(msg, "self signed") != NULL);
+  res->final = rc == CURLE_PEER_FAILED_VERIFICATION ||
+               (host != NULL && no_such_name(host));
+  res->retryable = transient(rc) && !res->final;
+  if (host != NULL)
+    snprintf(res->error, sizeof(res->error), "cannot resolve host %s", host);
+  else if (untrusted)
+    snprintf(res->error, sizeof(res->error),
+             "%s (its CA is not trusted here: --ca-certificate FILE "
+             "trusts a private one)",
+             msg);
+  else
+    snprintf(res->error, sizeof(res->error), "%s", msg);
+}
+
 static void get(fetcher_t *f, const char *url, bool robots, size_t max,
                 fetch_result_t *res)
 {
@@ -631,36 +667,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
      * rest (cut short, trickling and stopped) changes nothing. */
     res->outcome = x.abort;
   } else if (rc != CURLE_OK) {
-    res->outcome = FETCH_NET_ERROR;
-    res->retryable = transient(rc);
-    res->curl_code = (int)rc;
-    /* libcurl's message says the most ("SSL certificate problem: unable
-     * to get local issuer certificate" where its code's text says "SSL
-     * peer certificate or SSH remote key was not OK"); a name that does
-     * not resolve is said plainly (not retried: transient), and an
-     * untrusted certificate names the option that trusts its CA. */
-    const char *msg = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-    const char *unresolved = "Could not resolve host: ";
-    res->final = rc == CURLE_PEER_FAILED_VERIFICATION ||
-                 (rc == CURLE_COULDNT_RESOLVE_HOST &&
-                  strncmp(msg, unresolved, strlen(unresolved)) == 0 &&
-                  no_such_name(msg + strlen(unresolved)));
-    if (res->final)
-      res->retryable = false;
-    if (rc == CURLE_COULDNT_RESOLVE_HOST &&
-        strncmp(msg, unresolved, strlen(unresolved)) == 0)
-      snprintf(res->error, sizeof(res->error), "cannot resolve host %s",
-               msg + strlen(unresolved));
-    else if (rc == CURLE_PEER_FAILED_VERIFICATION &&
-             (strstr(msg, "issuer") != NULL ||
-              strstr(msg, "self-signed") != NULL ||
-              strstr(msg, "self signed") != NULL))
-      snprintf(res->error, sizeof(res->error),
-               "%s (its CA is not trusted here: --ca-certificate FILE "
-               "trusts a private one)",
-               msg);
-    else
-      snprintf(res->error, sizeof(res->error), "%s", msg);
+    net_error(res, rc, errbuf);
   } else {
     res->outcome = FETCH_OK;
   }
