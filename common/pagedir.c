@@ -114,10 +114,14 @@ static bool crawl_files(const char *dir, char *name, size_t n)
   bool found = false;
   while (!found && (de = readdir(d)) != NULL) {
     const char *s = de->d_name;
+    /* Not another pagedir_init's marker on its way (a worker of a
+     * shared crawl binding it at the same time): link() decides that
+     * race below. */
     found = strcmp(s, PAGEDIR_JOURNAL) == 0 ||
             strcmp(s, PAGEDIR_COMPLETE) == 0 ||
             strncmp(s, ".noindex-", 9) == 0 ||
-            strncmp(s, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) == 0;
+            (strncmp(s, TMP_PREFIX, sizeof(TMP_PREFIX) - 1) == 0 &&
+             strncmp(s, TMP_PREFIX "marker-", sizeof(TMP_PREFIX) + 6) != 0);
     if (found)
       snprintf(name, n, "%s", s);
   }
