@@ -983,6 +983,8 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
       atomic_store(&w->limit_reached, true);
       return;
     }
+    if (w->o->max_pages > 0)
+      engine_want(e, (uint64_t)(w->o->max_pages - st->saved));
   } else {
     st->write_errors++;
     w->io_failed = true;
@@ -1118,8 +1120,9 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
      * its adoption with its body on disk and its links within the
      * budget. A fixed count left hosts idle behind a big first host
      * (DESIGN.md, "No head-of-line blocking"); it stays only without a
-     * budget (--max-memory 0), where nothing else would bound it. */
-    .speculate = o->max_memory ? SIZE_MAX : 4096,
+     * budget (--max-memory 0), where nothing else would bound it.
+     * None under --max-pages: a speculation may be a page never saved. */
+    .speculate = o->max_pages ? 0 : o->max_memory ? SIZE_MAX : 4096,
     .speculate_out = o->max_memory ? 0 : 256,
     .rate = o->rate,
     .burst = o->burst,
@@ -1144,6 +1147,11 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
          : key != NULL ? engine_add(w.e, o->seed, 0, key)
                        : -2;
   free(key);
+  /* --max-pages: only the next max_pages items can be saved, so no
+   * download goes beyond them (engine_want; speculation is off above):
+   * the limit costs at most the failures among them in extra requests. */
+  if (o->max_pages > 0)
+    engine_want(w.e, (uint64_t)o->max_pages);
   if (rc != 1) {
     if (o->cluster)
       cluster_finish(o->cluster);

@@ -131,6 +131,8 @@ struct engine {
   heap_t *order;          /* reorder heap: parsed items by seq */
   bool committing;
   uint64_t next_commit;
+  uint64_t wanted;  /* engine_want: items wanted from the commit point;
+                       UINT64_MAX = no bound */
   int commit_depth; /* depth of the last item committed */
   fptable_t *smap;  /* URL fingerprint -> struct spec *; NULL = no
                        speculation */
@@ -170,6 +172,7 @@ engine_t *engine_new(const engine_config_t *cfg)
     return NULL;
   e->cfg = *cfg;
   e->hooks = *h;
+  e->wanted = UINT64_MAX;
   if (cfg->remote != NULL) {
     /* engine.h: what a shared frontier turns off. */
     e->cfg.speculate = 0;
@@ -831,6 +834,43 @@ static fitem_t *sweep(engine_t *e, int depth)
   return gone;
 }
 
+/* horizon_at: the seq downloads may not reach while the item with seq
+ * FROM is the first one not committed (or being committed): cfg.window
+ * and engine_want's bound, whichever is nearer; UINT64_MAX = none.
+ * Caller holds e->lock. */
+static uint64_t horizon_at(engine_t *e, uint64_t from)
+{
+  uint64_t h = UINT64_MAX;
+  if (e->cfg.window)
+    h = from + 1 + e->cfg.window;
+  if (e->wanted != UINT64_MAX && from + e->wanted < h)
+    h = from + e->wanted;
+  return h;
+}
+
+/* want_next: the commit is past an item: under engine_want, the next
+ * one that may be wanted is now in reach, whether or not the commit hook
+ * called engine_want (it does only when the bound shrinks). */
+static void want_next(engine_t *e)
+{
+  pthread_mutex_lock(&e->lock);
+  uint64_t h = e->wanted != UINT64_MAX ? horizon_at(e, e->next_commit)
+                                       : UINT64_MAX;
+  pthread_mutex_unlock(&e->lock);
+  if (h != UINT64_MAX)
+    frontier_set_horizon(e->frontier, h);
+}
+
+void engine_want(engine_t *e, uint64_t n)
+{
+  if (!e->cfg.ordered || e->cfg.remote != NULL)
+    return;
+  pthread_mutex_lock(&e->lock);
+  e->wanted = n;
+  pthread_mutex_unlock(&e->lock);
+  want_next(e);
+}
+
 /* commit_in_order: add IT to the reorder buffer and commit whatever is
  * next in seq order, unless another thread is already doing so. */
 static void commit_in_order(engine_t *e, fitem_t *it)
@@ -851,7 +891,7 @@ static void commit_in_order(engine_t *e, fitem_t *it)
   fitem_t *next, *twice = NULL;
   while (!atomic_load(&e->stopped) && (next = order_next(e, &twice)) != NULL) {
     e->next_commit++;
-    uint64_t horizon = e->next_commit + e->cfg.window;
+    uint64_t horizon = horizon_at(e, e->next_commit - 1);
     fitem_t *gone = NULL;
     if (next->depth > e->commit_depth) {
       e->commit_depth = next->depth;
@@ -873,9 +913,11 @@ static void commit_in_order(engine_t *e, fitem_t *it)
       }
       break;
     }
-    if (e->cfg.window)
+    if (horizon != UINT64_MAX)
       frontier_set_horizon(e->frontier, horizon);
     e->hooks.commit(e->cfg.ctx, e, next);
+    if (e->cfg.ordered && r == NULL)
+      want_next(e);
     if (r != NULL && !atomic_load(&e->stopped)) {
       int err = r->committed(r->ctx, e, next);
       if (err != 0)
@@ -970,8 +1012,13 @@ int engine_run(engine_t *e)
     return CRAWL_ENOMEM;
   if (atomic_load(&e->pending) == 0)
     frontier_close(e->frontier); /* nothing to do */
-  if (e->cfg.ordered && e->cfg.window)
-    frontier_set_horizon(e->frontier, e->cfg.window);
+  if (e->cfg.ordered) {
+    pthread_mutex_lock(&e->lock);
+    uint64_t h = horizon_at(e, e->next_commit);
+    pthread_mutex_unlock(&e->lock);
+    if (h != UINT64_MAX)
+      frontier_set_horizon(e->frontier, h);
+  }
   int status = CRAWL_OK, started = 0;
   e->downloaders = nd;
   atomic_store(&e->threads, nd);

@@ -255,6 +255,17 @@ void engine_fail(engine_t *e, int status);
  * thread. */
 bool engine_stopped(engine_t *e);
 
+/* engine_want: ordered mode, no remote: only the next N items in seq
+ * order can still matter (the caller stops the crawl after them, as
+ * --max-pages does), so downloads hand out nothing beyond them, within
+ * cfg.window as before. N counts from the first item not committed yet;
+ * from the commit hook, from the item after the one being committed.
+ * Call it before engine_run or from the commit hook; N may only shrink
+ * by the items committed since the last call (the horizon never moves
+ * back). Speculative items are not bounded by it: turn speculation off.
+ * Thread-safety: any thread. */
+void engine_want(engine_t *e, uint64_t n);
+
 /* ---- with a remote (engine_remote_t) ---- */
 
 /* engine_inject: queue URL (borrowed) at DEPTH with sequence number SEQ

@@ -219,4 +219,28 @@ robots_case ignored '/robots.txt status 503' 2 --ignore-robots
 check_eq "--ignore-robots never asks for robots.txt" \
   "$(log_count /robots.txt)" 0
 check "--ignore-robots warns loudly" grep -q WARNING "$TEST_DIR/ignored.err"
+server_stop
+
+# --max-pages N without politeness: downloads never run beyond the next N
+# pages in commit order, so a site of 283 pages at depth 3 costs N
+# requests besides robots.txt (the limit allows N + download threads);
+# it cost 191 for N = 10 before. The same 10 pages as a whole crawl's first 10.
+server_start "$SITES/catalogue" || { not_ok "catalogue: server"; finish; }
+for n in 1 10; do
+  : >"$SERVER_LOG"
+  mkdir "$TEST_DIR/few$n"
+  "$BIN/crawler" --rate 0 --quiet --max-pages $n "$BASE_URL/index.html" \
+    "$TEST_DIR/few$n" 3 2>"$TEST_DIR/few$n.err"
+  check_eq "--max-pages $n: saves $n" "$(ls "$TEST_DIR/few$n" | wc -l)" $n
+  got=$(log_targets | grep -vc '^/robots.txt$')
+  printf '# --max-pages %s: %s requests\n' $n "$got" >&2
+  check "--max-pages $n --rate 0: at most $n + 8 requests besides robots.txt" \
+    test "$got" -le $((n + 8))
+done
+mkdir "$TEST_DIR/all3"
+"$BIN/crawler" --rate 0 --quiet "$BASE_URL/index.html" "$TEST_DIR/all3" 3 \
+  2>/dev/null
+check "--max-pages 10 saves the whole crawl's first 10 pages" \
+  bash -c 'for i in $(seq 10); do cmp "$1/$i" "$2/$i" || exit 1; done' _ \
+  "$TEST_DIR/few10" "$TEST_DIR/all3"
 finish
