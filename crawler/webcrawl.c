@@ -1122,7 +1122,9 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
      * (DESIGN.md, "No head-of-line blocking"); it stays only without a
      * budget (--max-memory 0), where nothing else would bound it.
      * None under --max-pages: a speculation may be a page never saved. */
-    .speculate = o->max_pages ? 0 : o->max_memory ? SIZE_MAX : 4096,
+    .speculate = o->max_pages  ? 0
+               : o->max_memory ? SIZE_MAX
+                               : 4096,
     .speculate_out = o->max_memory ? 0 : 256,
     .rate = o->rate,
     .burst = o->burst,
