@@ -93,6 +93,10 @@ static char *params_text(const pagedir_params_t *p)
       strbuf_addf(&b, "respectRelNofollow: yes\n");
     if (p->user_agent != NULL)
       strbuf_addf(&b, "userAgent: %s\n", p->user_agent);
+    for (size_t i = 0; i < p->naccept; i++)
+      strbuf_addf(&b, "acceptRegex: %s\n", p->accept[i]);
+    for (size_t i = 0; i < p->nreject; i++)
+      strbuf_addf(&b, "rejectRegex: %s\n", p->reject[i]);
   }
   return strbuf_detach(&b);
 }

@@ -13,9 +13,10 @@
  *                   before domains existed), format, maxPages,
  *                   maxPagesPerHost, maxPageSize, compress ("yes" or
  *                   "no"), then only where they are set: ignoreRobots
- *                   ("yes"), respectRelNofollow ("yes"), userAgent (so a
- *                   marker without them is what it was before they were
- *                   recorded); numbers in decimal. Last, redirectScope
+ *                   ("yes"), respectRelNofollow ("yes"), userAgent,
+ *                   acceptRegex and rejectRegex (a line per expression)
+ *                   (so a marker without them is what it was before they
+ *                   were recorded); numbers in decimal. Last, redirectScope
  *                   lines (a prefix each): the scope the crawl added by
  *                   itself, the sites its seed's redirects went to
  *                   (with the default scope only). Only this module reads or
@@ -111,14 +112,18 @@ typedef struct pagedir_params {
   size_t nscope;
   const char *const *domain; /* NDOMAIN normalised domains */
   size_t ndomain;
-  const char *format;      /* "auto", "html" or "link" */
-  long max_pages;          /* 0 = no limit */
-  long max_pages_per_host; /* 0 = no limit */
-  size_t max_page_size;    /* bytes */
-  bool compress;           /* page files gzip-compressed */
-  bool ignore_robots;      /* robots.txt and robots directives ignored */
-  bool rel_nofollow;       /* rel="nofollow" links not followed */
-  const char *user_agent;  /* the User-Agent, if not the default; NULL */
+  const char *format;        /* "auto", "html" or "link" */
+  long max_pages;            /* 0 = no limit */
+  long max_pages_per_host;   /* 0 = no limit */
+  size_t max_page_size;      /* bytes */
+  bool compress;             /* page files gzip-compressed */
+  bool ignore_robots;        /* robots.txt and robots directives ignored */
+  bool rel_nofollow;         /* rel="nofollow" links not followed */
+  const char *user_agent;    /* the User-Agent, if not the default; NULL */
+  const char *const *accept; /* NACCEPT --accept-regex expressions */
+  size_t naccept;
+  const char *const *reject; /* NREJECT --reject-regex expressions */
+  size_t nreject;
 } pagedir_params_t;
 
 /* pagedir_params_text: PARAMS as the marker records them, "key: value"

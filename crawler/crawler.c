@@ -27,6 +27,7 @@
 #include "strbuf.h"
 #include "summary.h"
 #include "url.h"
+#include "urlfilter.h"
 #include "wcluster.h"
 #include "webcrawl.h"
 
@@ -100,6 +101,12 @@ static void usage(void)
 "                        port; an IP address matches only itself;\n"
 "                        repeatable, any number. A URL is followed if any\n"
 "                        --scope or any --domain admits it\n"
+"  --accept-regex RE     follow only links in scope whose normalised URL\n"
+"                        matches RE (POSIX extended, unanchored); repeatable:\n"
+"                        any one may match\n"
+"  --reject-regex RE     follow no link whose normalised URL matches RE\n"
+"                        (e.g. '[?]C=[NMSD]' for Apache's sort links);\n"
+"                        repeatable. Neither applies to seedURL\n"
 "  --user-agent S        User-Agent header (default: %s)\n"
 "  --max-pages N         stop after saving N pages; 0 = no limit (default)\n"
 "  --max-pages-per-host N  save at most N pages of any one host; 0 = no\n"
@@ -134,8 +141,8 @@ static void usage(void)
 "                        WARC/1.1 file (appended to on --resume)\n"
 "  --resume              continue an interrupted crawl in pageDirectory\n"
 "                        (same seedURL, maxDepth and every option the\n"
-"                        marker records: scope, domain, format and page\n"
-"                        limits, robots options, user agent)\n"
+"                        marker records: scope, domain, regexes, format,\n"
+"                        page limits, robots options, user agent)\n"
 "  --cluster redis://HOST[:PORT][/DB]  run as one worker of a crawl shared\n"
 "                        with other crawler processes, on any machines,\n"
 "                        through Redis (--crawl-name names it); the first\n"
@@ -281,7 +288,12 @@ struct cmd {
   const char **domain_arg; /* --domain values (argv), NDOMAIN;
                             * room for argc; owned */
   size_t ndomain;
-  const char *replay_dir, *warc_path;   /* argv, or NULL */
+  const char **accept, **reject; /* --accept-regex, --reject-regex values
+                                  * (argv), NACCEPT and NREJECT; room for
+                                  * argc; owned */
+  size_t naccept, nreject;
+  urlfilter_t *filter;                /* of ACCEPT and REJECT, or NULL; owned */
+  const char *replay_dir, *warc_path; /* argv, or NULL */
   const char *cluster_url, *crawl_name; /* argv, or NULL */
   char stamp[128];                      /* the directory's, as bound */
   double lease;                         /* --lease-timeout */
@@ -329,6 +341,8 @@ enum {
   O_RESUME,
   O_WARC,
   O_DOMAIN,
+  O_ACCEPT,
+  O_REJECT,
   O_CAFILE,
   O_CADIR,
   O_NOCHECK,
@@ -346,6 +360,8 @@ static const struct option opts[] = {
   { "burst", required_argument, NULL, O_BURST },
   { "scope", required_argument, NULL, O_SCOPE },
   { "domain", required_argument, NULL, O_DOMAIN },
+  { "accept-regex", required_argument, NULL, O_ACCEPT },
+  { "reject-regex", required_argument, NULL, O_REJECT },
   { "user-agent", required_argument, NULL, O_UA },
   { "max-pages", required_argument, NULL, O_MAXP },
   { "max-pages-per-host", required_argument, NULL, O_MAXPH },
@@ -430,6 +446,12 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     break;
   case O_DOMAIN:
     c->domain_arg[c->ndomain++] = optarg;
+    break;
+  case O_ACCEPT:
+    c->accept[c->naccept++] = optarg;
+    break;
+  case O_REJECT:
+    c->reject[c->nreject++] = optarg;
     break;
   case O_UA:
     if (optarg[0] == '\0' || strpbrk(optarg, "\r\n") != NULL)
@@ -596,7 +618,10 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
    * ARGV, so ARGC entries always suffice. */
   c->scope_arg = calloc((size_t)argc, sizeof(char *));
   c->domain_arg = calloc((size_t)argc, sizeof(char *));
-  if (c->scope_arg == NULL || c->domain_arg == NULL)
+  c->accept = calloc((size_t)argc, sizeof(char *));
+  c->reject = calloc((size_t)argc, sizeof(char *));
+  if (c->scope_arg == NULL || c->domain_arg == NULL || c->accept == NULL ||
+      c->reject == NULL)
     out_of_memory();
   int opt;
   opterr = 0;
@@ -734,6 +759,14 @@ static void check_arguments(struct cmd *c)
            c->seed_arg);
   check_scope(c);
   o->seed = c->seed;
+  if (c->naccept + c->nreject > 0) {
+    char err[512];
+    c->filter = urlfilter_new(c->accept, c->naccept, c->reject, c->nreject, err,
+                              sizeof(err));
+    if (c->filter == NULL)
+      refuse(EXIT_USAGE, "%s", err);
+    o->filter = c->filter;
+  }
 
   long v;
   if (!parse_long(c->depth_arg, 0, MAX_DEPTH, &v))
@@ -910,6 +943,10 @@ static void open_pagedir(struct cmd *c)
     .ignore_robots = o->ignore_robots,
     .rel_nofollow = o->respect_rel_nofollow,
     .user_agent = strcmp(o->user_agent, DEFAULT_UA) != 0 ? o->user_agent : NULL,
+    .accept = c->accept,
+    .naccept = c->naccept,
+    .reject = c->reject,
+    .nreject = c->nreject,
   };
   char err[512];
   if (c->cluster_url != NULL) {
@@ -1137,6 +1174,9 @@ static void release(struct cmd *c)
   free(c->domain);
   free(c->scope_arg);
   free(c->domain_arg);
+  free(c->accept);
+  free(c->reject);
+  urlfilter_delete(c->filter);
   free(c->seed);
   curl_global_cleanup();
 }
@@ -1215,6 +1255,8 @@ int main(int argc, char *argv[])
     int code = show_status(&c);
     free(c.scope_arg);
     free(c.domain_arg);
+    free(c.accept);
+    free(c.reject);
     return code;
   }
   if (init_libraries() != 0)

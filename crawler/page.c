@@ -242,6 +242,8 @@ static int on_link(void *arg, const char *href, int flags)
     l->url = strdup(href);
   } else if (!scope_contains(s->c->scope, l->url)) {
     l->cls = L_EXTERN;
+  } else if (!urlfilter_pass(s->c->filter, l->url)) {
+    l->cls = L_FILTERED;
   } else if (pagecheck_trap(url_path_query(l->url))) {
     l->cls = L_TRAP;
   } else if (url_is_nonpage(l->url)) {
@@ -583,7 +585,7 @@ static int unpack_field(struct page *p, char tag, const char *v, size_t n,
     size_t ul = nul ? (size_t)(nul - (v + 1)) : 0, kl = nul ? n - 2 - ul : 0;
     /* A class page.h knows; a candidate with its host key (page_scan's
      * always has one), or the commit would add it under none. */
-    if (nul == NULL || (unsigned char)v[0] > L_TRAP ||
+    if (nul == NULL || (unsigned char)v[0] > L_FILTERED ||
         ((unsigned char)v[0] == L_CANDIDATE && kl == 0)) {
       errno = EINVAL;
       return -1;

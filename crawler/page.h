@@ -21,12 +21,21 @@
 #include "fetch.h"
 #include "frontier.h"
 #include "scope.h"
+#include "urlfilter.h"
 
 /* The most links kept of one page; the rest are not looked at. */
 enum { PAGE_MAX_LINKS = 100000 };
 
 /* Where a link found on a page goes. */
-enum { L_CANDIDATE, L_EXTERN, L_NONPAGE, L_INVALID, L_NOFOLLOW, L_TRAP };
+enum {
+  L_CANDIDATE,
+  L_EXTERN,
+  L_NONPAGE,
+  L_INVALID,
+  L_NOFOLLOW,
+  L_TRAP,
+  L_FILTERED /* in scope, refused by --accept-regex or --reject-regex */
+};
 
 struct link {
   char *url; /* normalised, or the raw href when L_INVALID */
@@ -73,6 +82,8 @@ struct page {
 /* How page_scan reads a page's links (all borrowed). */
 typedef struct page_scan {
   const scope_t *scope;      /* links outside are L_EXTERN */
+  const urlfilter_t *filter; /* links in scope it refuses are L_FILTERED;
+                                NULL = none */
   bool respect_rel_nofollow; /* rel="nofollow" links are L_NOFOLLOW */
   const char *agent;         /* read robots metas naming it; NULL: none */
   budget_t *budget;          /* links beyond it go to disk */

@@ -53,15 +53,16 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
   print_tally(prog, "not fetched", &st->unreachable);
   fprintf(stderr,
           "%s: ignored links: duplicate %ld, external %ld, non-page %ld, "
-          "invalid %ld, rel=nofollow %ld, trap %ld; over the per-host "
-          "limit %ld\n"
+          "invalid %ld, rel=nofollow %ld, trap %ld, filtered %ld; over the "
+          "per-host limit %ld\n"
           "%s: robots: %ld robots.txt fetched, %ld failed; %ld URLs "
           "disallowed, %ld not fetched as their host or its robots.txt was "
           "unreachable; %ld pages noindex, %ld nofollow\n",
           prog, st->ign_dupl + st->dup_redirects, st->ign_extern,
           st->ign_nonpage, st->ign_invalid, st->ign_rel_nofollow, st->ign_trap,
-          st->ign_host_limit, prog, st->robots_fetched, st->robots_failed,
-          st->ign_robots, st->ign_unreachable, st->noindex, st->nofollow);
+          st->ign_filtered, st->ign_host_limit, prog, st->robots_fetched,
+          st->robots_failed, st->ign_robots, st->ign_unreachable, st->noindex,
+          st->nofollow);
   if (o->warc != NULL)
     fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog, st->warc_records,
             warc_path);

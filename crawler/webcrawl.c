@@ -743,6 +743,10 @@ static void commit_link(struct webcrawl *w, engine_t *e, int d,
     n = &st->ign_trap;
     label = "IgnTrap";
     break;
+  case L_FILTERED:
+    n = &st->ign_filtered;
+    label = "IgnFilter";
+    break;
   case L_NONPAGE:
     n = &st->ign_nonpage;
     label = "IgnType";
@@ -1077,6 +1081,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   atomic_init(&w.scope, o->scope);
   pthread_mutex_init(&w.widen_lock, NULL);
   w.scan = (page_scan_t){ .scope = o->scope,
+                          .filter = o->filter,
                           .respect_rel_nofollow = o->respect_rel_nofollow,
                           .agent = o->ignore_robots ? NULL : w.agent,
                           .budget = &w.budget,

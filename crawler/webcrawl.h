@@ -16,6 +16,7 @@
 #include "scope.h"
 #include "store.h"
 #include "tally.h"
+#include "urlfilter.h"
 #include "warc.h"
 
 typedef struct cluster cluster_t;
@@ -26,16 +27,18 @@ typedef struct webcrawl_opts {
                           for --resume */
   int max_depth;
   int download_workers, parse_workers;
-  int download_max;         /* above download_workers: the download pool is
-                               elastic, from download_workers up to this many
-                               threads (engine.h); else fixed */
-  size_t queue_size;        /* 0 = unbounded */
-  double rate, burst;       /* per host; rate 0 = no limit */
-  const scope_t *scope;     /* links and redirects followed */
-  const char *const *widen; /* with the default scope: its prefixes
-                               (NWIDEN), which the seed's own redirects
-                               widen to the sites they go to (DESIGN.md,
-                               "Scope"); NULL: the scope is fixed */
+  int download_max;          /* above download_workers: the download pool is
+                                elastic, from download_workers up to this many
+                                threads (engine.h); else fixed */
+  size_t queue_size;         /* 0 = unbounded */
+  double rate, burst;        /* per host; rate 0 = no limit */
+  const scope_t *scope;      /* links and redirects followed */
+  const urlfilter_t *filter; /* --accept-regex, --reject-regex: which
+                                links in scope are followed; NULL = all */
+  const char *const *widen;  /* with the default scope: its prefixes
+                                (NWIDEN), which the seed's own redirects
+                                widen to the sites they go to (DESIGN.md,
+                                "Scope"); NULL: the scope is fixed */
   size_t nwiden;
   const char *user_agent;
   long max_pages;          /* 0 = no limit */
@@ -81,7 +84,7 @@ typedef struct webcrawl_stats {
     redirects, retries, dup_redirects, ign_extern, ign_dupl, ign_nonpage,
     ign_invalid, write_errors, ign_robots, ign_unreachable, noindex, nofollow,
     ign_rel_nofollow, robots_fetched, robots_failed, requests, hosts, ign_trap,
-    ign_host_limit, binary, warc_records;
+    ign_host_limit, ign_filtered, binary, warc_records;
   long long bytes;
   double elapsed;
   double bound;                  /* requests the politeness bound allowed

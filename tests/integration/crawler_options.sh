@@ -1,4 +1,5 @@
-# crawler_options: timeouts and retries, --max-pages, --max-page-size,
+# crawler_options: timeouts and retries, --max-pages (and its request
+# count), --accept-regex and --reject-regex, --max-page-size,
 # --format, robots directives (meta, X-Robots-Tag, rel=nofollow),
 # --ignore-robots, and robots.txt that is missing, failing or redirected.
 . "$(dirname "$0")/lib.sh"
@@ -243,4 +244,53 @@ mkdir "$TEST_DIR/all3"
 check "--max-pages 10 saves the whole crawl's first 10 pages" \
   bash -c 'for i in $(seq 10); do cmp "$1/$i" "$2/$i" || exit 1; done' _ \
   "$TEST_DIR/few10" "$TEST_DIR/all3"
+
+# --accept-regex and --reject-regex: on the normalised URL, repeatable,
+# wget's rule; the seed is not filtered; the marker records them, so a
+# resume with others is refused; a bad expression writes nothing.
+catalogue_urls() {  # catalogue_urls DIR: the saved URLs' paths, sorted
+  for f in "$1"/[0-9]*; do sed -n 1p "$f"; done | sed "s|^$BASE_URL||" | sort
+}
+mkdir "$TEST_DIR/rej"
+# Case matters: '/ITEM/' rejects no /item/ page.
+"$BIN/crawler" --rate 0 --log --reject-regex '/category/[a-m]' \
+  --reject-regex '/ITEM/' --reject-regex '/about[.]html$' \
+  "$BASE_URL/index.html" "$TEST_DIR/rej" 2 >"$TEST_DIR/rej.log" \
+  2>"$TEST_DIR/rej.err"
+check_eq "--reject-regex: every match is left out" \
+  "$(catalogue_urls "$TEST_DIR/rej" | grep -c -E '/category/[a-m]|about')" 0
+check "--reject-regex: the rest is followed" \
+  grep -q '^/category/poetry/' <(catalogue_urls "$TEST_DIR/rej")
+check "--reject-regex: matched case-sensitively" \
+  grep -q '^/item/' <(catalogue_urls "$TEST_DIR/rej")
+check "--reject-regex: the log says IgnFilter" \
+  grep -q "IgnFilter: $BASE_URL/category/fantasy/" "$TEST_DIR/rej.log"
+check "--reject-regex: the summary counts them" \
+  grep -Eq 'filtered [1-9]' "$TEST_DIR/rej.err"
+check "the marker records each expression" \
+  grep -qx 'rejectRegex: /about\[\.\]html\$' "$TEST_DIR/rej/.crawler"
+mkdir "$TEST_DIR/acc"
+"$BIN/crawler" --rate 0 --quiet --accept-regex '/category/index' \
+  --accept-regex '/about' "$BASE_URL/index.html" "$TEST_DIR/acc" 2
+check_eq "--accept-regex: the seed and what any expression accepts" \
+  "$(catalogue_urls "$TEST_DIR/acc" | tr '\n' ' ')" \
+  "/about.html /category/index.html /index.html "
+mkdir "$TEST_DIR/both"
+"$BIN/crawler" --rate 0 --quiet --accept-regex '/category/' \
+  --reject-regex 'fantasy|history' "$BASE_URL/index.html" "$TEST_DIR/both" 2
+check "--accept-regex with --reject-regex: accepted and not rejected" \
+  bash -c '! grep -q -e fantasy -e history <(printf "%s\n" "$1") &&
+    grep -q /category/mystery <(printf "%s\n" "$1")' _ \
+  "$(catalogue_urls "$TEST_DIR/both")"
+"$BIN/crawler" --rate 0 --quiet --resume --accept-regex '/category/' \
+  "$BASE_URL/index.html" "$TEST_DIR/both" 2 2>"$TEST_DIR/both.err"
+check_eq "--resume without the --reject-regex: refused (exit 3)" "$?" 3
+check "naming it" grep -q "rejectRegex: fantasy|history" "$TEST_DIR/both.err"
+mkdir "$TEST_DIR/badre"
+"$BIN/crawler" --reject-regex 'a(' "$BASE_URL/index.html" "$TEST_DIR/badre" 1 \
+  2>"$TEST_DIR/badre.err"
+check_eq "a bad expression: exit 1" "$?" 1
+check "naming the option and the expression" \
+  grep -q -- "--reject-regex 'a('" "$TEST_DIR/badre.err"
+check_eq "and writing nothing" "$(ls -A "$TEST_DIR/badre" | wc -l)" 0
 finish
