@@ -129,7 +129,9 @@ check_eq() {  # check_eq NAME GOT WANT
     ok "$1"
   else
     printf '# %s: got  [%s]\n# %s: want [%s]\n' "$1" "$2" "$1" "$3" >&2
-    not_ok "$1"
+    # The values on the TAP line too (a CI log may show only that line).
+    not_ok "$1 (got [$(printf '%s' "$2" | head -c 200 | tr '\n' ' ')]," \
+      "want [$(printf '%s' "$3" | head -c 200 | tr '\n' ' ')])"
   fi
 }
 
