@@ -4,6 +4,7 @@
  *
  * Threads: every function but signal_main runs on the main thread, which
  * is alone until start_signal_thread and webcrawl_run start others. */
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <getopt.h>
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -108,6 +110,10 @@ static void usage(void)
 "                        (e.g. '[?]C=[NMSD]' for Apache's sort links);\n"
 "                        repeatable. Neither applies to seedURL\n"
 "  --user-agent S        User-Agent header (default: %s)\n"
+"  --header 'NAME: VALUE'  send this header with every request (robots.txt\n"
+"                        included) to every host in scope, e.g. a cookie\n"
+"                        or credentials; repeatable; never logged nor\n"
+"                        recorded in the marker (a WARC file records it)\n"
 "  --max-pages N         stop after saving N pages; 0 = no limit (default)\n"
 "  --max-pages-per-host N  save at most N pages of any one host; 0 = no\n"
 "                        limit (default)\n"
@@ -293,6 +299,7 @@ struct cmd {
                                   * argc; owned */
   size_t naccept, nreject;
   urlfilter_t *filter;                /* of ACCEPT and REJECT, or NULL; owned */
+  struct curl_slist *headers;         /* --header lines, checked; owned */
   const char *replay_dir, *warc_path; /* argv, or NULL */
   const char *cluster_url, *crawl_name; /* argv, or NULL */
   char stamp[128];                      /* the directory's, as bound */
@@ -342,6 +349,7 @@ enum {
   O_WARC,
   O_DOMAIN,
   O_ACCEPT,
+  O_HEADER,
   O_REJECT,
   O_CAFILE,
   O_CADIR,
@@ -361,6 +369,7 @@ static const struct option opts[] = {
   { "scope", required_argument, NULL, O_SCOPE },
   { "domain", required_argument, NULL, O_DOMAIN },
   { "accept-regex", required_argument, NULL, O_ACCEPT },
+  { "header", required_argument, NULL, O_HEADER },
   { "reject-regex", required_argument, NULL, O_REJECT },
   { "user-agent", required_argument, NULL, O_UA },
   { "max-pages", required_argument, NULL, O_MAXP },
@@ -392,6 +401,47 @@ static const struct option opts[] = {
   { "version", no_argument, NULL, O_VERSION },
   { NULL, 0, NULL, 0 }
 };
+
+/* Headers --header may not set: the crawl sets them itself, per host or
+ * per transfer (Host: every host of the scope gets the same lines;
+ * Accept-Encoding: fetch.c decodes what it asked for), or an option
+ * does. */
+static const char *const own_headers[] = {
+  "host",       "accept-encoding",   "user-agent", "content-length",
+  "connection", "transfer-encoding", "te",         "upgrade",
+};
+
+/* add_header: --header LINE: "Name: value", Name an HTTP token, value
+ * one non-empty line; appended to C->headers, or refused. The value is
+ * never printed (it may be a credential). */
+static void add_header(struct cmd *c, const char *line)
+{
+  static const char tchar[] = "!#$%&'*+-.^_`|~";
+  size_t n = 0;
+  while (line[n] != '\0' &&
+         (isalnum((unsigned char)line[n]) || strchr(tchar, line[n]) != NULL))
+    n++;
+  const char *v = line + n + 1;
+  while (line[n] == ':' && (*v == ' ' || *v == '\t'))
+    v++;
+  if (n == 0 || line[n] != ':' || *v == '\0' || strpbrk(line, "\r\n"))
+    refuse(EXIT_USAGE,
+           "--header: give 'Name: value', Name a header name, the value "
+           "one non-empty line");
+  for (size_t i = 0; i < sizeof(own_headers) / sizeof(own_headers[0]); i++)
+    if (strlen(own_headers[i]) == n &&
+        strncasecmp(line, own_headers[i], n) == 0)
+      refuse(EXIT_USAGE, "--header: the crawler sets %.*s itself%s", (int)n,
+             line,
+             n == 10 && strncasecmp(line, "user-agent", n) == 0
+               ? "; use --user-agent"
+               : "");
+  struct curl_slist *l = curl_slist_append(c->headers, line);
+  if (l == NULL)
+    out_of_memory();
+  c->headers = l;
+  c->o.headers = l;
+}
 
 /* check_ca: refuse unless PATH, the value of option NAME, is a file that
  * can be read or, with DIR, a directory that can be searched. Checked
@@ -457,6 +507,9 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     if (optarg[0] == '\0' || strpbrk(optarg, "\r\n") != NULL)
       refuse(EXIT_USAGE, "--user-agent: must be one non-empty line");
     o->user_agent = optarg;
+    break;
+  case O_HEADER:
+    add_header(c, optarg);
     break;
   case O_MAXP:
     if (!parse_long(optarg, 0, INT_MAX, &o->max_pages))
@@ -855,6 +908,19 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
   c->o.pagedir_stamp = c->stamp;
 }
 
+/* shell_quote: S appended to B quoted for a POSIX shell. */
+static void shell_quote(strbuf_t *b, const char *s)
+{
+  strbuf_addc(b, '\'');
+  for (; *s != '\0'; s++) {
+    if (*s == '\'')
+      strbuf_addf(b, "'\\''");
+    else
+      strbuf_addc(b, *s);
+  }
+  strbuf_addc(b, '\'');
+}
+
 /* resume_command: the command that finishes the crawl C's command line
  * started: C's arguments with --resume added (once), each quoted.
  * Returns owned (free()), or NULL if out of memory. */
@@ -862,8 +928,28 @@ static char *resume_command(const struct cmd *c)
 {
   strbuf_t b = STRBUF_INIT;
   strbuf_addf(&b, "%s%s", c->argv[0], c->resume ? "" : " --resume");
-  for (int i = 1; i < c->argc; i++)
-    strbuf_addf(&b, " '%s'", c->argv[i]);
+  bool hidden = false;
+  for (int i = 1; i < c->argc; i++) {
+    const char *a = c->argv[i];
+    /* A --header value may be a credential: its name only. getopt_long
+     * took the word after "--header" (or the rest of "--header=...")
+     * as the value. */
+    const char *value = NULL;
+    if (strncmp(a, "--header=", 9) == 0)
+      value = a + 9;
+    else if (strcmp(a, "--header") == 0 && i + 1 < c->argc)
+      value = c->argv[++i];
+    if (value != NULL) {
+      strbuf_addf(&b, " --header '%.*s: ...'", (int)strcspn(value, ":'"),
+                  value);
+      hidden = true;
+      continue;
+    }
+    strbuf_addc(&b, ' ');
+    shell_quote(&b, a);
+  }
+  if (hidden)
+    strbuf_addf(&b, "\n  (with each --header value in place of '...')");
   return strbuf_detach(&b);
 }
 
@@ -1177,15 +1263,16 @@ static void release(struct cmd *c)
   free(c->accept);
   free(c->reject);
   urlfilter_delete(c->filter);
+  curl_slist_free_all(c->headers);
   free(c->seed);
   curl_global_cleanup();
 }
 
 /* exit_status: the exit code for webcrawl_run's status RC and ST; first,
  * on stderr, why the seed was not saved, or after an interrupt the
- * command (from ARGV) that finishes the crawl. Before release (C's seed). */
-static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st,
-                       int argc, char *argv[])
+ * command (resume_command) that finishes the crawl. Before release (C's
+ * seed). */
+static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st)
 {
   switch (rc) {
   case CRAWL_OK:
@@ -1210,11 +1297,11 @@ static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st,
             "%s: interrupted: the %ld pages saved are complete; "
             "to finish the crawl run:\n ",
             prog, st->saved);
-    if (!c->resume)
-      fprintf(stderr, " %s --resume", argv[0]);
-    for (int i = c->resume ? 0 : 1; i < argc; i++)
-      fprintf(stderr, " '%s'", argv[i]);
-    fputc('\n', stderr);
+    {
+      char *cmd = resume_command(c);
+      fprintf(stderr, " %s\n", cmd ? cmd : "(out of memory)");
+      free(cmd);
+    }
     return EXIT_INTERRUPTED;
   case WEBCRAWL_EIO:
     return EXIT_IO;
@@ -1270,7 +1357,7 @@ int main(int argc, char *argv[])
   int rc = run_crawl(&c, &st);
   if (!c.quiet)
     summary_print(prog, &c.o, c.dir, c.warc_path, &st, c.stats);
-  int code = exit_status(rc, &c, &st, argc, argv);
+  int code = exit_status(rc, &c, &st);
   release(&c);
   return code;
 }

@@ -600,6 +600,9 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
   }
   curl_easy_setopt(c, CURLOPT_USERAGENT, f->cfg.user_agent);
+  if (f->cfg.headers != NULL) /* libcurl only reads the list */
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER,
+                     (struct curl_slist *)f->cfg.headers);
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, f->cfg.connect_timeout);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, f->cfg.timeout);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, f->cfg.low_speed_limit);

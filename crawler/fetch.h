@@ -28,14 +28,19 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct curl_slist;
+
 typedef struct fetch_config {
-  const char *user_agent; /* borrowed; must outlive the fetchers */
-  long connect_timeout;   /* seconds */
-  long timeout;           /* seconds, whole transfer */
-  long low_speed_limit;   /* bytes/s ... */
-  long low_speed_time;    /* ... for this many seconds aborts */
-  size_t max_size;        /* decoded body cap in bytes */
-  bool capture;           /* keep the raw exchange (for WARC) */
+  const char *user_agent;           /* borrowed; must outlive the fetchers */
+  const struct curl_slist *headers; /* --header lines, sent with every
+                                       request, robots.txt included;
+                                       borrowed, read-only; NULL: none */
+  long connect_timeout;             /* seconds */
+  long timeout;                     /* seconds, whole transfer */
+  long low_speed_limit;             /* bytes/s ... */
+  long low_speed_time;              /* ... for this many seconds aborts */
+  size_t max_size;                  /* decoded body cap in bytes */
+  bool capture;                     /* keep the raw exchange (for WARC) */
   /* TLS. Given either, the CAs in CA_FILE (PEM) and CA_DIR (hashed
    * names, openssl rehash) are the ones trusted, in place of the
    * system's (libcurl's defaults); both borrowed, NULL for none. */

@@ -1057,6 +1057,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   w.fcfg = (fetch_config_t){
     .max_connects = conns,
     .user_agent = o->user_agent,
+    .headers = o->headers,
     .connect_timeout = o->timeout < 10 ? o->timeout : 10,
     .timeout = o->timeout,
     .low_speed_limit = 100,

@@ -41,9 +41,10 @@ typedef struct webcrawl_opts {
                                 "Scope"); NULL: the scope is fixed */
   size_t nwiden;
   const char *user_agent;
-  long max_pages;          /* 0 = no limit */
-  long max_pages_per_host; /* 0 = no limit */
-  long timeout;            /* seconds per request */
+  const struct curl_slist *headers; /* --header (fetch.h); NULL: none */
+  long max_pages;                   /* 0 = no limit */
+  long max_pages_per_host;          /* 0 = no limit */
+  long timeout;                     /* seconds per request */
   int retries;
   size_t max_page_size;
   size_t max_memory; /* what waits for the commit beyond this many bytes

@@ -1,5 +1,5 @@
 # crawler_options: timeouts and retries, --max-pages (and its request
-# count), --accept-regex and --reject-regex, --max-page-size,
+# count), --accept-regex and --reject-regex, --header, --max-page-size,
 # --format, robots directives (meta, X-Robots-Tag, rel=nofollow),
 # --ignore-robots, and robots.txt that is missing, failing or redirected.
 . "$(dirname "$0")/lib.sh"
@@ -293,4 +293,58 @@ check_eq "a bad expression: exit 1" "$?" 1
 check "naming the option and the expression" \
   grep -q -- "--reject-regex 'a('" "$TEST_DIR/badre.err"
 check_eq "and writing nothing" "$(ls -A "$TEST_DIR/badre" | wc -l)" 0
+server_stop
+
+# --header: sent with every request, robots.txt included; its value is
+# never printed (log, log file, the --resume command after an interrupt)
+# and not in the marker; headers the crawler sets itself are refused.
+SECRET='Bearer s3cret-token'
+# Items are at depth 2: the depth-1 crawls never wait for them.
+printf '/* require Authorization %s\n/item/* delay 30\n' "$SECRET" \
+  >"$TEST_DIR/rules-auth"
+server_start "$SITES/catalogue" --rules "$TEST_DIR/rules-auth" ||
+  { not_ok "header: server"; finish; }
+mkdir "$TEST_DIR/auth"
+"$BIN/crawler" --rate 0 --log --log-file "$TEST_DIR/auth.logfile" \
+  --header "Authorization: $SECRET" --header 'Accept-Language: en' \
+  "$BASE_URL/index.html" "$TEST_DIR/auth" 1 >"$TEST_DIR/auth.log" \
+  2>"$TEST_DIR/auth.err"
+check_eq "--header: the crawl succeeds where the server requires it" "$?" 0
+check_eq "--header: every request had it (no 401), robots.txt included" \
+  "$(awk -F'\t' '$5 != 200' "$SERVER_LOG" | wc -l) $(log_count /robots.txt)" \
+  "0 1"
+check "--header: its value is in no output and not in the marker" \
+  bash -c '! grep -rq s3cret "$@"' _ "$TEST_DIR/auth.log" \
+  "$TEST_DIR/auth.logfile" "$TEST_DIR/auth.err" "$TEST_DIR/auth/.crawler"
+mkdir "$TEST_DIR/noauth"
+"$BIN/crawler" --rate 0 --quiet "$BASE_URL/index.html" "$TEST_DIR/noauth" 1 \
+  2>"$TEST_DIR/noauth.err"
+check_eq "without it the seed is refused: exit 8" "$?" 8
+# An interrupted crawl prints the command that finishes it: the header's
+# name, not its value.
+mkdir "$TEST_DIR/intr"
+"$BIN/crawler" --rate 0 --timeout 2 --header "Authorization: $SECRET" \
+  "$BASE_URL/index.html" "$TEST_DIR/intr" 3 2>"$TEST_DIR/intr.err" &
+pid=$!
+for _ in $(seq 100); do [ -f "$TEST_DIR/intr/1" ] && break; sleep 0.1; done
+sleep 0.5
+kill -INT "$pid"
+wait "$pid"
+check_eq "interrupted: exit 5" "$?" 5
+check "the --resume command names the header, not its value" \
+  grep -q -- "--header 'Authorization: ...'" "$TEST_DIR/intr.err"
+check "and says so" grep -q "each --header value in place" "$TEST_DIR/intr.err"
+check "and holds no secret" bash -c '! grep -q s3cret "$1"' _ \
+  "$TEST_DIR/intr.err"
+for bad in 'Host: example.test' 'user-agent: x' 'NoColon' 'Bad Name: x' \
+  'Empty:'; do
+  mkdir -p "$TEST_DIR/badh"
+  "$BIN/crawler" --header "$bad" "$BASE_URL/index.html" "$TEST_DIR/badh" 1 \
+    2>"$TEST_DIR/badh.err"
+  check_eq "--header '$bad': exit 1" "$?" 1
+done
+check "--header User-Agent: points to --user-agent" \
+  grep -q -- "--user-agent" <("$BIN/crawler" --header 'User-Agent: x' \
+    "$BASE_URL/index.html" "$TEST_DIR/badh" 1 2>&1)
+check_eq "and none writes anything" "$(ls -A "$TEST_DIR/badh" | wc -l)" 0
 finish

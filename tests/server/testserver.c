@@ -60,6 +60,8 @@
  *                        small built-in page when there is no file)
  *   redirect CODE URL    answer CODE with "Location: URL" (substituted)
  *   header NAME VALUE    add a header; VALUE is the rest of the line
+ *   require NAME VALUE   answer 401 unless the request has header NAME
+ *                        with exactly VALUE (the rest of the line)
  *   type MIME            override Content-Type; MIME is the rest of the line
  *   gzip                 gzip the body (Content-Encoding: gzip) when the
  *                        request's Accept-Encoding mentions gzip
@@ -127,7 +129,8 @@ enum action {
   ACT_ENDLESS,
   ACT_HANG,
   ACT_CLOSE,
-  ACT_GENERATE
+  ACT_GENERATE,
+  ACT_REQUIRE
 };
 
 struct rule {
@@ -156,7 +159,8 @@ struct plan {
   const char *hdr_value[MAX_RULE_HEADERS];
   int nhdr;
   bool gzip, endless, hang, close;
-  const char *generate; /* prefix, or NULL */
+  const char *generate;                     /* prefix, or NULL */
+  const char *require_name, *require_value; /* require; NULL: none */
 };
 
 /* ------------------------------------------------------------- globals */
@@ -382,6 +386,15 @@ static bool rule_parse(char *line, struct rule *r, const char **why)
       return false;
     r->text2 = xstrdup(a1);
     return true;
+  } else if (strcmp(act, "require") == 0) {
+    r->act = ACT_REQUIRE;
+    if ((a1 = next_token(&s)) == NULL)
+      return false;
+    r->text = xstrdup(a1);
+    if ((a1 = rest_of_line(&s)) == NULL)
+      return false;
+    r->text2 = xstrdup(a1);
+    return true;
   } else if (strcmp(act, "type") == 0) {
     r->act = ACT_TYPE;
     if ((a1 = rest_of_line(&s)) == NULL)
@@ -514,6 +527,10 @@ static void plan_build(struct plan *pl, const char *addr, const char *target)
       break;
     case ACT_GENERATE:
       pl->generate = r->pattern;
+      break;
+    case ACT_REQUIRE:
+      pl->require_name = r->text;
+      pl->require_value = r->text2;
       break;
     }
   }
@@ -909,6 +926,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
 
   struct plan pl;
   plan_build(&pl, h->addr, req->target);
+  if (pl.require_name != NULL) {
+    const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                pl.require_name);
+    if (v == NULL || strcmp(v, pl.require_value) != 0)
+      pl.status = MHD_HTTP_UNAUTHORIZED;
+  }
   if (pl.hang) {
     log_request(h, req, method, 0, ua, conn);
     wait_for(-1, fd);
