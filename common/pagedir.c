@@ -77,7 +77,10 @@ static char *params_text(const pagedir_params_t *p)
 {
   strbuf_t b = STRBUF_INIT;
   if (p != NULL) {
-    strbuf_addf(&b, "seed: %s\nmaxDepth: %d\n", p->seed, p->max_depth);
+    strbuf_addf(&b, "seed: %s\n", p->seed);
+    for (size_t i = 0; i < p->nseeds; i++)
+      strbuf_addf(&b, "seed: %s\n", p->seeds[i]);
+    strbuf_addf(&b, "maxDepth: %d\n", p->max_depth);
     for (size_t i = 0; i < p->nscope; i++)
       strbuf_addf(&b, "scope: %s\n", p->scope[i]);
     for (size_t i = 0; i < p->ndomain; i++)

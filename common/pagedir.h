@@ -6,7 +6,9 @@
  * Layout (a public contract):
  *   DIR/.crawler    marker: "tse-crawler pagedir 1" on line 1, then the
  *                   crawl's parameters (pagedir_params_t), one "key:
- *                   value" line each, in this order: seed, maxDepth,
+ *                   value" line each, in this order: seed (a line per
+ *                   seed, seedURL first; one for a crawl of one seed),
+ *                   maxDepth,
  *                   scope (a line per prefix, none if only domains set
  *                   the scope), domain (a line per domain, none for a
  *                   crawl without, so such a marker is what it was
@@ -106,7 +108,9 @@
  * crawls (no dates, no worker counts), so that a resumed crawl can be
  * held to the same ones. Filled by the caller; every pointer borrowed. */
 typedef struct pagedir_params {
-  const char *seed; /* the normalised seed URL */
+  const char *seed;         /* the normalised seed URL */
+  const char *const *seeds; /* NSEEDS more (--seed, --seeds), in order */
+  size_t nseeds;
   int max_depth;
   const char *const *scope; /* NSCOPE normalised URL prefixes */
   size_t nscope;

@@ -103,6 +103,10 @@ static void usage(void)
 "                        port; an IP address matches only itself;\n"
 "                        repeatable, any number. A URL is followed if any\n"
 "                        --scope or any --domain admits it\n"
+"  --seed URL            another seed, at depth 0 after seedURL (IDs in the\n"
+"                        order given); repeatable; its site joins the\n"
+"                        default scope\n"
+"  --seeds FILE          the seeds in FILE, one URL a line ('#' comments)\n"
 "  --accept-regex RE     follow only links in scope whose normalised URL\n"
 "                        matches RE (POSIX extended, unanchored); repeatable:\n"
 "                        any one may match\n"
@@ -298,9 +302,16 @@ struct cmd {
                                   * (argv), NACCEPT and NREJECT; room for
                                   * argc; owned */
   size_t naccept, nreject;
-  urlfilter_t *filter;                /* of ACCEPT and REJECT, or NULL; owned */
-  struct curl_slist *headers;         /* --header lines, checked; owned */
-  const char *replay_dir, *warc_path; /* argv, or NULL */
+  urlfilter_t *filter;        /* of ACCEPT and REJECT, or NULL; owned */
+  struct curl_slist *headers; /* --header lines, checked; owned */
+  const char **extra;         /* --seed URL and --seeds FILE values (argv), in
+                               * order, NEXTRA; room for argc; owned */
+  bool *extra_file;           /* whether EXTRA[i] is a --seeds FILE */
+  size_t nextra;
+  char **seeds; /* every seed normalised, SEED first, NSEEDS; a
+                 * repeated one once; owned */
+  size_t nseeds;
+  const char *replay_dir, *warc_path;   /* argv, or NULL */
   const char *cluster_url, *crawl_name; /* argv, or NULL */
   char stamp[128];                      /* the directory's, as bound */
   double lease;                         /* --lease-timeout */
@@ -350,6 +361,8 @@ enum {
   O_DOMAIN,
   O_ACCEPT,
   O_HEADER,
+  O_SEED,
+  O_SEEDS,
   O_REJECT,
   O_CAFILE,
   O_CADIR,
@@ -370,6 +383,8 @@ static const struct option opts[] = {
   { "domain", required_argument, NULL, O_DOMAIN },
   { "accept-regex", required_argument, NULL, O_ACCEPT },
   { "header", required_argument, NULL, O_HEADER },
+  { "seed", required_argument, NULL, O_SEED },
+  { "seeds", required_argument, NULL, O_SEEDS },
   { "reject-regex", required_argument, NULL, O_REJECT },
   { "user-agent", required_argument, NULL, O_UA },
   { "max-pages", required_argument, NULL, O_MAXP },
@@ -510,6 +525,11 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     break;
   case O_HEADER:
     add_header(c, optarg);
+    break;
+  case O_SEED:
+  case O_SEEDS:
+    c->extra_file[c->nextra] = opt == O_SEEDS;
+    c->extra[c->nextra++] = optarg;
     break;
   case O_MAXP:
     if (!parse_long(optarg, 0, INT_MAX, &o->max_pages))
@@ -673,8 +693,10 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
   c->domain_arg = calloc((size_t)argc, sizeof(char *));
   c->accept = calloc((size_t)argc, sizeof(char *));
   c->reject = calloc((size_t)argc, sizeof(char *));
+  c->extra = calloc((size_t)argc, sizeof(char *));
+  c->extra_file = calloc((size_t)argc, sizeof(bool));
   if (c->scope_arg == NULL || c->domain_arg == NULL || c->accept == NULL ||
-      c->reject == NULL)
+      c->reject == NULL || c->extra == NULL || c->extra_file == NULL)
     out_of_memory();
   int opt;
   opterr = 0;
@@ -743,6 +765,76 @@ static int init_libraries(void)
   return 0;
 }
 
+/* add_seed: URL (borrowed), from WHERE, normalised into C->seeds unless
+ * it is there already; or refuse. */
+static void add_seed(struct cmd *c, const char *url, const char *where)
+{
+  char *u = url_normalize(url);
+  if (u == NULL || !url_is_http(u))
+    refuse(EXIT_SEED, "%s: '%s' is not an absolute http(s) URL", where, url);
+  for (size_t i = 0; i < c->nseeds; i++) {
+    if (strcmp(c->seeds[i], u) == 0) {
+      free(u);
+      return;
+    }
+  }
+  char **v = realloc(c->seeds, (c->nseeds + 1) * sizeof(char *));
+  if (v == NULL)
+    out_of_memory();
+  c->seeds = v;
+  c->seeds[c->nseeds++] = u;
+}
+
+/* read_seeds: the URLs of --seeds FILE, one a line; blank lines and
+ * lines starting with '#' skipped, spaces around a URL ignored. */
+static void read_seeds(struct cmd *c, const char *file)
+{
+  FILE *fp = fopen(file, "r");
+  if (fp == NULL)
+    refuse(EXIT_SEED, "--seeds: cannot read '%s': %s", file, strerror(errno));
+  char *line = NULL;
+  size_t cap = 0;
+  long lineno = 0;
+  ssize_t n;
+  while ((n = getline(&line, &cap, fp)) >= 0) {
+    lineno++;
+    char *a = line, *z = line + n;
+    while (a < z && isspace((unsigned char)*a))
+      a++;
+    while (z > a && isspace((unsigned char)z[-1]))
+      z--;
+    *z = '\0';
+    if (*a == '\0' || *a == '#')
+      continue;
+    char where[PATH_MAX + 32];
+    snprintf(where, sizeof(where), "--seeds %s:%ld", file, lineno);
+    add_seed(c, a, where);
+  }
+  bool failed = ferror(fp);
+  free(line);
+  fclose(fp);
+  if (failed)
+    refuse(EXIT_SEED, "--seeds: cannot read '%s'", file);
+}
+
+/* check_seeds: every seed, normalised (C->seeds): seedURL (C->seed,
+ * checked), then --seed and --seeds in the order given; or refuse. */
+static void check_seeds(struct cmd *c)
+{
+  c->seeds = malloc(sizeof(char *));
+  if (c->seeds == NULL || (c->seeds[0] = strdup(c->seed)) == NULL)
+    out_of_memory();
+  c->nseeds = 1;
+  for (size_t i = 0; i < c->nextra; i++) {
+    if (c->extra_file[i])
+      read_seeds(c, c->extra[i]);
+    else
+      add_seed(c, c->extra[i], "--seed");
+  }
+  if (c->nseeds > 1 && c->cluster_url != NULL)
+    refuse(EXIT_USAGE, "--seed, --seeds: not with --cluster yet");
+}
+
 /* check_scope: normalise the --scope and --domain values, or without
  * either take the seed's default scope (C->scope, C->domain), and build
  * the scope of both (C->in_scope, C->o.scope), which must hold the
@@ -766,21 +858,25 @@ static void check_scope(struct cmd *c)
              c->domain_arg[i]);
   }
   if (c->nscope == 0 && c->ndomain == 0) {
-    /* The seed's site over http and https (README, "Scope"); room for
-     * the second was made: NSCOPE 0 allocated one, so allocate again. */
-    char **v = realloc(c->scope, 2 * sizeof(char *));
+    /* Each seed's site over http and https (README, "Scope"). */
+    char **v = realloc(c->scope, 2 * c->nseeds * sizeof(char *));
     if (v == NULL)
       out_of_memory();
     c->scope = v;
-    c->scope[0] = url_scope_default(c->seed);
-    c->scope[1] = c->scope[0] ? url_scope_other(c->scope[0]) : NULL;
-    c->nscope = 2;
-    if (c->scope[0] == NULL || c->scope[1] == NULL)
-      refuse(EXIT_SEED, "seedURL '%s': cannot derive a scope", c->seed_arg);
+    for (size_t i = 0; i < c->nseeds; i++) {
+      char **p = &c->scope[2 * i];
+      p[0] = url_scope_default(c->seeds[i]);
+      p[1] = p[0] ? url_scope_other(p[0]) : NULL;
+      c->nscope += 2;
+      if (p[0] == NULL || p[1] == NULL)
+        refuse(EXIT_SEED, "seed '%s': cannot derive a scope", c->seeds[i]);
+    }
     /* And the sites its own redirects go to, found as the crawl runs;
      * not for a shared crawl, whose workers must agree on it from the
-     * start. */
-    if (c->cluster_url == NULL) {
+     * start, nor for several seeds: the redirect of one would change
+     * how the links of another were judged, by which came first
+     * (DESIGN.md, "Scope"). */
+    if (c->cluster_url == NULL && c->nseeds == 1) {
       c->o.widen = (const char *const *)c->scope;
       c->o.nwiden = c->nscope;
     }
@@ -792,11 +888,13 @@ static void check_scope(struct cmd *c)
   c->o.scope = c->in_scope;
   /* Named: the first of each kind the seed is outside of. */
   size_t np = c->nscope, nd = c->ndomain;
-  if (!scope_contains(c->in_scope, c->seed))
-    refuse(EXIT_SEED, "seedURL '%s' is outside the scope (%s%s%s%s%s%s%s)",
-           c->seed, np ? "--scope " : "", np ? c->scope[0] : "",
-           np > 1 ? ", ..." : "", np && nd ? "; " : "", nd ? "--domain " : "",
-           nd ? c->domain[0] : "", nd > 1 ? ", ..." : "");
+  for (size_t i = 0; i < c->nseeds; i++)
+    if (!scope_contains(c->in_scope, c->seeds[i]))
+      refuse(EXIT_SEED, "%s '%s' is outside the scope (%s%s%s%s%s%s%s)",
+             i == 0 ? "seedURL" : "seed", c->seeds[i], np ? "--scope " : "",
+             np ? c->scope[0] : "", np > 1 ? ", ..." : "", np && nd ? "; " : "",
+             nd ? "--domain " : "", nd ? c->domain[0] : "",
+             nd > 1 ? ", ..." : "");
 }
 
 /* check_arguments: normalise and check, in this order, seedURL and the
@@ -810,8 +908,13 @@ static void check_arguments(struct cmd *c)
   if (c->seed == NULL || !url_is_http(c->seed))
     refuse(EXIT_SEED, "seedURL '%s' is not an absolute http(s) URL",
            c->seed_arg);
+  check_seeds(c);
   check_scope(c);
   o->seed = c->seed;
+  if (c->nseeds > 1) {
+    o->seeds = (const char *const *)c->seeds;
+    o->nseeds = c->nseeds;
+  }
   if (c->naccept + c->nreject > 0) {
     char err[512];
     c->filter = urlfilter_new(c->accept, c->naccept, c->reject, c->nreject, err,
@@ -1029,6 +1132,8 @@ static void open_pagedir(struct cmd *c)
     .ignore_robots = o->ignore_robots,
     .rel_nofollow = o->respect_rel_nofollow,
     .user_agent = strcmp(o->user_agent, DEFAULT_UA) != 0 ? o->user_agent : NULL,
+    .seeds = (const char *const *)c->seeds + 1,
+    .nseeds = c->nseeds - 1,
     .accept = c->accept,
     .naccept = c->naccept,
     .reject = c->reject,
@@ -1263,6 +1368,11 @@ static void release(struct cmd *c)
   free(c->accept);
   free(c->reject);
   urlfilter_delete(c->filter);
+  for (size_t i = 0; i < c->nseeds; i++)
+    free(c->seeds[i]);
+  free(c->seeds);
+  free(c->extra);
+  free(c->extra_file);
   curl_slist_free_all(c->headers);
   free(c->seed);
   curl_global_cleanup();
@@ -1289,7 +1399,13 @@ static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st)
               c->resume ? "there is no crawl to resume now; run the command "
                           "without --resume"
                         : "the same command can run again");
-    fprintf(stderr, "%s: seed '%s' not saved: %s\n", prog, c->seed,
+    if (c->nseeds > 1)
+      fprintf(stderr, "%s: none of the %zu seeds was saved; the first, ", prog,
+              c->nseeds);
+    else
+      fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, "seed '%s' not saved: %s\n",
+            st->seed_failed[0] ? st->seed_failed : c->seed,
             st->seed_why[0] ? st->seed_why : "no reason recorded");
     return EXIT_NOSEED;
   case WEBCRAWL_ESTOPPED:
@@ -1344,6 +1460,8 @@ int main(int argc, char *argv[])
     free(c.domain_arg);
     free(c.accept);
     free(c.reject);
+    free(c.extra);
+    free(c.extra_file);
     return code;
   }
   if (init_libraries() != 0)

@@ -38,6 +38,11 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
           st->elapsed > 0 ? st->saved / st->elapsed : 0.0, prog, st->fetched,
           st->failed, st->http_errors, st->net_errors, st->wrong_type,
           st->binary, st->too_large, st->redirects, st->retries);
+  /* Seeds that failed while others were saved: the crawl stands (exit
+   * 0), but the user asked for them. */
+  if (st->seed_saved && st->seeds_failed > 0)
+    fprintf(stderr, "%s: %ld of %zu seeds not saved; the first, '%s': %s\n",
+            prog, st->seeds_failed, o->nseeds, st->seed_failed, st->seed_why);
   /* What the default scope became: the seed's site, and the sites its
    * own redirects went to. */
   if (o->widen != NULL) {

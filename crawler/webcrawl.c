@@ -851,17 +851,38 @@ static bool record_outcome(struct webcrawl *w, engine_t *e, const fitem_t *it,
   return false;
 }
 
-/* seed_not_saved: if IT is the seed, the one item at depth 0, keep WHY
- * (borrowed; copied) for the statistics: the crawl then failed at its
- * first step, which the program reports (webcrawl_stats_t). */
+/* seed_not_saved: if IT is a seed (an item at depth 0), count it, and
+ * for the first keep WHY (borrowed; copied) for the statistics: the
+ * crawl then failed at its first step, which the program reports
+ * (webcrawl_stats_t). */
 static void seed_not_saved(struct webcrawl *w, const fitem_t *it,
                            const char *why)
 {
   if (it->depth != 0)
     return;
-  snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
+  /* One thread at a time: the commit's. */
+  if (w->st->seeds_failed++ == 0) {
+    snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
+    snprintf(w->st->seed_failed, sizeof(w->st->seed_failed), "%s", it->url);
+  }
   if (w->cluster != NULL)
     wcluster_seed(w, why);
+}
+
+/* add_seeds: every seed at depth 0, in the order given (their IDs
+ * follow it). Returns 1, or -2 if out of memory. */
+static int add_seeds(struct webcrawl *w)
+{
+  const char *const *v = w->o->seeds ? w->o->seeds : &w->o->seed;
+  size_t n = w->o->seeds ? w->o->nseeds : 1;
+  for (size_t i = 0; i < n; i++) {
+    char *key = url_host_key(v[i]);
+    int rc = key != NULL ? engine_add(w->e, v[i], 0, key) : -2;
+    free(key);
+    if (rc < 0)
+      return -2;
+  }
+  return 1;
 }
 
 /* wc_commit: the page's events in the log and its counters, its ID,
@@ -1150,11 +1171,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   /* A shared crawl's seed is the first item of its shared frontier
    * (cluster.h): the feeder brings it to whichever worker fetches its
    * host. */
-  char *key = o->cluster ? NULL : url_host_key(o->seed);
-  int rc = o->cluster  ? (wcluster_start(&w) == 0 ? 1 : -2)
-         : key != NULL ? engine_add(w.e, o->seed, 0, key)
-                       : -2;
-  free(key);
+  int rc = o->cluster ? (wcluster_start(&w) == 0 ? 1 : -2) : add_seeds(&w);
   /* --max-pages: only the next max_pages items can be saved, so no
    * download goes beyond them (engine_want; speculation is off above):
    * the limit costs at most the failures among them in extra requests. */

@@ -22,7 +22,11 @@
 typedef struct cluster cluster_t;
 
 typedef struct webcrawl_opts {
-  const char *seed;    /* normalised, in scope */
+  const char *seed;         /* normalised, in scope */
+  const char *const *seeds; /* every seed, SEED first (--seed, --seeds),
+                               NSEEDS, each normalised and in scope, at
+                               depth 0 in this order; NULL: SEED alone */
+  size_t nseeds;
   const char *pagedir; /* holds a marker: pagedir_init, or checked
                           for --resume */
   int max_depth;
@@ -96,7 +100,9 @@ typedef struct webcrawl_stats {
   tally_t failures, unreachable;
   long round_trips;       /* --cluster: Redis round trips of this worker */
   char worker[32];        /* --cluster: this worker's id, "" otherwise */
-  bool seed_saved;        /* the seed (or where it redirects) saved */
+  bool seed_saved;        /* a seed (or where it redirects) saved */
+  long seeds_failed;      /* seeds not saved */
+  char seed_failed[256];  /* the first of them */
   char scope_added[2048]; /* the prefixes the seed's redirects added to
                              the scope, ", "-separated; "" if none */
   char seed_why[320];     /* if not, why: "HTTP 404 Not Found",
