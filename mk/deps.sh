@@ -39,6 +39,7 @@ npm:cmd=npm
 clang-format:cmd=clang-format
 time:cmd=/usr/bin/time
 redis-server:cmd=redis-server
+nginx:cmd=/usr/sbin/nginx
 groff-base:cmd=groff
 man-db:cmd=man
 "
