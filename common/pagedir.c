@@ -1285,7 +1285,8 @@ out:
  * were between open and fcntl. */
 enum { LOCK_TRIES = 100 };
 
-int pagedir_lock(const char *dir)
+/* lock_as: pagedir_lock with an fcntl lock of TYPE (F_WRLCK, F_RDLCK). */
+static int lock_as(const char *dir, short type)
 {
   /* A file of its own: an fcntl lock is dropped when the process closes
    * ANY descriptor of the locked file, and the marker is read often. */
@@ -1299,7 +1300,7 @@ int pagedir_lock(const char *dir)
       err = errno;
       break;
     }
-    struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+    struct flock fl = { .l_type = type, .l_whence = SEEK_SET };
     if (fcntl(fd, F_SETLK, &fl) != 0) {
       err = errno == EACCES ? EAGAIN : errno;
       close(fd);
@@ -1333,14 +1334,27 @@ int pagedir_lock(const char *dir)
   return fd;
 }
 
+int pagedir_lock(const char *dir)
+{
+  return lock_as(dir, F_WRLCK);
+}
+
+int pagedir_lock_shared(const char *dir)
+{
+  return lock_as(dir, F_RDLCK);
+}
+
 void pagedir_unlock(const char *dir, int fd)
 {
   if (fd < 0)
     return;
   /* Unlink while still holding the lock, so nobody can take a lock on a
-   * file that is about to vanish and believe the directory is theirs. */
+   * file that is about to vanish and believe the directory is theirs;
+   * only as its one holder (a shared holder's lock becomes a write lock
+   * only if no other process holds one). */
   char *path = path_join(dir, PAGEDIR_LOCK);
-  if (path != NULL)
+  struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+  if (path != NULL && fcntl(fd, F_SETLK, &fl) == 0)
     unlink(path);
   free(path);
   close(fd);

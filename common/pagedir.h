@@ -292,8 +292,15 @@ int pagedir_journal(const char *dir,
  * another process holds the lock, or another errno. */
 int pagedir_lock(const char *dir);
 
-/* pagedir_unlock: release the lock FD from pagedir_lock and remove the
- * lock file (a crash leaves it behind, harmless: the kernel dropped the
+/* pagedir_lock_shared: the same, as a read lock: what every worker of a
+ * shared crawl (--cluster) holds, so that they write the directory
+ * together while no pagedir_lock can be taken, and pagedir_holder names
+ * one of them. Returns as pagedir_lock (EAGAIN: a pagedir_lock holds it). */
+int pagedir_lock_shared(const char *dir);
+
+/* pagedir_unlock: release the lock FD from pagedir_lock or
+ * pagedir_lock_shared and remove the lock file, if no other process
+ * holds it (a crash leaves it behind, harmless: the kernel dropped the
  * lock). */
 void pagedir_unlock(const char *dir, int fd);
 

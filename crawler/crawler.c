@@ -1006,6 +1006,15 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
     fprintf(stderr, "%s: --cluster: %s\n", prog, err);
     exit(rc == CSTATE_ENOMEM ? EXIT_FATAL : EXIT_CLUSTER);
   }
+  /* Every worker holds the directory's lock shared: a crawler of its own
+   * is refused it, and told by which process it is in use. A file
+   * system without locks (ENOLCK) leaves the workers unlocked. */
+  c->lock = pagedir_lock_shared(dir);
+  if (c->lock < 0 && errno == EAGAIN)
+    refuse(EXIT_PAGEDIR,
+           "pageDirectory '%s' is being written by a crawler outside crawl "
+           "%s",
+           dir, c->crawl_name);
   c->o.pagedir = dir;
   c->o.cluster = c->cluster;
   c->o.pagedir_stamp = c->stamp;

@@ -4,7 +4,8 @@
 # no record of, or another one, is refused (exit 3) and writes nothing.
 # Review: after a Redis that came back empty, workers started again made
 # a new crawl, and the second one cut a finished directory back to
-# nothing; so did a new --crawl-name given an old directory.
+# nothing; so did a new --crawl-name given an old directory. A crawler of
+# its own given a live shared crawl's directory is told it is in use.
 . "$(dirname "$0")/lib.sh"
 require_file "$BIN/crawler" "$TESTSERVER"
 require_cmd redis-server redis-cli
@@ -49,6 +50,19 @@ for _ in $(seq 1 300); do
   [ -e "$E/1" ] && break
   sleep 0.1
 done
+# A crawler of its own on the directory a shared crawl is writing: the
+# workers hold its lock shared, so it is told the directory is in use
+# (not "interrupted, resume with ..."), resume or not.
+"$BIN/crawler" --quiet "${CRAWL[@]}" "$SEED" "$E" 2 2>"$TEST_DIR/plain.err"
+check_eq "a crawler of its own on a live shared crawl's directory: exit 3" \
+  "$?" 3
+check "told it is being written now, by the worker's process" \
+  grep -q "being written now by process $pid" "$TEST_DIR/plain.err"
+"$BIN/crawler" --quiet --resume "${CRAWL[@]}" "$SEED" "$E" 2 \
+  2>"$TEST_DIR/plainres.err"
+check_eq "and with --resume: exit 3" "$?" 3
+check "being written by another crawler" \
+  grep -q "is being written by another crawler" "$TEST_DIR/plainres.err"
 worker c2 "$D"
 check_eq "a worker of another crawl given the old directory is refused" "$?" 3
 check "saying it is not the crawl's directory" \

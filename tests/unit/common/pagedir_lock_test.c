@@ -76,8 +76,9 @@ int __wrap_fcntl(int fd, int cmd, ...)
 }
 
 /* The child's side. Commands: 'L' lock (answers 'L' if it got the lock,
- * else 'E'), 'U' unlock (answers 'U'), 'R' unlock and lock again, as a
- * crawler that ends and a newcomer (answers as 'L'), 'X' exit. */
+ * else 'E'), 'S' the same with pagedir_lock_shared, 'U' unlock (answers 'U'),
+ * 'R' unlock and lock again, as a crawler that ends and a newcomer (answers as
+ * 'L'), 'X' exit. */
 static void child_main(const char *dir, int in, int out)
 {
   int fd = -1;
@@ -91,8 +92,8 @@ static void child_main(const char *dir, int in, int out)
         continue;
       }
     }
-    if (c == 'L' || c == 'R') {
-      fd = pagedir_lock(dir);
+    if (c == 'L' || c == 'R' || c == 'S') {
+      fd = c == 'S' ? pagedir_lock_shared(dir) : pagedir_lock(dir);
       send_cmd(out, fd >= 0 ? 'L' : 'E');
       continue;
     }
@@ -197,10 +198,42 @@ static void test_holder_leaves(void)
   testdir_remove(dir);
 }
 
+/* Shared holders (the workers of a --cluster crawl): any number at once,
+ * no pagedir_lock meanwhile, pagedir_holder names one; the last to let
+ * go removes .lock, the others leave it to it. */
+static void test_shared(void)
+{
+  char *dir = testdir_new("pagedir_lock_test");
+  char *path = malloc(strlen(dir) + 16);
+  sprintf(path, "%s/.lock", dir);
+  struct stat sb;
+  child_start(dir);
+  CHECK_INT(child_do('S'), 'L');
+  errno = 0;
+  CHECK_INT(pagedir_lock(dir), -1);
+  CHECK_INT(errno, EAGAIN);
+  long pid = 0;
+  CHECK_INT(pagedir_holder(dir, &pid), 1);
+  CHECK_INT(pid, child);
+  int fd = pagedir_lock_shared(dir);
+  CHECK(fd >= 0);
+  CHECK_INT(child_do('U'), 'U');
+  CHECK_INT(stat(path, &sb), 0); /* ours still holds it */
+  CHECK_INT(child_do('L'), 'E');
+  pagedir_unlock(dir, fd);
+  CHECK(stat(path, &sb) != 0); /* the last one removed it */
+  CHECK_INT(child_do('L'), 'L');
+  CHECK_INT(pagedir_lock_shared(dir), -1); /* a write lock refuses it */
+  child_stop();
+  free(path);
+  testdir_remove(dir);
+}
+
 int main(void)
 {
   RUN(test_exclusive);
   RUN(test_holder_leaves_newcomer_locks);
   RUN(test_holder_leaves);
+  RUN(test_shared);
   return TEST_EXIT();
 }
