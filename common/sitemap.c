@@ -19,9 +19,9 @@ struct in {
   size_t len, pos;
   bool gzip, zinit, zdone;
   z_stream z;
-  long out;         /* bytes handed to libxml2 */
-  char tail[16];    /* the last bytes handed over, for a declaration cut
-                       between two calls */
+  long out;      /* bytes handed to libxml2 */
+  char tail[16]; /* the last bytes handed over, for a declaration cut
+                    between two calls */
   size_t ntail;
   const char *fault; /* why feed refused, or NULL */
 };
@@ -182,16 +182,15 @@ int sitemap_read(const char *data, size_t len, sitemap_loc_fn fn, void *arg,
       break;
     case XML_READER_TYPE_ELEMENT:
       if (depth == 0) {
-        kind = name && strcmp(name, "urlset") == 0         ? SITEMAP_URLSET
+        kind = name && strcmp(name, "urlset") == 0       ? SITEMAP_URLSET
              : name && strcmp(name, "sitemapindex") == 0 ? SITEMAP_INDEX
-                                                           : 0;
+                                                         : 0;
         if (kind == 0)
           why = "not a sitemap (its root is neither <urlset> nor "
                 "<sitemapindex>)";
       } else if (depth == 1) {
-        item = name != NULL && strcmp(name, kind == SITEMAP_URLSET
-                                              ? "url"
-                                              : "sitemap") == 0;
+        item = name != NULL &&
+               strcmp(name, kind == SITEMAP_URLSET ? "url" : "sitemap") == 0;
       } else if (depth == 2 && item && name && strcmp(name, "loc") == 0 &&
                  !xmlTextReaderIsEmptyElement(r)) {
         in_loc = true;

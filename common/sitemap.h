@@ -38,8 +38,7 @@ typedef enum {
 
 /* sitemap_loc_fn: called with each LOC (NUL-terminated, borrowed for the
  * call) of a document of KIND; returns 0 to go on, non-zero to stop. */
-typedef int (*sitemap_loc_fn)(void *arg, sitemap_kind_t kind,
-                              const char *loc);
+typedef int (*sitemap_loc_fn)(void *arg, sitemap_kind_t kind, const char *loc);
 
 /* sitemap_read: read the sitemap in DATA (LEN bytes, plain or gzip),
  * calling FN for every <loc> in order.

@@ -1,6 +1,6 @@
 /* fuzz_main.c: the libFuzzer driver for one target of fuzz_targets.c.
  * Built by tests/fuzz/Makefile once per target, with -DFUZZ_TARGET=name
- * (links_html, links_text, url, robots, pagedir, warc) and
+ * (links_html, links_text, url, robots, sitemap, pagedir, warc) and
  * -fsanitize=fuzzer,address,undefined. An entry function that reports a
  * broken invariant aborts, so libFuzzer keeps the input as a crash.
  * Every driver links crawler/warc.c too, so the crawler-layer targets are

@@ -25,6 +25,11 @@
  *               up to its first NUL is robots.txt; the lines after it, and
  *               the values of robots.txt's own lines, are paths to ask
  *               about. Checks that "/robots.txt" is always allowed.
+ *   sitemap     sitemap_read of the input as a whole document (plain or
+ *               gzip). Checks that every loc handed over is a non-empty
+ *               NUL-terminated string of at most SITEMAP_MAX_LOC bytes
+ *               without surrounding whitespace, that no more than
+ *               SITEMAP_MAX_LOCS are, and that a refusal says why.
  *   pagedir     pagedir_load (and pagedir_load_head, which must agree)
  *               of the input written as page 1 in a private
  *               temporary directory. Checks that a loaded page's body is
@@ -66,6 +71,7 @@
 #include "pagedir.h"
 #include "robots.h"
 #include "scope.h"
+#include "sitemap.h"
 #include "url.h"
 
 typedef int (*fuzz_fn)(const uint8_t *data, size_t size);
@@ -319,6 +325,43 @@ static int fuzz_url(const uint8_t *data, size_t size)
   free(base);
   free(href);
   return rc;
+}
+
+/* ---------------------------------------------------------- sitemap */
+
+struct sm_seen {
+  long n;
+  const char *bad;
+};
+
+static int sm_loc(void *arg, sitemap_kind_t kind, const char *loc)
+{
+  struct sm_seen *s = arg;
+  size_t l = strlen(loc);
+  s->n++;
+  if (kind != SITEMAP_URLSET && kind != SITEMAP_INDEX)
+    s->bad = "a loc of no kind";
+  else if (l == 0 || l > SITEMAP_MAX_LOC)
+    s->bad = "an empty or too long loc";
+  else if (strchr(" \t\r\n", loc[0]) || strchr(" \t\r\n", loc[l - 1]))
+    s->bad = "a loc with whitespace around it";
+  return 0;
+}
+
+static int fuzz_sitemap(const uint8_t *data, size_t size)
+{
+  struct sm_seen s = { 0, NULL };
+  char err[256] = "";
+  int rc = sitemap_read((const char *)data, size, sm_loc, &s, err, sizeof(err));
+  if (s.bad == NULL && s.n > SITEMAP_MAX_LOCS)
+    s.bad = "more locs than SITEMAP_MAX_LOCS";
+  if (s.bad == NULL && rc != 0 && err[0] == '\0')
+    s.bad = "a refusal without a reason";
+  if (s.bad != NULL) {
+    fprintf(stderr, "sitemap: %s\n", s.bad);
+    return -1;
+  }
+  return 0;
 }
 
 /* ----------------------------------------------------------- robots */
@@ -851,6 +894,7 @@ static const struct fuzz_target {
   { "links_text", fuzz_links_text },
   { "url", fuzz_url },
   { "robots", fuzz_robots },
+  { "sitemap", fuzz_sitemap },
   { "pagedir", fuzz_pagedir },
 #ifdef FUZZ_WITH_CRAWLER
   { "warc", fuzz_warc },

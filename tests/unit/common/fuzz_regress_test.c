@@ -23,6 +23,10 @@ static void test_robots(void)
 {
   replay("robots");
 }
+static void test_sitemap(void)
+{
+  replay("sitemap");
+}
 static void test_pagedir(void)
 {
   replay("pagedir");
@@ -36,6 +40,7 @@ int main(void)
   RUN(test_links_text);
   RUN(test_url);
   RUN(test_robots);
+  RUN(test_sitemap);
   RUN(test_pagedir);
   fuzz_teardown();
   xmlCleanupParser();

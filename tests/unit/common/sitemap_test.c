@@ -99,8 +99,7 @@ static void test_gzip(void)
   CHECK_STR(g.s, "http://h/z.html");
   /* Cut short: an error, what came before it kept. */
   memset(&g, 0, sizeof(g));
-  CHECK_INT(sitemap_read((char *)z, zl - 10, on_loc, &g, err, sizeof(err)),
-            -1);
+  CHECK_INT(sitemap_read((char *)z, zl - 10, on_loc, &g, err, sizeof(err)), -1);
   /* Two members (a concatenated .gz): read as one document. */
   memset(&g, 0, sizeof(g));
   zl = gz(doc, z, sizeof(z), 20);
@@ -133,8 +132,7 @@ static void test_refused(void)
   /* The declaration cut across feed's calls: still found (a long comment
    * first puts it past the reader's first read). */
   char big[9000];
-  snprintf(big, sizeof(big), "<!--%*s-->\n<!DOCTYPE x []><urlset/>", 8000,
-           "");
+  snprintf(big, sizeof(big), "<!--%*s-->\n<!DOCTYPE x []><urlset/>", 8000, "");
   CHECK_INT(read_str(big, &g, err, sizeof(err)), -1);
   CHECK(strstr(err, "declaration") != NULL);
   /* An undeclared entity: malformed, nothing expanded. */
@@ -142,8 +140,7 @@ static void test_refused(void)
                      sizeof(err)),
             -1);
   /* Not a sitemap, empty, malformed. */
-  CHECK_INT(read_str("<html><body>hi</body></html>", &g, err, sizeof(err)),
-            -1);
+  CHECK_INT(read_str("<html><body>hi</body></html>", &g, err, sizeof(err)), -1);
   CHECK(strstr(err, "not a sitemap") != NULL);
   CHECK_INT(read_str("", &g, err, sizeof(err)), -1);
   CHECK_INT(read_str("<urlset><url><loc>http://h/a</loc></url>", &g, err,
@@ -174,8 +171,9 @@ static void test_limits(void)
   l = (size_t)snprintf(doc, cap, "<urlset><url><loc>");
   memset(doc + l, 'a', SITEMAP_MAX_LOC + 1);
   l += SITEMAP_MAX_LOC + 1;
-  snprintf(doc + l, cap - l, "</loc></url><url><loc>http://h/ok</loc></url>"
-                             "</urlset>");
+  snprintf(doc + l, cap - l,
+           "</loc></url><url><loc>http://h/ok</loc></url>"
+           "</urlset>");
   CHECK_INT(read_str(doc, &g, err, sizeof(err)), 0);
   CHECK_STR(g.s, "http://h/ok");
   free(doc);
