@@ -94,6 +94,8 @@ static char *params_text(const pagedir_params_t *p)
       strbuf_addf(&b, "ignoreRobots: yes\n");
     if (p->rel_nofollow)
       strbuf_addf(&b, "respectRelNofollow: yes\n");
+    if (p->sitemaps)
+      strbuf_addf(&b, "sitemaps: yes\n");
     if (p->user_agent != NULL)
       strbuf_addf(&b, "userAgent: %s\n", p->user_agent);
     for (size_t i = 0; i < p->naccept; i++)

@@ -15,7 +15,8 @@
  *                   before domains existed), format, maxPages,
  *                   maxPagesPerHost, maxPageSize, compress ("yes" or
  *                   "no"), then only where they are set: ignoreRobots
- *                   ("yes"), respectRelNofollow ("yes"), userAgent,
+ *                   ("yes"), respectRelNofollow ("yes"), sitemaps
+ *                   ("yes"), userAgent,
  *                   acceptRegex and rejectRegex (a line per expression)
  *                   (so a marker without them is what it was before they
  *                   were recorded); numbers in decimal. Last, redirectScope
@@ -46,7 +47,10 @@
  *                   for each redirect it went through, "ctype ID URL
  *                   VALUE" for its Content-Type if it had one other than
  *                   exactly "text/html", "xrobots ID URL VALUE" for its
- *                   X-Robots-Tag if it had one. Outcomes of a URL not
+ *                   X-Robots-Tag if it had one, "sitemap ID URL U1 U2 .."
+ *                   for a seed saved under --sitemaps: the URLs its
+ *                   sitemaps gave, space-separated (none: the line ends
+ *                   after URL and a space). Outcomes of a URL not
  *                   saved, A the URL it was first asked as, B starting
  *                   with "N HOP1 .. HOPN", the N redirects it went through
  *                   (N >= 0; HOPN the URL it ended at):
@@ -123,6 +127,7 @@ typedef struct pagedir_params {
   bool compress;             /* page files gzip-compressed */
   bool ignore_robots;        /* robots.txt and robots directives ignored */
   bool rel_nofollow;         /* rel="nofollow" links not followed */
+  bool sitemaps;             /* seeds' sitemap URLs followed (--sitemaps) */
   const char *user_agent;    /* the User-Agent, if not the default; NULL */
   const char *const *accept; /* NACCEPT --accept-regex expressions */
   size_t naccept;

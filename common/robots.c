@@ -32,6 +32,8 @@ typedef struct rulevec {
 
 struct robots {
   rulevec_t rules; /* read-only after construction */
+  char **sitemaps; /* the Sitemap: values, in order; NSITEMAPS */
+  size_t nsitemaps;
 };
 
 /* Paths up to this many canonical octets are matched without malloc. */
@@ -200,7 +202,14 @@ static size_t token_len(const char *s, size_t n)
   return i;
 }
 
-enum key { KEY_OTHER, KEY_AGENT, KEY_ALLOW, KEY_DISALLOW, KEY_DELAY };
+enum key {
+  KEY_OTHER,
+  KEY_AGENT,
+  KEY_ALLOW,
+  KEY_DISALLOW,
+  KEY_DELAY,
+  KEY_SITEMAP
+};
 
 static enum key classify(const char *k, size_t n)
 {
@@ -213,7 +222,9 @@ static enum key classify(const char *k, size_t n)
     return KEY_DISALLOW;
   if (ieq(k, n, "crawl-delay"))
     return KEY_DELAY;
-  return KEY_OTHER; /* sitemap, host, typos: not group members */
+  if (ieq(k, n, "sitemap"))
+    return KEY_SITEMAP; /* not a group member: it ends no group */
+  return KEY_OTHER;     /* host, typos: not group members */
 }
 
 /* Parser state across lines. */
@@ -226,6 +237,8 @@ typedef struct pstate {
   bool seen_spec;  /* some group named us */
   rulevec_t spec;  /* merged rules of the groups naming us */
   rulevec_t glob;  /* merged rules of the "*" groups */
+  char **sitemaps; /* Sitemap: values, ROBOTS_MAX_SITEMAPS at most */
+  size_t nsitemaps;
 } pstate_t;
 
 /* parse_line: apply one line (no terminator). False only if out of
@@ -260,6 +273,18 @@ static bool parse_line(pstate_t *st, const char *line, size_t n)
   enum key key = classify(k, klen);
   if (key == KEY_OTHER)
     return true;
+  if (key == KEY_SITEMAP) {
+    if (vlen == 0 || st->nsitemaps == ROBOTS_MAX_SITEMAPS)
+      return true;
+    char **v2 = realloc(st->sitemaps, (st->nsitemaps + 1) * sizeof(char *));
+    if (v2 == NULL)
+      return false;
+    st->sitemaps = v2;
+    if ((v2[st->nsitemaps] = strndup(v, vlen)) == NULL)
+      return false;
+    st->nsitemaps++;
+    return true;
+  }
   if (key == KEY_AGENT) {
     if (!st->in_agents) {
       /* A user-agent line after a rule starts a new group. */
@@ -330,7 +355,9 @@ robots_t *robots_parse(const char *txt, size_t len, const char *product_token)
     if (!parse_line(&st, txt + pos, end - pos)) {
       rulevec_free(&st.spec);
       rulevec_free(&st.glob);
-      free(r);
+      r->sitemaps = st.sitemaps;
+      r->nsitemaps = st.nsitemaps;
+      robots_delete(r);
       return NULL;
     }
     if (end < len && txt[end] == '\r' && end + 1 < len && txt[end + 1] == '\n')
@@ -345,7 +372,19 @@ robots_t *robots_parse(const char *txt, size_t len, const char *product_token)
     r->rules = st.glob;
     rulevec_free(&st.spec);
   }
+  r->sitemaps = st.sitemaps;
+  r->nsitemaps = st.nsitemaps;
   return r;
+}
+
+size_t robots_sitemaps(const robots_t *r)
+{
+  return r ? r->nsitemaps : 0;
+}
+
+const char *robots_sitemap(const robots_t *r, size_t i)
+{
+  return r && i < r->nsitemaps ? r->sitemaps[i] : NULL;
 }
 
 robots_t *robots_allow_all(void)
@@ -422,6 +461,9 @@ void robots_delete(robots_t *r)
   if (r == NULL)
     return;
   rulevec_free(&r->rules);
+  for (size_t i = 0; i < r->nsitemaps; i++)
+    free(r->sitemaps[i]);
+  free(r->sitemaps);
   free(r);
 }
 

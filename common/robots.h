@@ -27,6 +27,9 @@
  *    everything is allowed. A matching group with no rules allows
  *    everything (RFC 9309 5.1, "quxbot").
  *  - An empty allow or disallow value is no rule at all.
+ *  - Sitemap lines belong to no group: their values (the first
+ *    ROBOTS_MAX_SITEMAPS, as written, comments and blanks around them
+ *    removed) are kept in order whatever the groups (robots_sitemap).
  *
  * Matching (robots_allowed):
  *  - A pattern matches when it matches a prefix of the path; '*' matches
@@ -59,6 +62,9 @@
  * stop downloading after this many bytes. */
 #define ROBOTS_MAX_BYTES ((size_t)500 * 1024)
 
+/* ROBOTS_MAX_SITEMAPS: the Sitemap: lines kept, at most. */
+#define ROBOTS_MAX_SITEMAPS 100
+
 typedef struct robots robots_t;
 
 /* robots_parse: build the rules of robots.txt text txt that apply to the
@@ -71,6 +77,13 @@ typedef struct robots robots_t;
  *   if out of memory. Malformed input is never an error (see above).
  * Thread-safety: any thread; touches no shared state. */
 robots_t *robots_parse(const char *txt, size_t len, const char *product_token);
+
+/* robots_sitemaps, robots_sitemap: how many Sitemap: values R holds,
+ * and the Ith (borrowed, valid until robots_delete; NULL past the end).
+ * Rules not parsed from a file (robots_allow_all...) hold none.
+ * Thread-safety: any thread. */
+size_t robots_sitemaps(const robots_t *r);
+const char *robots_sitemap(const robots_t *r, size_t i);
 
 /* robots_allow_all: rules allowing everything (robots.txt answered 4xx,
  * RFC 9309 2.3.1.3).

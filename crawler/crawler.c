@@ -107,6 +107,9 @@ static void usage(void)
 "                        order given); repeatable; its site joins the\n"
 "                        default scope\n"
 "  --seeds FILE          the seeds in FILE, one URL a line ('#' comments)\n"
+"  --sitemaps            also follow the URLs a seed's site lists in its\n"
+"                        sitemaps (robots.txt Sitemap: lines, /sitemap.xml;\n"
+"                        indexes and .gz too), as links of the seed\n"
 "  --accept-regex RE     follow only links in scope whose normalised URL\n"
 "                        matches RE (POSIX extended, unanchored); repeatable:\n"
 "                        any one may match\n"
@@ -363,6 +366,7 @@ enum {
   O_HEADER,
   O_SEED,
   O_SEEDS,
+  O_SITEMAPS,
   O_REJECT,
   O_CAFILE,
   O_CADIR,
@@ -385,6 +389,7 @@ static const struct option opts[] = {
   { "header", required_argument, NULL, O_HEADER },
   { "seed", required_argument, NULL, O_SEED },
   { "seeds", required_argument, NULL, O_SEEDS },
+  { "sitemaps", no_argument, NULL, O_SITEMAPS },
   { "reject-regex", required_argument, NULL, O_REJECT },
   { "user-agent", required_argument, NULL, O_UA },
   { "max-pages", required_argument, NULL, O_MAXP },
@@ -525,6 +530,9 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     break;
   case O_HEADER:
     add_header(c, optarg);
+    break;
+  case O_SITEMAPS:
+    o->sitemaps = true;
     break;
   case O_SEED:
   case O_SEEDS:
@@ -833,6 +841,8 @@ static void check_seeds(struct cmd *c)
   }
   if (c->nseeds > 1 && c->cluster_url != NULL)
     refuse(EXIT_USAGE, "--seed, --seeds: not with --cluster yet");
+  if (c->o.sitemaps && c->cluster_url != NULL)
+    refuse(EXIT_USAGE, "--sitemaps: not with --cluster yet");
 }
 
 /* check_scope: normalise the --scope and --domain values, or without
@@ -1140,6 +1150,7 @@ static void open_pagedir(struct cmd *c)
     .compress = o->compress,
     .ignore_robots = o->ignore_robots,
     .rel_nofollow = o->respect_rel_nofollow,
+    .sitemaps = o->sitemaps,
     .user_agent = strcmp(o->user_agent, DEFAULT_UA) != 0 ? o->user_agent : NULL,
     .seeds = (const char *const *)c->seeds + 1,
     .nseeds = c->nseeds - 1,

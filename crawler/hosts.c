@@ -354,6 +354,17 @@ const char *hosts_forbids(hosts_t *h, uint32_t host, const char *path)
   return NULL;
 }
 
+const robots_t *hosts_robots(hosts_t *h, uint32_t host)
+{
+  if (!h->robots)
+    return NULL;
+  pthread_mutex_lock(&h->lock);
+  struct hoststate *hs = hoststate_get(h, host);
+  const robots_t *rules = hs != NULL && hs->open ? hs->rules : NULL;
+  pthread_mutex_unlock(&h->lock);
+  return rules;
+}
+
 bool hosts_full(hosts_t *h, uint32_t host)
 {
   if (h->max_pages <= 0)

@@ -32,6 +32,7 @@
 
 #include "fetch.h"
 #include "frontier.h"
+#include "robots.h"
 
 typedef struct hosts hosts_t;
 
@@ -128,6 +129,12 @@ bool hosts_is_unreachable(const char *why);
  *   or NULL.
  * Thread-safety: any thread. */
 const char *hosts_forbids(hosts_t *h, uint32_t host, const char *path);
+
+/* hosts_robots: the robots.txt rules of HOST once it is open (its
+ * Sitemap: lines: robots_sitemap), borrowed, valid until hosts_delete;
+ * NULL if robots.txt does not apply, the host is not open yet, or none
+ * was had. Thread-safety: any thread. */
+const robots_t *hosts_robots(hosts_t *h, uint32_t host);
 
 /* hosts_full: whether HOST has had its MAX_PAGES pages saved; always
  * false without a limit. Out of memory reads as not full.

@@ -222,6 +222,42 @@ static int on_base(void *arg, const char *href)
   return 0;
 }
 
+/* classify: the class of L's normalised URL, in scope or not, by C. */
+static void classify(struct link *l, const page_scan_t *c)
+{
+  if (!scope_contains(c->scope, l->url))
+    l->cls = L_EXTERN;
+  else if (!urlfilter_pass(c->filter, l->url))
+    l->cls = L_FILTERED;
+  else if (pagecheck_trap(url_path_query(l->url)))
+    l->cls = L_TRAP;
+  else if (url_is_nonpage(l->url))
+    l->cls = L_NONPAGE;
+  else
+    l->cls = L_CANDIDATE;
+}
+
+/* keep: L (classified; its url adopted, NULL if a copy failed) among P's
+ * links, with its host key if a candidate. Returns 0, or -1: out of
+ * memory (P->spill_errno 0), or the spill failed (P->spill_errno set). */
+static int keep(struct page *p, const fitem_t *it, const page_scan_t *c,
+                struct link *l)
+{
+  l->key = l->cls == L_CANDIDATE && l->url ? url_host_key_normal(l->url) : NULL;
+  if (l->url == NULL || (l->cls == L_CANDIDATE && l->key == NULL)) {
+    free(l->url);
+    free(l->key);
+    return -1;
+  }
+  if (page_add_link(p, l, c->budget, c->dir, (unsigned long long)it->seq) !=
+      0) {
+    if (errno != ENOMEM)
+      p->spill_errno = errno ? errno : EIO;
+    return -1;
+  }
+  return 0;
+}
+
 static int on_link(void *arg, const char *href, int flags)
 {
   struct scan *s = arg;
@@ -240,33 +276,32 @@ static int on_link(void *arg, const char *href, int flags)
   } else if (l->url == NULL) {
     l->cls = L_INVALID;
     l->url = strdup(href);
-  } else if (!scope_contains(s->c->scope, l->url)) {
-    l->cls = L_EXTERN;
-  } else if (!urlfilter_pass(s->c->filter, l->url)) {
-    l->cls = L_FILTERED;
-  } else if (pagecheck_trap(url_path_query(l->url))) {
-    l->cls = L_TRAP;
-  } else if (url_is_nonpage(l->url)) {
-    l->cls = L_NONPAGE;
   } else {
-    l->cls = L_CANDIDATE;
+    classify(l, s->c);
   }
-  l->key = l->cls == L_CANDIDATE ? url_host_key_normal(l->url) : NULL;
-  if (l->url == NULL || (l->cls == L_CANDIDATE && l->key == NULL)) {
-    free(l->url);
-    free(l->key);
-    s->nomem = true;
-    return 1;
-  }
-  if (page_add_link(p, l, s->c->budget, s->c->dir,
-                    (unsigned long long)s->it->seq) != 0) {
-    if (errno == ENOMEM)
-      s->nomem = true;
-    else
-      p->spill_errno = errno ? errno : EIO;
+  if (keep(p, s->it, s->c, l) != 0) {
+    s->nomem |= p->spill_errno == 0;
     return 1;
   }
   return 0;
+}
+
+int page_add_url(struct page *p, const fitem_t *it, const page_scan_t *c,
+                 const char *url)
+{
+  if (page_links(p) >= PAGE_MAX_LINKS)
+    return 0;
+  struct link l = { .url = url_normalize(url) };
+  if (l.url == NULL || !url_is_http(l.url)) {
+    free(l.url);
+    return 0;
+  }
+  classify(&l, c);
+  if (keep(p, it, c, &l) != 0) {
+    p->nomem |= p->spill_errno == 0;
+    return -1;
+  }
+  return 1;
 }
 
 static int on_meta(void *arg, const char *name, const char *content)

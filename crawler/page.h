@@ -56,6 +56,9 @@ struct page {
   bool binary;            /* parse: the body is clearly not text */
   bool text;              /* parse: read as the link format */
   bool nomem;             /* parse: links lost to out of memory */
+  bool sitemapped;        /* parse: a seed's sitemap URLs were added
+                             (--sitemaps): its links from NOWN on */
+  size_t nown;            /* parse: the links the page itself holds */
   bool sniffed;           /* parse: binary, text, X-Robots-Tag done */
   bool scanned;           /* parse: links extracted */
   bool meta_checked;      /* parse: the robots metas were read */
@@ -97,6 +100,15 @@ typedef struct page_scan {
  * P scanned. Out of memory sets P->nomem, a spill that failed
  * P->spill_errno. */
 void page_scan(struct page *p, const fitem_t *it, const page_scan_t *c);
+
+/* page_add_url: add URL (borrowed; absolute, from outside the page: a
+ * sitemap's loc) to P's links after those page_scan found, normalised and
+ * classified as page_scan does (scope, filter, trap, type), at most
+ * PAGE_MAX_LINKS links in all. Call page_links_park once done.
+ * Returns: 1 added; 0 not added (not an http(s) URL, or P is full); -1
+ * out of memory (P->nomem) or the spill failed (P->spill_errno). */
+int page_add_url(struct page *p, const fitem_t *it, const page_scan_t *c,
+                 const char *url);
 
 /* page_write_tmp: write P's body to its temporary page file in DIR,
  * named by KEY (pagedir_write_tmp), at IT's URL and depth (FLAGS:

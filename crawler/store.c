@@ -24,6 +24,9 @@ struct entry {
   char *redirect; /* owned; NULL if none */
   char *ctype;    /* owned; NULL for plain text/html */
   char *xrobots;  /* owned; NULL if none */
+  char *sitemap;  /* owned: the sitemap URLs of a seed saved under
+                     --sitemaps, space-separated ("" for none); NULL if
+                     the journal has no such line */
 };
 
 /* The kinds of outcome lines, in the order of enum rkind. */
@@ -206,6 +209,11 @@ static void on_journal(void *arg, const char *kind, int id, const char *a,
   struct entry *e = entry_get(s, a);
   if (e == NULL)
     return;
+  if (strcmp(kind, "sitemap") == 0) {
+    if (e->sitemap == NULL)
+      s->nomem |= (e->sitemap = strdup(b)) == NULL;
+    return;
+  }
   char **field = strcmp(kind, "redirect") == 0 ? &e->redirect
                : strcmp(kind, "ctype") == 0    ? &e->ctype
                : strcmp(kind, "xrobots") == 0  ? &e->xrobots
@@ -220,6 +228,7 @@ static void entry_delete(void *item)
   free(e->redirect);
   free(e->ctype);
   free(e->xrobots);
+  free(e->sitemap);
   free(e);
 }
 
@@ -279,6 +288,12 @@ const char *store_content_type(const store_t *s, const char *url)
 {
   struct entry *e = hashtable_find(s->urls, url);
   return e ? e->ctype : NULL;
+}
+
+const char *store_sitemap(const store_t *s, const char *url)
+{
+  struct entry *e = hashtable_find(s->urls, url);
+  return e ? e->sitemap : NULL;
 }
 
 const char *store_x_robots_tag(const store_t *s, const char *url)

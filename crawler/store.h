@@ -54,6 +54,12 @@ const char *store_content_type(const store_t *s, const char *url);
  * Returns: borrowed, valid until store_close. */
 const char *store_x_robots_tag(const store_t *s, const char *url);
 
+/* store_sitemap: the sitemap URLs the saved seed URL took as links
+ * (--sitemaps; the journal's "sitemap" line), space-separated, "" for
+ * none; NULL if it has no such line. Returns: borrowed, valid until
+ * store_close. */
+const char *store_sitemap(const store_t *s, const char *url);
+
 /* store_count: pages in the directory. */
 int store_count(const store_t *s);
 

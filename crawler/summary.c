@@ -68,6 +68,9 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
           st->ign_filtered, st->ign_host_limit, prog, st->robots_fetched,
           st->robots_failed, st->ign_robots, st->ign_unreachable, st->noindex,
           st->nofollow);
+  if (o->sitemaps)
+    fprintf(stderr, "%s: sitemaps: %ld read, %ld failed\n", prog,
+            st->sitemaps_fetched, st->sitemaps_failed);
   if (o->warc != NULL)
     fprintf(stderr, "%s: %ld WARC records in '%s'\n", prog, st->warc_records,
             warc_path);

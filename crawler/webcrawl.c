@@ -42,6 +42,7 @@
 #include "url.h"
 #include "wcluster.h"
 #include "webcrawl_int.h"
+#include "wsitemap.h"
 
 enum { MAX_REDIRECTS = 10 };
 
@@ -125,6 +126,18 @@ static void log_reason(struct webcrawl *w, int depth, const char *label,
     fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "", label, url,
             why);
   log_file(w, depth, label, url, why);
+}
+
+void wc_log_file(struct webcrawl *w, int depth, const char *label,
+                 const char *url, const char *why)
+{
+  log_file(w, depth, label, url, why);
+}
+
+void wc_archive(struct webcrawl *w, engine_t *e, const char *url,
+                fetch_result_t *r)
+{
+  archive(w, e, url, r);
 }
 
 /* ---- robots.txt ---- */
@@ -575,6 +588,14 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     page_scan_t scan = w->scan;
     scan.scope = wc_scope(w);
     page_scan(p, it, &scan);
+    /* A seed's sitemaps: links of the seed after its own (wsitemap.h);
+     * none if its links are not followed, or cannot all be kept. */
+    if (w->o->sitemaps && it->depth == 0 && !spec && !p->nofollow &&
+        !p->nomem && p->spill_errno == 0) {
+      wsitemap_links(w, e, it, p, &scan);
+      if (page_links_park(p) != 0 && p->spill_errno == 0)
+        p->spill_errno = errno ? errno : EIO;
+    }
     speculate(w, e, it, p);
   }
   if (!p->scanned && !p->text && !w->o->ignore_robots && !p->meta_checked) {
@@ -679,6 +700,16 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
         pagedir_journal_add(w->o->pagedir, "xrobots", id, it->url, xr, sync) !=
           0)
       return io_fail(w, e, "journal", id, errno);
+    if (p->sitemapped) {
+      /* What its sitemaps gave, for a resume or a replay (wsitemap.h). */
+      char *list = wsitemap_journal(p);
+      int rc = list ? pagedir_journal_add(w->o->pagedir, "sitemap", id, it->url,
+                                          list, sync)
+                    : -1;
+      free(list);
+      if (rc != 0)
+        return io_fail(w, e, "journal", id, errno ? errno : ENOMEM);
+    }
     if (w->cluster != NULL) {
       /* Its temporary file stays until the commit is recorded: a
        * committer after this one may publish it again (wcluster.c). */
@@ -1096,6 +1127,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   atomic_init(&w.robots_failed, 0);
   atomic_init(&w.requests, 0);
   atomic_init(&w.warc_failed, false);
+  atomic_init(&w.sitemaps_fetched, 0);
+  atomic_init(&w.sitemaps_failed, 0);
   /* robots.txt applies, and hosts are gated for it, unless ignored or
    * nothing is fetched from the hosts (replay). */
   bool robots = !o->ignore_robots && o->replay == NULL;
@@ -1210,6 +1243,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   st->retries = atomic_load(&w.retries);
   st->robots_fetched = atomic_load(&w.robots_fetched);
   st->robots_failed = atomic_load(&w.robots_failed);
+  st->sitemaps_fetched = atomic_load(&w.sitemaps_fetched);
+  st->sitemaps_failed = atomic_load(&w.sitemaps_failed);
   st->requests = atomic_load(&w.requests);
   hosts_delete(w.hosts);
   if (!widened(&w, st))

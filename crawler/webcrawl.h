@@ -59,6 +59,8 @@ typedef struct webcrawl_opts {
   bool insecure;                /* no TLS certificate check (fetch.h) */
   bool ignore_robots;           /* no robots.txt, meta robots, X-Robots-Tag */
   bool respect_rel_nofollow;    /* skip links with rel="nofollow" */
+  bool sitemaps;                /* a seed's sitemap URLs are its links too
+                                   (wsitemap.h) */
   bool compress;                /* gzip page files */
   bool fsync;                   /* fsync each page and journal line */
   const store_t *replay;        /* fetch everything from this saved crawl */
@@ -89,7 +91,8 @@ typedef struct webcrawl_stats {
     redirects, retries, dup_redirects, ign_extern, ign_dupl, ign_nonpage,
     ign_invalid, write_errors, ign_robots, ign_unreachable, noindex, nofollow,
     ign_rel_nofollow, robots_fetched, robots_failed, requests, hosts, ign_trap,
-    ign_host_limit, ign_filtered, binary, warc_records;
+    ign_host_limit, ign_filtered, binary, warc_records, sitemaps_fetched,
+    sitemaps_failed;
   long long bytes;
   double elapsed;
   double bound;                  /* requests the politeness bound allowed

@@ -24,7 +24,8 @@ struct webcrawl {
   hosts_t *hosts; /* robots.txt and page counts per host; locks
                      itself (hosts.h) */
   atomic_long robots_fetched, robots_failed;
-  atomic_long requests; /* every HTTP request made */
+  atomic_long requests;                          /* every HTTP request made */
+  atomic_long sitemaps_fetched, sitemaps_failed; /* --sitemaps */
   atomic_bool warc_failed;
   fetch_config_t fcfg;
   engine_t *e;
@@ -48,6 +49,17 @@ struct webcrawl {
   char **added;               /* the prefixes added, in order */
   size_t nscopes, nadded;
 };
+
+/* wc_log_file: an event in the --log-file only (webcrawl.c, log_file):
+ * "TIME DEPTH LABEL URL (WHY)", WHY NULL for none, DEPTH -1 for what is
+ * no page. Any thread. */
+void wc_log_file(struct webcrawl *w, int depth, const char *label,
+                 const char *url, const char *why);
+
+/* wc_archive: R's exchange with URL into the WARC file, if any, and its
+ * raw copies dropped (webcrawl.c, archive). Any thread. */
+void wc_archive(struct webcrawl *w, engine_t *e, const char *url,
+                fetch_result_t *r);
 
 /* wc_scope: the crawl's scope now. Any thread. */
 static inline const scope_t *wc_scope(struct webcrawl *w)

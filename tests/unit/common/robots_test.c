@@ -538,8 +538,44 @@ static void test_concurrent_queries(void)
   robots_delete(r);
 }
 
+/* Sitemap: lines belong to no group, end none, and are kept in order. */
+static void test_sitemaps(void)
+{
+  const char *txt = "Sitemap: http://h/s1.xml   # the first\n"
+                    "User-agent: *\n"
+                    "sitemap:http://h/s2.xml.gz\n"
+                    "Disallow: /private\n"
+                    "SITEMAP: \n"
+                    "User-agent: other\n"
+                    "Sitemap: http://h/s3.xml\n"
+                    "Disallow: /\n";
+  robots_t *r = robots_parse(txt, strlen(txt), "tse-crawler");
+  CHECK(r != NULL);
+  CHECK_INT(robots_sitemaps(r), 3);
+  CHECK_STR(robots_sitemap(r, 0), "http://h/s1.xml");
+  CHECK_STR(robots_sitemap(r, 1), "http://h/s2.xml.gz");
+  CHECK_STR(robots_sitemap(r, 2), "http://h/s3.xml");
+  CHECK(robots_sitemap(r, 3) == NULL);
+  /* The sitemap line did not end the "*" group. */
+  CHECK(!robots_allowed(r, "/private"));
+  CHECK(robots_allowed(r, "/public"));
+  robots_delete(r);
+  /* At most ROBOTS_MAX_SITEMAPS. */
+  char big[20000] = "";
+  for (int i = 0; i < ROBOTS_MAX_SITEMAPS + 5; i++)
+    snprintf(big + strlen(big), sizeof(big) - strlen(big),
+             "Sitemap: http://h/%d.xml\n", i);
+  r = robots_parse(big, strlen(big), NULL);
+  CHECK_INT(robots_sitemaps(r), ROBOTS_MAX_SITEMAPS);
+  robots_delete(r);
+  r = robots_allow_all();
+  CHECK_INT(robots_sitemaps(r), 0);
+  robots_delete(r);
+}
+
 int main(void)
 {
+  RUN(test_sitemaps);
   RUN(test_rfc_simple_example);
   RUN(test_rfc_longest_match);
   RUN(test_rfc_groups);
