@@ -303,11 +303,16 @@ int pagedir_lock(const char *dir);
  * one of them. Returns as pagedir_lock (EAGAIN: a pagedir_lock holds it). */
 int pagedir_lock_shared(const char *dir);
 
-/* pagedir_unlock: release the lock FD from pagedir_lock or
- * pagedir_lock_shared and remove the lock file, if no other process
- * holds it (a crash leaves it behind, harmless: the kernel dropped the
+/* pagedir_unlock: release the lock FD from pagedir_lock and remove the
+ * lock file (a crash leaves it behind, harmless: the kernel dropped the
  * lock). */
 void pagedir_unlock(const char *dir, int fd);
+
+/* pagedir_unlock_shared: release the lock FD from pagedir_lock_shared;
+ * the lock file stays (others may hold it: a holder that removed it
+ * would have to make its lock a write lock first, and a worker starting
+ * then would be refused). */
+void pagedir_unlock_shared(int fd);
 
 /* pagedir_journal_repair: rewrite DIR's journal keeping only the complete
  * lines of IDs 0..MAX_ID (MAX_ID pages published; see the layout for what

@@ -1361,7 +1361,9 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
             PAGEDIR_COMPLETE, strerror(errno));
     rc = WEBCRAWL_EIO;
   }
-  if (c->lock >= 0)
+  if (c->lock >= 0 && c->cluster_url != NULL)
+    pagedir_unlock_shared(c->lock);
+  else if (c->lock >= 0)
     pagedir_unlock(c->dir, c->lock);
   cluster_delete(c->cluster);
   c->cluster = NULL;

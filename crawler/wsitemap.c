@@ -25,8 +25,8 @@ struct smctx {
   struct page *p;
   const page_scan_t *scan;
   fetcher_t *f;
-  char *hostkey;   /* the seed's host key: the only host asked */
-  char **seen;     /* sitemap URLs asked for already, NSEEN */
+  char *hostkey; /* the seed's host key: the only host asked */
+  char **seen;   /* sitemap URLs asked for already, NSEEN */
   size_t nseen;
   char **children; /* the sitemaps the index being read lists */
   size_t nchildren;
@@ -120,8 +120,10 @@ static void read_one(struct smctx *c, const char *url, int level)
     bool here = key != NULL && strcmp(key, c->hostkey) == 0;
     free(key);
     const char *why = !here ? "on another host: not asked"
-                    : !scope_contains(wc_scope(w), cur) ? "out of scope"
-                    : hosts_forbids(w->hosts, c->it->host, url_path_query(cur));
+                    : !scope_contains(wc_scope(w), cur)
+                      ? "out of scope"
+                      : hosts_forbids(w->hosts, c->it->host,
+                                      url_path_query(cur));
     if (why != NULL) {
       wc_log_file(w, -1, "Sitemap", cur, why);
       break;
@@ -130,7 +132,8 @@ static void read_one(struct smctx *c, const char *url, int level)
       break;
     if (c->nseen > WSITEMAP_MAX_FILES) {
       if (!c->told_files)
-        wc_log_file(w, -1, "Sitemap", cur, "too many sitemaps: the rest not asked");
+        wc_log_file(w, -1, "Sitemap", cur,
+                    "too many sitemaps: the rest not asked");
       c->told_files = true;
       break;
     }

@@ -76,14 +76,20 @@ int __wrap_fcntl(int fd, int cmd, ...)
 }
 
 /* The child's side. Commands: 'L' lock (answers 'L' if it got the lock,
- * else 'E'), 'S' the same with pagedir_lock_shared, 'U' unlock (answers 'U'),
- * 'R' unlock and lock again, as a crawler that ends and a newcomer (answers as
- * 'L'), 'X' exit. */
+ * else 'E'), 'S' the same with pagedir_lock_shared, 'V' unlock it, 'U' unlock
+ * (answers 'U'), 'R' unlock and lock again, as a crawler that ends and a
+ * newcomer (answers as 'L'), 'X' exit. */
 static void child_main(const char *dir, int in, int out)
 {
   int fd = -1;
   for (;;) {
     char c = recv_cmd(in);
+    if (c == 'V') { /* a shared holder lets go */
+      pagedir_unlock_shared(fd);
+      fd = -1;
+      send_cmd(out, 'U');
+      continue;
+    }
     if (c == 'U' || c == 'R') {
       pagedir_unlock(dir, fd);
       fd = -1;
@@ -199,8 +205,8 @@ static void test_holder_leaves(void)
 }
 
 /* Shared holders (the workers of a --cluster crawl): any number at once,
- * no pagedir_lock meanwhile, pagedir_holder names one; the last to let
- * go removes .lock, the others leave it to it. */
+ * no pagedir_lock meanwhile, pagedir_holder names one; letting go leaves
+ * .lock, which the next pagedir_lock takes. */
 static void test_shared(void)
 {
   char *dir = testdir_new("pagedir_lock_test");
@@ -217,12 +223,14 @@ static void test_shared(void)
   CHECK_INT(pid, child);
   int fd = pagedir_lock_shared(dir);
   CHECK(fd >= 0);
-  CHECK_INT(child_do('U'), 'U');
+  CHECK_INT(child_do('V'), 'U');
   CHECK_INT(stat(path, &sb), 0); /* ours still holds it */
   CHECK_INT(child_do('L'), 'E');
-  pagedir_unlock(dir, fd);
-  CHECK(stat(path, &sb) != 0); /* the last one removed it */
-  CHECK_INT(child_do('L'), 'L');
+  CHECK_INT(child_do('S'), 'L'); /* shared again, beside ours */
+  pagedir_unlock_shared(fd);
+  CHECK_INT(child_do('V'), 'U');
+  CHECK_INT(stat(path, &sb), 0);           /* left in place */
+  CHECK_INT(child_do('L'), 'L');           /* and taken by a write lock */
   CHECK_INT(pagedir_lock_shared(dir), -1); /* a write lock refuses it */
   child_stop();
   free(path);
