@@ -152,6 +152,16 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
   if (!hosts_gate_begin(w->hosts, fr, it, &url))
     return;
   fetch_result_t r;
+  if (atomic_load(&w->limit_reached)) {
+    /* --max-pages reached: nothing of the host will be fetched, so its
+     * robots.txt is not asked for; the host opens as if it had none
+     * (review: every remaining host's was fetched, one a commit). */
+    memset(&r, 0, sizeof(r));
+    r.outcome = FETCH_HTTP_ERROR;
+    r.retry_after = -1;
+    hosts_gate_settle(w->hosts, fr, it, url, &r);
+    return;
+  }
   /* A gate's url is its host key. */
   if (w->cluster != NULL && wcluster_robots(w, url, it->url, &r)) {
     /* Another worker fetched it: robots.txt once per host per crawl;
@@ -1036,7 +1046,9 @@ static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
     if (!save(w, e, it, p))
       return;
     if (w->o->max_pages > 0 && st->saved >= w->o->max_pages) {
+      /* What is left drains unfetched: at once, not a page a commit. */
       atomic_store(&w->limit_reached, true);
+      engine_want(e, UINT64_MAX);
       return;
     }
     if (w->o->max_pages > 0)

@@ -867,8 +867,9 @@ void engine_want(engine_t *e, uint64_t n)
     return;
   pthread_mutex_lock(&e->lock);
   e->wanted = n;
+  uint64_t h = horizon_at(e, e->next_commit);
   pthread_mutex_unlock(&e->lock);
-  want_next(e);
+  frontier_set_horizon(e->frontier, h); /* UINT64_MAX: lifted */
 }
 
 /* commit_in_order: add IT to the reorder buffer and commit whatever is

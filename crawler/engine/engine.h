@@ -262,7 +262,10 @@ bool engine_stopped(engine_t *e);
  * from the commit hook, from the item after the one being committed.
  * Call it before engine_run or from the commit hook; N may only shrink
  * by the items committed since the last call (the horizon never moves
- * back). Speculative items are not bounded by it: turn speculation off.
+ * back); UINT64_MAX lifts the bound (the crawl has what it wanted, and
+ * the rest drains). Speculative items are not bounded by it: turn
+ * speculation off; nor, while an add waits for room in a full frontier
+ * (--queue-size), what the frontier hands out then (frontier.h).
  * Thread-safety: any thread. */
 void engine_want(engine_t *e, uint64_t n);
 

@@ -241,6 +241,30 @@ done
 mkdir "$TEST_DIR/all3"
 "$BIN/crawler" --rate 0 --quiet "$BASE_URL/index.html" "$TEST_DIR/all3" 3 \
   2>/dev/null
+# Once the limit is reached, what is left is not asked for, robots.txt
+# included: a seed linking to 10 hosts whose robots.txt takes 1 s each
+# (review: all 10 were fetched, one after the other, for 2 pages).
+server_stop
+S3=$TEST_DIR/hosts-site
+mkdir "$S3"
+HOSTS10=$(seq 21 30 | sed 's/^/127.0.0./')
+for h in $HOSTS10; do echo "<a href=\"http://$h:{{port}}/p.html\">$h</a>"; done \
+  >"$S3/start.html"
+echo '<p>p</p>' >"$S3/p.html"
+echo '/robots.txt delay 1' >"$TEST_DIR/rules-slowrobots"
+host_args=(--host 127.0.0.1) domains=(--domain 127.0.0.1)
+for h in $HOSTS10; do host_args+=(--host "$h") domains+=(--domain "$h"); done
+server_start "$S3" "${host_args[@]}" --rules "$TEST_DIR/rules-slowrobots" ||
+  { not_ok "hosts: server"; finish; }
+mkdir "$TEST_DIR/hosts2"
+"$BIN/crawler" --rate 0 --quiet --max-pages 2 "${domains[@]}" \
+  "$BASE_URL/start.html" "$TEST_DIR/hosts2" 1 2>/dev/null
+check_eq "--max-pages 2 over 10 hosts: 2 pages" "$(ls "$TEST_DIR/hosts2" | wc -l)" 2
+got=$(log_targets | grep -c '^/robots.txt$')
+printf '# robots.txt asked %s times\n' "$got" >&2
+check "and robots.txt asked of 3 hosts at most, not of all 11" test "$got" -le 3
+server_stop
+server_start "$SITES/catalogue" || { not_ok "catalogue: server again"; finish; }
 check "--max-pages 10 saves the whole crawl's first 10 pages" \
   bash -c 'for i in $(seq 10); do cmp "$1/$i" "$2/$i" || exit 1; done' _ \
   "$TEST_DIR/few10" "$TEST_DIR/all3"
