@@ -177,6 +177,15 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
     snprintf(err, n, "'%s' already holds a crawl; use an empty directory", dir);
     goto out;
   }
+  /* What pagedir_marker_read would refuse to read back (review: 9,000
+   * seeds of 2 KB wrote a marker no --resume could read). */
+  if (strlen(text) + sizeof(PAGEDIR_MAGIC) > (size_t)PAGEDIR_MARKER_MAX) {
+    snprintf(err, n,
+             "the crawl's parameters (seeds, --scope prefixes, ...) take "
+             "over %ld MiB, more than a marker may hold",
+             PAGEDIR_MARKER_MAX / (1024 * 1024));
+    goto out;
+  }
   /* A crawl's own files without a marker (the rest of a crawl removed by
    * hand): a crawl here would take them for its own, and one that saves
    * nothing (pagedir_discard) would remove them. */

@@ -75,7 +75,8 @@ TSEPAGEDIR_EXTERN void tsepagedir_page_free(tsepagedir_page_t *page);
 
 /* tsepagedir_param: the crawl's parameter KEY as the marker records it,
  * e.g. "seed", "maxDepth", "compress" ("yes" or "no"); for a key that
- * repeats ("scope", "domain"), its first value. The keys: tsepagedir(3).
+ * repeats ("seed", "scope", "domain"), its first value (for "seed", the
+ * seedURL). The keys: tsepagedir(3).
  * Returns: owned by caller (free()), NULL if absent or unreadable. */
 TSEPAGEDIR_EXTERN char *tsepagedir_param(const char *dir, const char *key);
 

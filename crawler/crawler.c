@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include <unistd.h>
 
 #include "crawl.h"
+#include "fptable.h"
 #include "pagedir.h"
 #include "scope.h"
 #include "store.h"
@@ -117,10 +119,11 @@ static void usage(void)
 "                        (e.g. '[?]C=[NMSD]' for Apache's sort links);\n"
 "                        repeatable. Neither applies to seedURL\n"
 "  --user-agent S        User-Agent header (default: %s)\n"
-"  --header 'NAME: VALUE'  send this header with every request (robots.txt\n"
-"                        included) to every host in scope, e.g. a cookie\n"
-"                        or credentials; repeatable; never logged nor\n"
-"                        recorded in the marker (a WARC file records it)\n"
+"  --header 'NAME: VALUE'  send this header (a cookie, credentials) with\n"
+"                        every request to a seed's host, robots.txt included,\n"
+"                        never over http to an https seed's; repeatable;\n"
+"                        never logged nor recorded in the marker (a WARC\n"
+"                        file records it)\n"
 "  --max-pages N         stop after saving N pages; 0 = no limit (default)\n"
 "  --max-pages-per-host N  save at most N pages of any one host; 0 = no\n"
 "                        limit (default)\n"
@@ -307,9 +310,13 @@ struct cmd {
   size_t naccept, nreject;
   urlfilter_t *filter;        /* of ACCEPT and REJECT, or NULL; owned */
   struct curl_slist *headers; /* --header lines, checked; owned */
-  const char **extra;         /* --seed URL and --seeds FILE values (argv), in
-                               * order, NEXTRA; room for argc; owned */
-  bool *extra_file;           /* whether EXTRA[i] is a --seeds FILE */
+  const char **secret;        /* the --header values as getopt gave them (a word
+                               * of argv, or its part after '='), never printed;
+                               * NSECRET, room for argc; owned */
+  size_t nsecret;
+  const char **extra; /* --seed URL and --seeds FILE values (argv), in
+                       * order, NEXTRA; room for argc; owned */
+  bool *extra_file;   /* whether EXTRA[i] is a --seeds FILE */
   size_t nextra;
   char **seeds; /* every seed normalised, SEED first, NSEEDS; a
                  * repeated one once; owned */
@@ -529,6 +536,7 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     o->user_agent = optarg;
     break;
   case O_HEADER:
+    c->secret[c->nsecret++] = optarg;
     add_header(c, optarg);
     break;
   case O_SITEMAPS:
@@ -653,7 +661,8 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     if (name[0] == '-' && name[1] >= '0' && name[1] <= '9')
       refuse(EXIT_DEPTH, "maxDepth '%s' is not an integer from 0 to %d", name,
              MAX_DEPTH);
-    refuse(EXIT_USAGE, "unknown option '%s'", name);
+    /* Its name only: what follows '=' may be a credential. */
+    refuse(EXIT_USAGE, "unknown option '%.*s'", (int)strcspn(name, "="), name);
   }
 }
 
@@ -703,8 +712,10 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
   c->reject = calloc((size_t)argc, sizeof(char *));
   c->extra = calloc((size_t)argc, sizeof(char *));
   c->extra_file = calloc((size_t)argc, sizeof(bool));
+  c->secret = calloc((size_t)argc, sizeof(char *));
   if (c->scope_arg == NULL || c->domain_arg == NULL || c->accept == NULL ||
-      c->reject == NULL || c->extra == NULL || c->extra_file == NULL)
+      c->reject == NULL || c->extra == NULL || c->extra_file == NULL ||
+      c->secret == NULL)
     out_of_memory();
   int opt;
   opterr = 0;
@@ -774,28 +785,36 @@ static int init_libraries(void)
 }
 
 /* add_seed: URL (borrowed), from WHERE, normalised into C->seeds unless
- * it is there already; or refuse. */
-static void add_seed(struct cmd *c, const char *url, const char *where)
+ * it is there already (SEEN: the seeds so far); or refuse. */
+static void add_seed(struct cmd *c, fptable_t *seen, const char *url,
+                     const char *where)
 {
   char *u = url_normalize(url);
   if (u == NULL || !url_is_http(u))
     refuse(EXIT_SEED, "%s: '%s' is not an absolute http(s) URL", where, url);
-  for (size_t i = 0; i < c->nseeds; i++) {
-    if (strcmp(c->seeds[i], u) == 0) {
-      free(u);
-      return;
-    }
-  }
-  char **v = realloc(c->seeds, (c->nseeds + 1) * sizeof(char *));
-  if (v == NULL)
+  uint64_t fp[2];
+  fptable_hash128(u, strlen(u), fp);
+  int rc = fptable_insert(seen, fp, NULL);
+  if (rc < 0)
     out_of_memory();
-  c->seeds = v;
+  if (rc == 0) { /* there already */
+    free(u);
+    return;
+  }
+  if (c->nseeds % 64 == 0) {
+    char **v = realloc(c->seeds, (c->nseeds + 64) * sizeof(char *));
+    if (v == NULL)
+      out_of_memory();
+    c->seeds = v;
+  }
   c->seeds[c->nseeds++] = u;
 }
 
 /* read_seeds: the URLs of --seeds FILE, one a line; blank lines and
- * lines starting with '#' skipped, spaces around a URL ignored. */
-static void read_seeds(struct cmd *c, const char *file)
+ * comments ('#' at the start of a line or after a blank) skipped, blanks
+ * around a URL ignored; a line of two words, or with a NUL byte, is
+ * refused (a URL holds neither). */
+static void read_seeds(struct cmd *c, fptable_t *seen, const char *file)
 {
   FILE *fp = fopen(file, "r");
   if (fp == NULL)
@@ -806,17 +825,26 @@ static void read_seeds(struct cmd *c, const char *file)
   ssize_t n;
   while ((n = getline(&line, &cap, fp)) >= 0) {
     lineno++;
+    char where[PATH_MAX + 32];
+    snprintf(where, sizeof(where), "--seeds %s:%ld", file, lineno);
+    if (memchr(line, '\0', (size_t)n) != NULL)
+      refuse(EXIT_SEED, "%s: a NUL byte", where);
     char *a = line, *z = line + n;
     while (a < z && isspace((unsigned char)*a))
       a++;
+    for (char *h = a; h < z; h++) /* a comment: "#" first or after a blank */
+      if (*h == '#' && (h == a || isspace((unsigned char)h[-1])))
+        z = h;
     while (z > a && isspace((unsigned char)z[-1]))
       z--;
     *z = '\0';
-    if (*a == '\0' || *a == '#')
+    if (*a == '\0')
       continue;
-    char where[PATH_MAX + 32];
-    snprintf(where, sizeof(where), "--seeds %s:%ld", file, lineno);
-    add_seed(c, a, where);
+    for (char *h = a; h < z; h++)
+      if (isspace((unsigned char)*h))
+        refuse(EXIT_SEED, "%s: '%s' is more than one URL (one a line)", where,
+               a);
+    add_seed(c, seen, a, where);
   }
   bool failed = ferror(fp);
   free(line);
@@ -829,16 +857,24 @@ static void read_seeds(struct cmd *c, const char *file)
  * checked), then --seed and --seeds in the order given; or refuse. */
 static void check_seeds(struct cmd *c)
 {
-  c->seeds = malloc(sizeof(char *));
-  if (c->seeds == NULL || (c->seeds[0] = strdup(c->seed)) == NULL)
+  fptable_t *seen = fptable_new(0, 64);
+  if (seen == NULL)
     out_of_memory();
-  c->nseeds = 1;
+  add_seed(c, seen, c->seed, "seedURL");
   for (size_t i = 0; i < c->nextra; i++) {
     if (c->extra_file[i])
-      read_seeds(c, c->extra[i]);
+      read_seeds(c, seen, c->extra[i]);
     else
-      add_seed(c, c->extra[i], "--seed");
+      add_seed(c, seen, c->extra[i], "--seed");
   }
+  fptable_delete(seen);
+  /* Every seed is queued before any is fetched: a bound below their
+   * number would wait for room forever (review). */
+  if (c->o.queue_size > 0 && c->nseeds > c->o.queue_size)
+    refuse(EXIT_USAGE,
+           "--queue-size %zu is below the number of seeds (%zu): every "
+           "seed is queued at the start",
+           c->o.queue_size, c->nseeds);
   if (c->nseeds > 1 && c->cluster_url != NULL)
     refuse(EXIT_USAGE, "--seed, --seeds: not with --cluster yet");
   if (c->o.sitemaps && c->cluster_url != NULL)
@@ -1053,17 +1089,19 @@ static char *resume_command(const struct cmd *c)
   bool hidden = false;
   for (int i = 1; i < c->argc; i++) {
     const char *a = c->argv[i];
-    /* A --header value may be a credential: its name only. getopt_long
-     * took the word after "--header" (or the rest of "--header=...")
-     * as the value. */
+    /* A --header value may be a credential: its name only. Known by the
+     * pointer getopt_long gave (the word after the option, or the rest
+     * of "--head=..."), however the option was spelt or abbreviated. */
     const char *value = NULL;
-    if (strncmp(a, "--header=", 9) == 0)
-      value = a + 9;
-    else if (strcmp(a, "--header") == 0 && i + 1 < c->argc)
-      value = c->argv[++i];
+    uintptr_t lo = (uintptr_t)a, hi = lo + strlen(a);
+    for (size_t k = 0; k < c->nsecret && value == NULL; k++)
+      if ((uintptr_t)c->secret[k] >= lo && (uintptr_t)c->secret[k] <= hi)
+        value = c->secret[k];
     if (value != NULL) {
-      strbuf_addf(&b, " --header '%.*s: ...'", (int)strcspn(value, ":'"),
-                  value);
+      strbuf_addc(&b, ' ');
+      if (value > a)
+        strbuf_add(&b, a, (size_t)(value - a)); /* "--head=" */
+      strbuf_addf(&b, "'%.*s: ...'", (int)strcspn(value, ":'"), value);
       hidden = true;
       continue;
     }
@@ -1395,6 +1433,7 @@ static void release(struct cmd *c)
   free(c->seeds);
   free(c->extra);
   free(c->extra_file);
+  free(c->secret);
   curl_slist_free_all(c->headers);
   free(c->seed);
   curl_global_cleanup();
@@ -1484,6 +1523,8 @@ int main(int argc, char *argv[])
     free(c.reject);
     free(c.extra);
     free(c.extra_file);
+    free(c.secret);
+    curl_slist_free_all(c.headers);
     return code;
   }
   if (init_libraries() != 0)

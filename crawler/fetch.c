@@ -12,6 +12,7 @@
 
 #include "frontier.h"
 #include "strbuf.h"
+#include "url.h"
 
 _Static_assert(FETCH_ERROR_SIZE >= CURL_ERROR_SIZE,
                "libcurl's message fits in fetch_result_t.error");
@@ -560,6 +561,25 @@ static void net_error(fetch_result_t *res, CURLcode rc, const char *errbuf)
     snprintf(res->error, sizeof(res->error), "%s", msg);
 }
 
+/* headers_for: whether CFG's --header lines go with a request for URL
+ * (normalised): its host is a seed's, and it is not http where that
+ * seed was https. Not to a host a redirect or a --domain reached, which
+ * the user did not name: they may be credentials (review). */
+static bool headers_for(const fetch_config_t *cfg, const char *url)
+{
+  size_t ul, sl;
+  const char *uh = url_host_normal(url, &ul);
+  bool plain = strncmp(url, "http:", 5) == 0;
+  for (size_t i = 0; uh != NULL && i < cfg->nheader_seeds; i++) {
+    const char *seed = cfg->header_seeds[i];
+    const char *sh = url_host_normal(seed, &sl);
+    if (sh != NULL && sl == ul && memcmp(sh, uh, ul) == 0 &&
+        !(plain && strncmp(seed, "https:", 6) == 0))
+      return true;
+  }
+  return false;
+}
+
 static void get(fetcher_t *f, const char *url, bool robots, size_t max,
                 fetch_result_t *res)
 {
@@ -600,9 +620,9 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
   }
   curl_easy_setopt(c, CURLOPT_USERAGENT, f->cfg.user_agent);
-  if (f->cfg.headers != NULL) /* libcurl only reads the list */
+  if (f->cfg.headers != NULL && headers_for(&f->cfg, url))
     curl_easy_setopt(c, CURLOPT_HTTPHEADER,
-                     (struct curl_slist *)f->cfg.headers);
+                     (struct curl_slist *)f->cfg.headers); /* only read */
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, f->cfg.connect_timeout);
   curl_easy_setopt(c, CURLOPT_TIMEOUT, f->cfg.timeout);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, f->cfg.low_speed_limit);

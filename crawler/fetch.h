@@ -32,15 +32,21 @@ struct curl_slist;
 
 typedef struct fetch_config {
   const char *user_agent;           /* borrowed; must outlive the fetchers */
-  const struct curl_slist *headers; /* --header lines, sent with every
-                                       request, robots.txt included;
-                                       borrowed, read-only; NULL: none */
-  long connect_timeout;             /* seconds */
-  long timeout;                     /* seconds, whole transfer */
-  long low_speed_limit;             /* bytes/s ... */
-  long low_speed_time;              /* ... for this many seconds aborts */
-  size_t max_size;                  /* decoded body cap in bytes */
-  bool capture;                     /* keep the raw exchange (for WARC) */
+  const struct curl_slist *headers; /* --header lines, borrowed,
+                                       read-only; NULL: none. Sent only
+                                       to the hosts of HEADER_SEEDS
+                                       (normalised URLs, NHEADER_SEEDS;
+                                       borrowed), robots.txt included,
+                                       and never over http to the host
+                                       of an https seed */
+  const char *const *header_seeds;
+  size_t nheader_seeds;
+  long connect_timeout; /* seconds */
+  long timeout;         /* seconds, whole transfer */
+  long low_speed_limit; /* bytes/s ... */
+  long low_speed_time;  /* ... for this many seconds aborts */
+  size_t max_size;      /* decoded body cap in bytes */
+  bool capture;         /* keep the raw exchange (for WARC) */
   /* TLS. Given either, the CAs in CA_FILE (PEM) and CA_DIR (hashed
    * names, openssl rehash) are the ones trusted, in place of the
    * system's (libcurl's defaults); both borrowed, NULL for none. */

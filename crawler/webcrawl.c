@@ -1122,6 +1122,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .max_connects = conns,
     .user_agent = o->user_agent,
     .headers = o->headers,
+    .header_seeds = o->seeds ? o->seeds : &o->seed,
+    .nheader_seeds = o->seeds ? o->nseeds : 1,
     .connect_timeout = o->timeout < 10 ? o->timeout : 10,
     .timeout = o->timeout,
     .low_speed_limit = 100,

@@ -73,6 +73,29 @@ crawl badfile 1 --seeds "$TEST_DIR/bad" "$H1/index.html"
 check_eq "a bad line in --seeds: exit 2" "$RC" 2
 check "naming the file and line" grep -q -- "--seeds $TEST_DIR/bad:2" \
   "$TEST_DIR/badfile.err"
+printf '%s # a comment after it\n%s %s\n' "$H1/about.html" "$H1/a" \
+  "$H1/b" >"$TEST_DIR/two-words"
+crawl words 1 --seeds "$TEST_DIR/two-words" "$H1/index.html"
+check_eq "two URLs on a line: exit 2 (a comment after a URL is fine)" "$RC" 2
+check "naming the line" grep -q -- "--seeds $TEST_DIR/two-words:2: .* is more than one URL" \
+  "$TEST_DIR/words.err"
+printf '%s\0junk\n' "$H1/about.html" >"$TEST_DIR/nul.txt"
+crawl nul 1 --seeds "$TEST_DIR/nul.txt" "$H1/index.html"
+check_eq "a NUL byte in --seeds: exit 2" "$RC" 2
+crawl queue 1 --queue-size 2 --seed "$H1/a.html" --seed "$H1/b.html" \
+  "$H1/index.html"
+check_eq "more seeds than --queue-size: refused (exit 1), not a hang" "$RC" 1
+# 100,000 seeds: read and deduplicated in well under a second each ten
+# thousand (review: comparing each with all before took 13 s for 80,000).
+for i in $(seq 100000); do echo "$H1/p$((i % 50000)).html"; done >"$TEST_DIR/many.txt"
+start=$(date +%s)
+crawl many 0 --seeds "$TEST_DIR/many.txt" --max-pages 1 "$H1/index.html"
+took=$(( $(date +%s) - start ))
+printf '# 100,000 seeds: %s s\n' "$took" >&2
+check_eq "100,000 seeds (50,000 distinct): exit 0" "$RC" 0
+check_eq "the marker records the distinct ones" \
+  "$(grep -c '^seed: ' "$TEST_DIR/many/.crawler")" 50001
+check "in less than 60 s (generous: about 1 s here)" test "$took" -lt 60
 crawl nofile 1 --seeds "$TEST_DIR/missing" "$H1/index.html"
 check_eq "a missing --seeds file: exit 2" "$RC" 2
 crawl outside 1 --scope "$H1/category/" --seed "$H1/category/index.html" \
@@ -85,5 +108,6 @@ crawl shared 1 --cluster redis://127.0.0.1:1 --crawl-name x \
 check_eq "--seed with --cluster: exit 1" "$RC" 1
 check_eq "none of the refused writes anything" \
   "$(ls -A "$TEST_DIR/badfile" "$TEST_DIR/nofile" "$TEST_DIR/outside" \
-    "$TEST_DIR/shared" | grep -vc ':$\|^$')" 0
+    "$TEST_DIR/shared" "$TEST_DIR/words" "$TEST_DIR/nul" \
+    "$TEST_DIR/queue" | grep -vc ':$\|^$')" 0
 finish

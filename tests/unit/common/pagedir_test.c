@@ -112,6 +112,48 @@ static void test_init_writes_the_format(void)
   remove_dir(dir);
 }
 
+/* Parameters a marker could not hold (over PAGEDIR_MARKER_MAX, which
+ * pagedir_marker_read refuses): refused, nothing written. And the
+ * sitemaps, regex and extra seed lines, where pagedir.h puts them. */
+static void test_init_marker_limits(void)
+{
+  char *dir = fresh_dir();
+  char err[256] = "";
+  size_t n = 9000, len = 2000;
+  char **seeds = malloc(n * sizeof(char *));
+  for (size_t i = 0; i < n; i++) {
+    seeds[i] = malloc(len + 1);
+    memset(seeds[i], 'a', len);
+    snprintf(seeds[i], 32, "http://h.example/%zu/", i);
+    seeds[i][strlen(seeds[i])] = 'a';
+    seeds[i][len] = '\0';
+  }
+  pagedir_params_t p = sample_params();
+  p.seeds = (const char *const *)seeds;
+  p.nseeds = n;
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), -1);
+  CHECK(strstr(err, "more than a marker may hold") != NULL);
+  CHECK_INT(pagedir_count(dir), -1); /* no marker */
+  p.nseeds = 1;
+  const char *acc[] = { "a|b" }, *rej[] = { "[?]C=" };
+  p.accept = acc;
+  p.naccept = 1;
+  p.reject = rej;
+  p.nreject = 1;
+  p.sitemaps = true;
+  CHECK_INT(pagedir_init(dir, &p, err, sizeof(err)), 0);
+  char *lines = pagedir_marker_read(dir);
+  CHECK(lines != NULL && strstr(lines, "seed: http://h.example/a/index.html\n"
+                                       "seed: http://h.example/0/") == lines);
+  CHECK(strstr(lines, "sitemaps: yes\nacceptRegex: a|b\n"
+                      "rejectRegex: [?]C=\n") != NULL);
+  free(lines);
+  for (size_t i = 0; i < n; i++)
+    free(seeds[i]);
+  free(seeds);
+  remove_dir(dir);
+}
+
 static void test_init_without_params(void)
 {
   char *dir = fresh_dir();
@@ -717,6 +759,7 @@ int main(void)
 {
   RUN(test_init_writes_the_format);
   RUN(test_init_without_params);
+  RUN(test_init_marker_limits);
   RUN(test_init_refuses);
   RUN(test_compare);
   RUN(test_domains);
