@@ -14,8 +14,12 @@
  * laughs and external entities) ends the reading at once, as does any
  * entity reference other than the five predefined ones; the network is
  * never used (XML_PARSE_NONET). Past SITEMAP_MAX_LOCS <loc>s, or
- * SITEMAP_MAX_BYTES bytes once decompressed (the protocol's limits), the
- * reading stops too. A <loc> longer than SITEMAP_MAX_LOC bytes is skipped.
+ * SITEMAP_MAX_BYTES bytes once decompressed (the protocol's limits), or
+ * SITEMAP_MAX_OTHERS comments and processing instructions (50,000 CDATA
+ * sections), or a tag over SITEMAP_MAX_TAG bytes, the reading stops too:
+ * libxml2's reader keeps the former in memory, and takes time quadratic
+ * in the attributes of a tag. A <loc> longer than SITEMAP_MAX_LOC bytes is
+ * skipped.
  *
  * Thread-safety: any number of calls at once, on any threads, once
  * xmlInitParser has run (single-threaded, at start). */
@@ -30,6 +34,12 @@
 #define SITEMAP_MAX_BYTES (50L * 1024 * 1024)
 /* The longest <loc> kept, in bytes (the protocol says 2,048 characters). */
 #define SITEMAP_MAX_LOC 8192
+/* Comments and processing instructions allowed, at most: libxml2's
+ * reader keeps them in memory until their parent element ends. */
+#define SITEMAP_MAX_OTHERS 1000
+/* The longest tag ('<' to '>'), in bytes: many attributes on one tag cost
+ * libxml2 time quadratic in their number. */
+#define SITEMAP_MAX_TAG (16 * 1024)
 
 typedef enum {
   SITEMAP_URLSET = 1, /* <urlset>: the LOCs are pages */

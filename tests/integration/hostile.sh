@@ -4,8 +4,9 @@
 # redirects to other schemes, crawler traps (endless generated chains,
 # repeated path segments, over-long URLs, session IDs), huge link lists,
 # deep nesting, NUL bytes, bad encodings, control characters in links,
-# lying Content-Types, and robots.txt that is huge, binary, failing,
-# looping or slow.
+# lying Content-Types, robots.txt that is huge, binary, failing,
+# looping or slow, and sitemaps that are endless, loop, list thousands
+# of sitemaps or laugh a billion times.
 #
 # Every crawl must finish within a generous bound (timeout 60 s each), exit
 # 0 (8 where the seed itself is the hostile page: it is not saved), say in
@@ -167,9 +168,47 @@ cat >>"$TEST_DIR/rules" <<'RULES'
 127.0.0.6 /robots.txt delay 5
 RULES
 
+# .7: hostile sitemaps (--sitemaps): an endless one, a gzip bomb, a
+# redirect loop, an
+# index listing itself and 2,000 sitemaps, and billion laughs.
+mkdir -p "$S/127.0.0.7"
+echo '<a href="a.html">a</a>' >"$S/127.0.0.7/index.html"
+echo '<p>a</p>' >"$S/127.0.0.7/a.html"
+{
+  echo 'User-agent: *'
+  for f in endless.xml bomb.xml.gz pis.xml.gz loop.xml laughs.xml index.xml; do
+    echo "Sitemap: http://127.0.0.7:{{port}}/$f"
+  done
+} >"$S/127.0.0.7/robots.txt"
+{
+  echo '<sitemapindex>'
+  echo '<sitemap><loc>http://127.0.0.7:{{port}}/index.xml</loc></sitemap>'
+  for i in $(seq 2000); do
+    echo "<sitemap><loc>http://127.0.0.7:{{port}}/s$i.xml</loc></sitemap>"
+  done
+  echo '</sitemapindex>'
+} >"$S/127.0.0.7/index.xml"
+# 60 MB gzipped to a few hundred KB: of elements (a bomb), and of
+# processing instructions, which libxml2's reader would keep in memory
+# (1.9 GB before the first node came back).
+{ echo '<urlset>'; yes '<x>no use to anyone</x>' | head -c 60000000; } |
+  gzip -1 >"$S/127.0.0.7/bomb.xml.gz"
+{ echo '<urlset>'; yes '<?p a?>' | head -c 60000000; } |
+  gzip -1 >"$S/127.0.0.7/pis.xml.gz"
+cat >"$S/127.0.0.7/laughs.xml" <<'X'
+<?xml version="1.0"?>
+<!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
+<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;">]>
+<urlset><url><loc>http://127.0.0.7/&d;&d;&d;&d;</loc></url></urlset>
+X
+cat >>"$TEST_DIR/rules" <<'RULES'
+127.0.0.7 /endless.xml endless
+127.0.0.7 /loop.xml redirect 302 /loop.xml
+RULES
+
 server_start "$S" --rules "$TEST_DIR/rules" --host 127.0.0.1 \
   --host 127.0.0.2 --host 127.0.0.3 --host 127.0.0.4 --host 127.0.0.5 \
-  --host 127.0.0.6 || { not_ok "server starts"; finish; }
+  --host 127.0.0.6 --host 127.0.0.7 || { not_ok "server starts"; finish; }
 H1=http://127.0.0.1:$PORT
 
 # ------------------------------------------------------------ helpers
@@ -489,6 +528,31 @@ check "robots redirect loop: at most 6 requests (5 hops)" \
   test "$(( $(log_count /robots.txt 127.0.0.5) + $(log_count /r1.txt 127.0.0.5) ))" -le 6
 check_eq "robots redirect loop: treated as unavailable (allow all)" \
   "$(saved rloop)" "/ /a.html /private.html /late.html "
+
+crawl sitemaps "http://127.0.0.7:$PORT/index.html" 1 --sitemaps \
+  --log-file "$TEST_DIR/sitemaps.events"
+finished sitemaps 1
+check_eq "sitemaps: the seed's own link saved, nothing from them" \
+  "$(saved sitemaps)" "/index.html /a.html "
+check "sitemaps: the endless one refused (it is an HTML page)" \
+  grep -q "Sitemap http://127.0.0.7:$PORT/endless.xml (" \
+  "$TEST_DIR/sitemaps.events"
+check "sitemaps: the bomb stopped at 50 MB" \
+  grep -q "Sitemap http://127.0.0.7:$PORT/bomb.xml.gz (over 50 MB" \
+  "$TEST_DIR/sitemaps.events"
+check "sitemaps: the processing instructions refused" \
+  grep -q "Sitemap http://127.0.0.7:$PORT/pis.xml.gz (over 1,000 comments" \
+  "$TEST_DIR/sitemaps.events"
+check "sitemaps: the redirect loop asked once" \
+  test "$(log_count /loop.xml 127.0.0.7)" -le 2
+# 1,000 documents a seed: endless, bomb, pis, loop, laughs, index, then
+# 994 of its.
+check_eq "sitemaps: at most 1,000 sitemaps asked" \
+  "$(log_targets 127.0.0.7 | grep -c '^/s[0-9]*\.xml$')" \
+  "$(( 1000 - 6 ))"
+check "sitemaps: billion laughs refused" \
+  grep -q "Sitemap http://127.0.0.7:$PORT/laughs.xml (a document type" \
+  "$TEST_DIR/sitemaps.events"
 
 crawl rslow "http://127.0.0.6:$PORT/" 1 --timeout 2 --retries 0
 finished rslow 1 20 8
