@@ -3,7 +3,9 @@
 #   http://127.0.0.1:HP/          301 to https://127.0.0.1:SP/ (the same
 #                                 path), as nearly every site does
 #   https://127.0.0.1:SP/         TLS with a CA made here (gen-certs.sh),
-#                                 gzip on, an autoindex listing at /files/
+#                                 gzip on, an autoindex listing at /files/,
+#                                 robots.txt naming a sitemap index of a
+#                                 gzipped sitemap
 #   http://example.test:NP/       301 to http://www.example.test:NP/, by
 #                                 name (server_name), reached through the
 #                                 crawler's proxy support: nginx takes an
@@ -149,6 +151,25 @@ check "and it is saved decoded, byte for byte the file" \
   cmp <(tail -n +3 "$TEST_DIR/docs/1") "$S/docs/index.html"
 check "the PDF in the listing is not fetched" \
   bash -c '! grep -q "c.pdf" "$1"' _ "$N/access.log"
+
+# --sitemaps: robots.txt names a sitemap index, which names a gzipped
+# sitemap (served as nginx serves a .gz file), which names a page linked
+# from nowhere. Written now: they hold the port nginx got.
+echo '<p>only the sitemap knows me</p>' >"$S/docs/hidden.html"
+printf 'User-agent: *\nDisallow: /private/\nSitemap: https://127.0.0.1:%s/sitemap-index.xml\n' \
+  "$SP" >"$S/docs/robots.txt"
+printf '<?xml version="1.0" encoding="UTF-8"?>\n<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n<sitemap><loc>https://127.0.0.1:%s/sitemap-1.xml.gz</loc></sitemap>\n</sitemapindex>\n' \
+  "$SP" >"$S/docs/sitemap-index.xml"
+printf '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n<url><loc>https://127.0.0.1:%s/hidden.html</loc></url>\n</urlset>\n' \
+  "$SP" | gzip -9n >"$S/docs/sitemap-1.xml.gz"
+crawl maps 1 --rate 0 --sitemaps --ca-certificate "$C/ca.pem" \
+  "http://127.0.0.1:$HP/"
+check_eq "--sitemaps: exit 0" "$RC" 0
+check "the page only the gzipped sitemap of the index names is saved" \
+  grep -qx "https://127.0.0.1:$SP/hidden.html" <(urls "$TEST_DIR/maps")
+check "nginx was asked for the index and the .gz" \
+  bash -c 'grep -q "^$1 /sitemap-index.xml 200" "$2" &&
+    grep -q "^$1 /sitemap-1.xml.gz 200" "$2"' _ "$SP" "$N/access.log"
 
 crawl noca 1 --rate 0 "http://127.0.0.1:$HP/"
 check_eq "without the CA: exit 8" "$RC" 8
