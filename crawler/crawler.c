@@ -1399,7 +1399,11 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
             PAGEDIR_COMPLETE, strerror(errno));
     rc = WEBCRAWL_EIO;
   }
-  if (c->lock >= 0 && c->cluster_url != NULL)
+  /* A worker leaves the file to the others (pagedir_unlock_shared),
+   * unless the crawl is complete: then none is writing, nor will (a
+   * worker joining a complete crawl takes no lock), and the directory
+   * is left as one process's crawl leaves it. */
+  if (c->lock >= 0 && c->cluster_url != NULL && rc != CRAWL_OK)
     pagedir_unlock_shared(c->lock);
   else if (c->lock >= 0)
     pagedir_unlock(c->dir, c->lock);
