@@ -226,6 +226,11 @@ bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
         h->tokens -= 1.0;
       h->last_take = now;
       frontier_schedule(f, h, now); /* its queue, if any, is due later now */
+      /* A downloader asleep without a deadline (nothing was due) must
+       * learn the host's new time: the take may come from a thread that
+       * is no downloader (a seed's sitemaps), and nothing else would
+       * wake one when it comes (review: a crawl hung). */
+      pthread_cond_signal(&f->work);
     }
   }
   pthread_mutex_unlock(&f->lock);

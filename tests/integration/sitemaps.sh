@@ -105,6 +105,15 @@ crawl sm0 0 --rate 0 --sitemaps
 check_eq "at maxDepth 0 no sitemap is asked for" \
   "$(log_targets | grep -c '\.xml')" 4
 
+# A sitemap request takes the host's token from a parse thread: the
+# download threads, asleep while --max-pages held the host's next item
+# back, must still wake when it is due (review: this hung for ever).
+mkdir "$TEST_DIR/hang"
+timeout 60 "$BIN/crawler" --sitemaps --max-pages 1 --seed "$H/b.html" \
+  "$H/index.html" "$TEST_DIR/hang" 1 2>/dev/null
+check_eq "--sitemaps, --max-pages 1, two seeds on one host, --rate 1: exit 0, no hang" \
+  "$?" 0
+
 # Politeness: sitemap requests take the host's tokens like pages do.
 : >"$SERVER_LOG"
 crawl polite 1 --rate 4 --sitemaps
