@@ -1061,6 +1061,11 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
            "pageDirectory '%s' is being written by a crawler outside crawl "
            "%s",
            dir, c->crawl_name);
+  if (c->lock < 0 && errno != ENOLCK)
+    fprintf(stderr,
+            "%s: warning: cannot lock '%s/%s' (%s): a crawler of its own "
+            "given this directory would not be kept out\n",
+            prog, dir, PAGEDIR_LOCK, strerror(errno));
   c->o.pagedir = dir;
   c->o.cluster = c->cluster;
   c->o.pagedir_stamp = c->stamp;

@@ -158,6 +158,7 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
      * (review: every remaining host's was fetched, one a commit). */
     memset(&r, 0, sizeof(r));
     r.outcome = FETCH_HTTP_ERROR;
+    r.status = 404; /* as a missing robots.txt: no rules */
     r.retry_after = -1;
     hosts_gate_settle(w->hosts, fr, it, url, &r);
     return;
@@ -602,7 +603,9 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
      * none if its links are not followed, or cannot all be kept. */
     if (w->o->sitemaps && it->depth == 0 && !spec && !p->nofollow &&
         !p->nomem && p->spill_errno == 0) {
-      wsitemap_links(w, e, it, p, &scan);
+      /* The seed as given: where it was first asked, before redirects. */
+      const char *given = p->hops > 0 ? p->chain[0] : it->url;
+      wsitemap_links(w, e, it, p, &scan, wsitemap_first(w->firsts, given));
       if (page_links_park(p) != 0 && p->spill_errno == 0)
         p->spill_errno = errno ? errno : EIO;
     }
@@ -1224,6 +1227,10 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
    * the limit costs at most the failures among them in extra requests. */
   if (o->max_pages > 0)
     engine_want(w.e, (uint64_t)o->max_pages);
+  if (rc == 1 && o->sitemaps &&
+      (w.firsts = wsitemap_firsts(o->seeds ? o->seeds : &o->seed,
+                                  o->seeds ? o->nseeds : 1)) == NULL)
+    rc = -2;
   if (rc != 1) {
     if (o->cluster)
       cluster_finish(o->cluster);
@@ -1253,6 +1260,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   tally_sort(&st->failures);
   tally_sort(&st->unreachable);
   engine_delete(w.e);
+  fptable_delete(w.firsts);
   st->redirects = atomic_load(&w.redirects);
   st->retries = atomic_load(&w.retries);
   st->robots_fetched = atomic_load(&w.robots_fetched);

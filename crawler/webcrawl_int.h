@@ -11,6 +11,7 @@
 #include "cluster.h"
 #include "engine.h"
 #include "fetch.h"
+#include "fptable.h"
 #include "hosts.h"
 #include "page.h"
 #include "webcrawl.h"
@@ -26,6 +27,9 @@ struct webcrawl {
   atomic_long robots_fetched, robots_failed;
   atomic_long requests;                          /* every HTTP request made */
   atomic_long sitemaps_fetched, sitemaps_failed; /* --sitemaps */
+  fptable_t *firsts; /* --sitemaps: the seeds first on their host
+                        (wsitemap_firsts); built before the crawl, then
+                        only read */
   atomic_bool warc_failed;
   fetch_config_t fcfg;
   engine_t *e;

@@ -111,8 +111,10 @@ static void read_one(struct smctx *c, const char *url, int level)
 {
   struct webcrawl *w = c->w;
   char *cur = url_normalize(url);
-  if (cur == NULL) {
-    wc_log_file(w, -1, "Sitemap", url, "not an http(s) URL");
+  if (cur == NULL || !url_is_http(cur)) {
+    /* Not its text: a line break in it would forge log lines. */
+    wc_log_file(w, -1, "Sitemap", "(a location)", "not an http(s) URL");
+    free(cur);
     return;
   }
   for (int hop = 0;; hop++) {
@@ -128,9 +130,15 @@ static void read_one(struct smctx *c, const char *url, int level)
       wc_log_file(w, -1, "Sitemap", cur, why);
       break;
     }
-    if (seen_before(c, cur))
+    if (seen_before(c, cur)) {
+      if (hop > 0) { /* a redirect back to a sitemap asked already */
+        atomic_fetch_add(&w->sitemaps_failed, 1);
+        wc_log_file(w, -1, "Sitemap", cur, "a redirect loop");
+      }
       break;
+    }
     if (c->nseen > WSITEMAP_MAX_FILES) {
+      c->stop = true; /* and no more children copied and compared */
       if (!c->told_files)
         wc_log_file(w, -1, "Sitemap", cur,
                     "too many sitemaps: the rest not asked");
@@ -204,12 +212,47 @@ static bool from_store(struct webcrawl *w, const fitem_t *it, struct page *p,
   return true;
 }
 
+fptable_t *wsitemap_firsts(const char *const *seeds, size_t nseeds)
+{
+  fptable_t *hosts = fptable_new(0, 64), *firsts = fptable_new(0, 64);
+  bool ok = hosts != NULL && firsts != NULL;
+  for (size_t i = 0; ok && i < nseeds; i++) {
+    char *key = url_host_key(seeds[i]);
+    uint64_t fp[2];
+    if (key == NULL) {
+      ok = false;
+      break;
+    }
+    fptable_hash128(key, strlen(key), fp);
+    free(key);
+    int rc = fptable_insert(hosts, fp, NULL);
+    if (rc == 1) {
+      fptable_hash128(seeds[i], strlen(seeds[i]), fp);
+      rc = fptable_insert(firsts, fp, NULL);
+    }
+    ok = rc >= 0;
+  }
+  fptable_delete(hosts);
+  if (!ok) {
+    fptable_delete(firsts);
+    return NULL;
+  }
+  return firsts;
+}
+
+bool wsitemap_first(const fptable_t *firsts, const char *seed)
+{
+  uint64_t fp[2];
+  fptable_hash128(seed, strlen(seed), fp);
+  return fptable_find(firsts, fp, NULL);
+}
+
 void wsitemap_links(struct webcrawl *w, engine_t *e, const fitem_t *it,
-                    struct page *p, const page_scan_t *scan)
+                    struct page *p, const page_scan_t *scan, bool first)
 {
   p->nown = page_links(p);
   p->sitemapped = true;
-  if (from_store(w, it, p, scan))
+  if (from_store(w, it, p, scan) || !first)
     return;
   struct smctx c = { .w = w, .e = e, .it = it, .p = p, .scan = scan };
   c.hostkey = url_host_key(it->url);

@@ -6,9 +6,11 @@
  * robots.txt, in order, then /sitemap.xml of the seed's site (scheme,
  * host and port of where the seed ended, after its redirects) if no line
  * named it. A sitemap index's sitemaps are read in its order, right
- * after it; an index inside an index is not followed. Only sitemaps on
- * the seed's own host are fetched (the protocol's rule for the URLs they
- * list, kept for the sitemaps too), each allowed by robots.txt, each
+ * after it; an index inside an index is not followed. Of several seeds
+ * on one host (as given), the first alone reads them: the others would
+ * ask for the same documents again, for links already added. Only
+ * sitemaps on the seed's own host are fetched (the protocol's rule for the URLs
+ * they list, kept for the sitemaps too), each allowed by robots.txt, each
  * request taking the host's politeness token, at most WSITEMAP_MAX_FILES
  * documents a seed; redirects are followed within the host, 5 hops.
  *
@@ -20,16 +22,29 @@
 #ifndef CRAWLER_WSITEMAP_H
 #define CRAWLER_WSITEMAP_H
 
+#include "fptable.h"
 #include "webcrawl_int.h"
 
-enum { WSITEMAP_MAX_FILES = 1000 };
+/* Sitemap documents asked for per seed, at most: they are read one after
+ * the other, politely, while the commit waits for the seed, and the
+ * seed's links stop at PAGE_MAX_LINKS anyway. */
+enum { WSITEMAP_MAX_FILES = 100 };
 
 /* wsitemap_links: add the sitemap URLs of seed IT (depth 0; P scanned
  * with SCAN, not yet parked) to P's links, after its own (P->nown), and
  * set P->sitemapped. Blocks the calling parse thread while it fetches
- * (politely). */
+ * (politely). FIRST: whether IT is the first seed of its host. */
 void wsitemap_links(struct webcrawl *w, engine_t *e, const fitem_t *it,
-                    struct page *p, const page_scan_t *scan);
+                    struct page *p, const page_scan_t *scan, bool first);
+
+/* wsitemap_firsts: the seeds of SEEDS (NSEEDS, normalised, in order)
+ * that come first on their host, as a set for wsitemap_first.
+ * Returns: owned by caller (fptable_delete); NULL if out of memory. */
+fptable_t *wsitemap_firsts(const char *const *seeds, size_t nseeds);
+
+/* wsitemap_first: whether SEED (as given; normalised) is in FIRSTS.
+ * Any thread, once FIRSTS is built (it is only read). */
+bool wsitemap_first(const fptable_t *firsts, const char *seed);
 
 /* wsitemap_journal: the journal line's value for P (wsitemap_links ran):
  * its sitemap URLs, space-separated ("" if none). Returns: owned by

@@ -114,6 +114,13 @@ timeout 60 "$BIN/crawler" --sitemaps --max-pages 1 --seed "$H/b.html" \
 check_eq "--sitemaps, --max-pages 1, two seeds on one host, --rate 1: exit 0, no hang" \
   "$?" 0
 
+# Two seeds on one host: the first reads the sitemaps, the other does
+# not ask for them again (review: each seed read them all).
+: >"$SERVER_LOG"
+crawl twoseeds 1 --rate 0 --sitemaps --seed "$H/b.html"
+check_eq "two seeds on one host: the sitemaps asked once" \
+  "$(log_count /sm-index.xml)$(log_count /sitemap.xml)" 11
+
 # Politeness: sitemap requests take the host's tokens like pages do.
 : >"$SERVER_LOG"
 crawl polite 1 --rate 4 --sitemaps
