@@ -1419,6 +1419,28 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
   return rc;
 }
 
+/* free_strings: V's N strings, and V. */
+static void free_strings(char **v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free(v[i]);
+  free(v);
+}
+
+/* free_command_line: what parse_command_line made (the argv arrays and
+ * the header list). */
+static void free_command_line(struct cmd *c)
+{
+  free(c->scope_arg);
+  free(c->domain_arg);
+  free(c->accept);
+  free(c->reject);
+  free(c->extra);
+  free(c->extra_file);
+  free(c->secret);
+  curl_slist_free_all(c->headers);
+}
+
 /* release: free what parse_command_line and check_arguments allocated;
  * clean up libcurl. */
 static void release(struct cmd *c)
@@ -1426,24 +1448,11 @@ static void release(struct cmd *c)
   if (c->o.logfile != NULL)
     fclose(c->o.logfile);
   scope_delete(c->in_scope);
-  for (size_t i = 0; i < c->nscope; i++)
-    free(c->scope[i]);
-  for (size_t i = 0; i < c->ndomain; i++)
-    free(c->domain[i]);
-  free(c->scope);
-  free(c->domain);
-  free(c->scope_arg);
-  free(c->domain_arg);
-  free(c->accept);
-  free(c->reject);
+  free_strings(c->scope, c->nscope);
+  free_strings(c->domain, c->ndomain);
   urlfilter_delete(c->filter);
-  for (size_t i = 0; i < c->nseeds; i++)
-    free(c->seeds[i]);
-  free(c->seeds);
-  free(c->extra);
-  free(c->extra_file);
-  free(c->secret);
-  curl_slist_free_all(c->headers);
+  free_strings(c->seeds, c->nseeds);
+  free_command_line(c);
   free(c->seed);
   curl_global_cleanup();
 }
@@ -1526,14 +1535,7 @@ int main(int argc, char *argv[])
   parse_command_line(argc, argv, &c);
   if (c.status) {
     int code = show_status(&c);
-    free(c.scope_arg);
-    free(c.domain_arg);
-    free(c.accept);
-    free(c.reject);
-    free(c.extra);
-    free(c.extra_file);
-    free(c.secret);
-    curl_slist_free_all(c.headers);
+    free_command_line(&c);
     return code;
   }
   if (init_libraries() != 0)

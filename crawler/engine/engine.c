@@ -5,7 +5,8 @@
  *              speculate (inside lock).
  *   lock       guards the fetched-page queue (phead/ptail, nfetched),
  *              downloaders, pushing, the reorder heap, committing,
- *              next_commit, commit_depth, and the speculation records (smap,
+ *              next_commit, wanted, commit_depth, and the speculation
+ *              records (smap,
  *              next_spec, every struct spec).
  * Only speculation nests them, always in this order: lock, then
  * seen_lock or the frontier's lock. Nothing takes lock while holding
@@ -132,7 +133,8 @@ struct engine {
   bool committing;
   uint64_t next_commit;
   uint64_t wanted;  /* engine_want: items wanted from the commit point;
-                       UINT64_MAX = no bound */
+                       UINT64_MAX = no bound. Under lock; the horizon it
+                       gives is set once lock is let go */
   int commit_depth; /* depth of the last item committed */
   fptable_t *smap;  /* URL fingerprint -> struct spec *; NULL = no
                        speculation */

@@ -377,17 +377,9 @@ static bool rule_parse(char *line, struct rule *r, const char **why)
       return false;
     r->text = xstrdup(a1);
     return true;
-  } else if (strcmp(act, "header") == 0) {
-    r->act = ACT_HEADER;
-    if ((a1 = next_token(&s)) == NULL)
-      return false;
-    r->text = xstrdup(a1);
-    if ((a1 = rest_of_line(&s)) == NULL)
-      return false;
-    r->text2 = xstrdup(a1);
-    return true;
-  } else if (strcmp(act, "require") == 0) {
-    r->act = ACT_REQUIRE;
+  } else if (strcmp(act, "header") == 0 || strcmp(act, "require") == 0) {
+    /* NAME VALUE: a token, then the rest of the line. */
+    r->act = act[0] == 'h' ? ACT_HEADER : ACT_REQUIRE;
     if ((a1 = next_token(&s)) == NULL)
       return false;
     r->text = xstrdup(a1);
