@@ -580,14 +580,11 @@ static bool headers_for(const fetch_config_t *cfg, const char *url)
   return false;
 }
 
-static void get(fetcher_t *f, const char *url, bool robots, size_t max,
-                fetch_result_t *res)
+/* setup: F's handle made ready to GET URL into X: our options, the
+ * crawl's (TLS, User-Agent, headers, timeouts), X's callbacks. */
+static void setup(fetcher_t *f, const char *url, struct xfer *x)
 {
-  memset(res, 0, sizeof(*res));
-  res->retry_after = -1;
-  struct xfer x = { .f = f, .res = res, .robots = robots, .max = max };
   CURL *c = f->curl;
-
   curl_easy_reset(c); /* keeps the connection cache */
   curl_easy_setopt(c, CURLOPT_URL, url);
   curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -604,7 +601,7 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
   curl_easy_setopt(c, CURLOPT_HTTP_CONTENT_DECODING, 0L);
   if (f->cfg.capture) {
     curl_easy_setopt(c, CURLOPT_DEBUGFUNCTION, on_debug);
-    curl_easy_setopt(c, CURLOPT_DEBUGDATA, &x);
+    curl_easy_setopt(c, CURLOPT_DEBUGDATA, x);
     curl_easy_setopt(c, CURLOPT_VERBOSE, 1L);
   }
   /* Proxies come from the environment (http_proxy, https_proxy,
@@ -631,10 +628,21 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
    * encoded size, with the cap, which counts decoded bytes (on_body;
    * check refuses an identity body by its length at the first byte). */
   curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-  curl_easy_setopt(c, CURLOPT_WRITEDATA, &x);
+  curl_easy_setopt(c, CURLOPT_WRITEDATA, x);
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
-  curl_easy_setopt(c, CURLOPT_XFERINFODATA, &x);
+  curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
+}
+
+static void get(fetcher_t *f, const char *url, bool robots, size_t max,
+                fetch_result_t *res)
+{
+  memset(res, 0, sizeof(*res));
+  res->retry_after = -1;
+  struct xfer x = { .f = f, .res = res, .robots = robots, .max = max };
+  CURL *c = f->curl;
+
+  setup(f, url, &x);
   char errbuf[CURL_ERROR_SIZE] = "";
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 
