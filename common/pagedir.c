@@ -177,8 +177,8 @@ int pagedir_init(const char *dir, const pagedir_params_t *params, char *err,
     snprintf(err, n, "'%s' already holds a crawl; use an empty directory", dir);
     goto out;
   }
-  /* What pagedir_marker_read would refuse to read back (review: 9,000
-   * seeds of 2 KB wrote a marker no --resume could read). */
+  /* Refused: what pagedir_marker_read would refuse to read back (9,000
+   * seeds of 2 KB, say), which no --resume could read. */
   if (strlen(text) + sizeof(PAGEDIR_MAGIC) > (size_t)PAGEDIR_MARKER_MAX) {
     snprintf(err, n,
              "the crawl's parameters (seeds, --scope prefixes, ...) take "
@@ -530,8 +530,8 @@ int pagedir_unpublish_after(const char *dir, int last)
     return -1;
   /* From the highest ID down: one that stops half way (killed, or a
    * page it cannot read) leaves a run from LAST + 1, which the next
-   * walks up again; bottom up, it left a gap, and the pages past it
-   * published for ever (review). */
+   * walks up again; bottom up, it would leave a gap, and the pages past
+   * it published for ever. */
   int top = last;
   for (char name[24]; top < INT_MAX; top++) {
     struct stat sb;

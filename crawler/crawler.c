@@ -749,10 +749,10 @@ static void parse_command_line(int argc, char *argv[], struct cmd *c)
 static void set_ctype_locale(void)
 {
   /* IDN hosts are converted only under a UTF-8 codeset (url.h), and the
-   * bytes to convert are UTF-8 whatever the user's locale: libxml2 hands
-   * over attribute values in UTF-8 (a seed typed in another codeset is
-   * read as UTF-8 too: usually invalid, so refused). Hence C.UTF-8, not
-   * the user's locale (setlocale(LC_CTYPE, "")): the crawl's result does
+   * bytes to convert are UTF-8 whatever the user's locale: the HTML
+   * link scanner hands over attribute values in UTF-8 (a seed typed in another
+   * codeset is read as UTF-8 too: usually invalid, so refused). Hence C.UTF-8,
+   * not the user's locale (setlocale(LC_CTYPE, "")): the crawl's result does
    * not depend on $LANG, and webcrawl.c and fetch.c, which classify
    * bytes with <ctype.h> and strcasecmp, keep the C locale's answers for
    * every byte, which other locales change (tr_TR.UTF-8: tolower('I') is
@@ -869,7 +869,7 @@ static void check_seeds(struct cmd *c)
   }
   fptable_delete(seen);
   /* Every seed is queued before any is fetched: a bound below their
-   * number would wait for room forever (review). */
+   * number would wait for room forever. */
   if (c->o.queue_size > 0 && c->nseeds > c->o.queue_size)
     refuse(EXIT_USAGE,
            "--queue-size %zu is below the number of seeds (%zu): every "
@@ -1528,8 +1528,8 @@ int main(int argc, char *argv[])
   /* A shell starts background jobs with SIGINT ignored, and an ignored
    * signal is discarded even while blocked: take the defaults back, so
    * that the signal thread sees it, and so that until then (joining a
-   * shared crawl may wait two minutes for Redis) it stops the process
-   * (review: a worker in the background ignored it there). */
+   * shared crawl may wait two minutes for Redis) it stops the process,
+   * in the background too. */
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   parse_command_line(argc, argv, &c);

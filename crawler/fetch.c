@@ -1,5 +1,6 @@
 /* fetch.c: see fetch.h. */
 #include "fetch.h"
+#include "clock.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -10,7 +11,6 @@
 #include <time.h>
 #include <zlib.h>
 
-#include "frontier.h"
 #include "strbuf.h"
 #include "url.h"
 
@@ -430,7 +430,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
     /* Not a page; read on to capture it, within bounds, or to keep the
      * connection, for UNWANTED_SECONDS at most (on_progress). */
     if (x->unwanted == 0)
-      x->unwanted = frontier_now();
+      x->unwanted = clock_now();
     if (capture && x->raw.len < FETCH_CAPTURE_MAX)
       return len;
     if (drain(x, len))
@@ -454,7 +454,7 @@ static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
   struct xfer *x = arg;
   (void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
   return x->unwanted > 0 && !x->f->cfg.capture &&
-         frontier_now() - x->unwanted > UNWANTED_SECONDS;
+         clock_now() - x->unwanted > UNWANTED_SECONDS;
 }
 
 /* on_debug: the exchange as it crossed the wire, for the WARC file; set
@@ -564,7 +564,7 @@ static void net_error(fetch_result_t *res, CURLcode rc, const char *errbuf)
 /* headers_for: whether CFG's --header lines go with a request for URL
  * (normalised): its host is a seed's, and it is not http where that
  * seed was https. Not to a host a redirect or a --domain reached, which
- * the user did not name: they may be credentials (review). */
+ * the user did not name: they may be credentials. */
 static bool headers_for(const fetch_config_t *cfg, const char *url)
 {
   size_t ul, sl;

@@ -8,6 +8,7 @@
  * resolving URLs, matching a path against the rules, calling the
  * frontier) works on values taken out under it. */
 #include "hosts.h"
+#include "clock.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -111,7 +112,7 @@ static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it, char *u)
     free(key); /* same host: its gate item's token pays */
     return true;
   }
-  double when = frontier_now() + 1; /* if out of memory */
+  double when = clock_now() + 1; /* if out of memory */
   bool now = key != NULL && frontier_host_take(fr, key, &when);
   free(key);
   frontier_refund(fr, it->host);
@@ -169,7 +170,7 @@ bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it, char **url)
   if (hs == NULL) {
     pthread_mutex_unlock(&h->lock);
     free(first);
-    frontier_gate_retry(fr, it->host, frontier_now() + 1);
+    frontier_gate_retry(fr, it->host, clock_now() + 1);
     return false;
   }
   assert(!hs->gating && !hs->open);
@@ -312,7 +313,7 @@ static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
   if (then == AGAIN_NOW) {
     frontier_gate_retry(fr, it->host, 0);
   } else if (then == AGAIN_LATER) {
-    frontier_gate_retry(fr, it->host, frontier_now() + wait);
+    frontier_gate_retry(fr, it->host, clock_now() + wait);
   } else {
     if (delay > 0 && delay <= MAX_CRAWL_DELAY)
       frontier_host_interval(fr, it->host, delay);

@@ -39,8 +39,8 @@ static int in_dir(const char *dir, const char *name, struct stat *sb)
 }
 
 /* link_works: whether DIR's file system has hard links, which the
- * commit publishes pages by (review: without, the first commit failed
- * with "Operation not permitted", and every committer after it). */
+ * commit publishes pages by: without, every commit would fail with
+ * "Operation not permitted". */
 static bool link_works(const char *dir, char *err, size_t n)
 {
   struct timespec ts;
@@ -95,8 +95,8 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
     snprintf(err, n, "%s", cluster_error(cl));
     return rc;
   }
-  /* Before anything binds it (review: a directory refused for its file
-   * system after the claim left the crawl bound to it). */
+  /* Before anything binds it: a directory refused for its file system
+   * after the claim would leave the crawl bound to it. */
   if (!link_works(dir, err, n))
     return CSTATE_EMISMATCH;
   bool made = false;
@@ -139,8 +139,8 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
   if (rec[0] == '\0') {
     /* Not bound yet: only a directory that holds no page yet. Nothing
      * of the crawl is written before it is bound; but a worker started
-     * with this one may have bound it since the note was read (review:
-     * one that stalled here was refused). */
+     * with this one may have bound it since the note was read, and
+     * that is no reason to refuse this one. */
     bool fresh = in_dir(dir, "1", &sb) != 0 &&
                  (in_dir(dir, ".journal", &sb) != 0 || sb.st_size == 0);
     rc = fresh ? cluster_note_claim(cl, "pagedir", mine, rec, sizeof(rec))
@@ -304,10 +304,9 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
 {
   struct webcrawl *w = ctx;
   const char *dir = w->o->pagedir;
-  /* Still the directory bound, before anything is cut (review: a
-   * directory replaced under a paused worker, another crawl's, was cut
-   * back and only then found out). Local: the cut follows the lease's
-   * check at once. */
+  /* Still the directory bound, checked before anything is cut: a
+   * directory replaced under a paused worker (another crawl's) must not
+   * be cut back. Local: the cut follows the lease's check at once. */
   char mine[128], rec[128];
   if (marker_stamp(dir, mine, sizeof(mine)) != 0 ||
       (w->o->pagedir_stamp != NULL && strcmp(mine, w->o->pagedir_stamp) != 0)) {
@@ -331,8 +330,8 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
                w->o->max_pages > 0 && st->pages >= w->o->max_pages);
   /* The binding claimed again: a Redis that lost its last second may
    * have lost the claim, and the crawl would refuse every worker that
-   * joins after (review). After the cut, which follows the lease's
-   * check at once. */
+   * joins after. After the cut, which follows the lease's check at
+   * once. */
   int rc = cluster_note_claim(w->cluster, "pagedir", mine, rec, sizeof(rec));
   if (rc != CSTATE_OK)
     return rc;
@@ -551,8 +550,8 @@ bool wcluster_robots_decode(const char *d, size_t len, fetch_result_t *r)
     }
   }
   /* The length is the body's, read as bytes (robots_parse reads that
-   * many): a record that says otherwise is not one this crawler wrote
-   * (review: it read past the body). */
+   * many): a record that says otherwise is not one this crawler wrote,
+   * and would be read past its body. */
   if (!ok || (r->body != NULL && r->len != blen) ||
       (r->outcome == FETCH_OK && r->body == NULL && r->len > 0)) {
     fetch_result_free(r);

@@ -16,6 +16,7 @@
  * outcome of each URL it does not save; the WARC file gets each exchange
  * from the download thread that made it (archive). */
 #include "webcrawl.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -154,8 +155,8 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
   fetch_result_t r;
   if (atomic_load(&w->limit_reached)) {
     /* --max-pages reached: nothing of the host will be fetched, so its
-     * robots.txt is not asked for; the host opens as if it had none
-     * (review: every remaining host's was fetched, one a commit). */
+     * robots.txt is not asked for; the host opens as if it had none,
+     * rather than every remaining host's being fetched, one a commit. */
     memset(&r, 0, sizeof(r));
     r.outcome = FETCH_HTTP_ERROR;
     r.status = 404; /* as a missing robots.txt: no rules */
@@ -183,10 +184,10 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
                    1);
   atomic_fetch_add(&w->requests, 1);
   /* The last failure allowed is kept for every worker: the host is
-   * skipped wherever it goes next, not asked again there (review: the
-   * next holder's count of tries started again). Kept as a pause
-   * instead, it held the skipped host's items, and the commit behind
-   * them, for its Retry-After (review). */
+   * skipped wherever it goes next, not asked again there with a count
+   * of tries started afresh. Not as a pause: that would hold the
+   * skipped host's items, and the commit behind them, for its
+   * Retry-After. */
   if (w->cluster != NULL) {
     wcluster_robots_keep(w, url, &r, hosts_gate_last(w->hosts, it, &r),
                          it->url);
@@ -195,9 +196,9 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
   double later = hosts_gate_end(w->hosts, fr, it, url, &r);
   /* Asked again after a failure, when it says (Retry-After) or after
    * the back-off: by whichever worker holds the host then, so the wait
-   * is the host's in Redis too, before the partition can move (review:
-   * the next holder asked a quarter of a second after a 503 with
-   * Retry-After 20). */
+   * is the host's in Redis too, before the partition can move: a next
+   * holder must not ask a quarter of a second after a 503 with
+   * Retry-After 20. */
   if (w->cluster != NULL && later > 0)
     wcluster_pause_host(w, it->url, later);
 }
@@ -479,7 +480,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
     if (f != NULL)
       wc_gate(w, f, e, it);
     else
-      frontier_gate_retry(engine_frontier(e), it->host, frontier_now() + 1);
+      frontier_gate_retry(engine_frontier(e), it->host, clock_now() + 1);
     return ENGINE_CONSUMED;
   }
   struct page *p = page_of(it);
@@ -530,14 +531,14 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
                !engine_stopped(e);
   if (!overloaded && !again)
     return ENGINE_PARSE;
-  double at = frontier_now() + hosts_retry_delay(&p->res, p->attempts);
+  double at = clock_now() + hosts_retry_delay(&p->res, p->attempts);
   if (overloaded) {
     /* The server is overloaded or asks the whole host to wait (until
      * Retry-After, else for the back-off): the host's other URLs wait,
      * whether or not this one is tried again. */
     frontier_host_pause(engine_frontier(e), it->host, at);
     if (w->cluster != NULL)
-      wcluster_pause(w, it->url, at - frontier_now());
+      wcluster_pause(w, it->url, at - clock_now());
   }
   return again ? retry(w, e, it, at) : ENGINE_PARSE;
 }
@@ -645,7 +646,7 @@ static void progress(struct webcrawl *w, bool final)
 {
   if (!w->o->progress)
     return;
-  double now = frontier_now();
+  double now = clock_now();
   if (!final && now - w->last_progress < 0.25)
     return;
   w->last_progress = now;
@@ -1238,7 +1239,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
   }
-  w.start = w.last_progress = frontier_now();
+  w.start = w.last_progress = clock_now();
   pthread_mutex_lock(&running_lock);
   running = w.e;
   pthread_mutex_unlock(&running_lock);
@@ -1256,7 +1257,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   pthread_mutex_unlock(&running_lock);
   progress(&w, true);
   st->hosts = (long)frontier_hosts(engine_frontier(w.e));
-  st->bound = frontier_bound(engine_frontier(w.e), frontier_now());
+  st->bound = frontier_bound(engine_frontier(w.e), clock_now());
   tally_sort(&st->failures);
   tally_sort(&st->unreachable);
   engine_delete(w.e);
@@ -1271,7 +1272,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   hosts_delete(w.hosts);
   if (!widened(&w, st))
     w.io_failed = true;
-  st->elapsed = frontier_now() - w.start;
+  st->elapsed = clock_now() - w.start;
   st->mem_peak = atomic_load(&w.budget.peak);
   st->spilled = atomic_load(&w.budget.spilled);
   st->spill_peak = atomic_load(&w.budget.peak_disk);

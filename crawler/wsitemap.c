@@ -2,6 +2,7 @@
  * fetching them politely from the seed's parse thread, and reading them
  * with common/sitemap.c into the seed's links. */
 #include "wsitemap.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -47,7 +48,7 @@ static bool take_token(struct smctx *c)
     if (frontier_host_take(fr, c->hostkey, &when))
       return true;
     /* At most a second at a time, so that a stop is seen. */
-    double d = when - frontier_now();
+    double d = when - clock_now();
     d = d > 1 ? 1 : d < 0.001 ? 0.001 : d;
     struct timespec ts = { (time_t)d, (long)((d - (double)(time_t)d) * 1e9) };
     nanosleep(&ts, NULL);

@@ -5,6 +5,7 @@
  * pool, and failing.
  * */
 #include "cluster.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -19,7 +20,6 @@
 
 #include "cluster_int.h"
 #include "fptable.h"
-#include "frontier.h"
 #include "hashtable.h"
 
 struct timespec cl_deadline(double seconds)
@@ -101,15 +101,15 @@ void cl_fail(cluster_t *c, int status, const char *fmt, ...)
  * or if the crawl is gone. */
 cstate_t *cl_open_conn(cluster_t *c)
 {
-  double wait = 0.1, start = frontier_now();
+  double wait = 0.1, start = clock_now();
   char err[320];
   for (;;) {
     cstate_t *cs = NULL;
     int rc = cstate_open(c->url, c->name, &cs, err, sizeof(err));
     if (rc == CSTATE_OK &&
         strcmp(cstate_crawl_id(cs), cstate_crawl_id(c->kconn)) != 0) {
-      /* A crawl of the name made since (review: this worker's pauses,
-       * counts and robots.txt answers went into it). */
+      /* A crawl of the name made since: this worker's pauses, counts
+       * and robots.txt answers must not go into it. */
       cstate_close(cs);
       cl_fail(c, CSTATE_LOST,
               "crawl %s is no longer in Redis: another crawl of that name "
@@ -121,7 +121,7 @@ cstate_t *cl_open_conn(cluster_t *c)
       cstate_set_worker(cs, c->worker);
       return cs;
     }
-    if (rc != CSTATE_EREDIS || frontier_now() - start >= RCONN_RETRY_SECONDS) {
+    if (rc != CSTATE_EREDIS || clock_now() - start >= RCONN_RETRY_SECONDS) {
       cl_fail(c, rc == CSTATE_ENOENT ? CSTATE_LOST : rc, "%s", err);
       return NULL;
     }

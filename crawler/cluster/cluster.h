@@ -15,7 +15,7 @@
  *              every worker publishes and hands them to the engine's
  *              commit, in seq order; each commit is made durable in
  *              Redis before the next.
- * The front end (the crawler's webcrawl.c) packs a parsed item's
+ * The front end (the crawler's wcluster.c) packs a parsed item's
  * result for the others, unpacks one for its commit, and keeps the page
  * directory in step with the commit's recorded position
  * (cluster_front_t).

@@ -3,6 +3,7 @@
  * recorded position, the commits are queued and sent in batches, and a
  * refused one ends the turn. The committer thread's own fields of
  * struct cluster (cluster_int.h) are used by no other thread. */
+#include "clock.h"
 #include "cluster.h"
 
 #include <errno.h>
@@ -98,7 +99,7 @@ void cl_end_turn(cluster_t *c)
  * not, the turn ends, unless the worker stops. */
 static bool lease_holds(cluster_t *c)
 {
-  double t0 = frontier_now();
+  double t0 = clock_now();
   pthread_mutex_lock(&c->lock);
   bool ok = c->commit_held && c->commit_turn == c->turn &&
             t0 < c->commit_until && !c->stopping;
@@ -301,8 +302,8 @@ int cl_committed(void *rctx, engine_t *e, fitem_t *it)
  * number, below 2^21, above SEQ_BITS), this worker's number, and a
  * count of its unpacks from a random start (cluster_join). Not the
  * shared seq: two results of one seq (an item fetched twice) can wait
- * in the reorder heap at once, and the second's links file truncated
- * the first's (review). */
+ * in the reorder heap at once, and the second's links file would
+ * truncate the first's. */
 static uint64_t unpack_key(cluster_t *c)
 {
   uint64_t n = c->unpacks++ & ((UINT64_C(1) << SEQ_BITS) - 1);
@@ -340,7 +341,7 @@ static int begin_turn(cluster_t *c)
   }
   /* The directory is cut back to Redis's position only while the lease
    * holds here: a committer paused past it since the read above would
-   * undo the next committer's recorded pages and journal (review). */
+   * undo the next committer's recorded pages and journal. */
   if (!lease_holds(c))
     return 0;
   rc = c->front.take_commit(c->front.ctx, &st);
@@ -488,10 +489,10 @@ void *cl_committer_main(void *arg)
     commit_flush(c);
   /* The results waiting in the engine for an earlier seq are not this
    * worker's to commit any more: they go (their data too), and stay in
-   * Redis for whoever commits. Kept, they held the engine's end: a
-   * worker whose turn had ended (paused past its lease) waited for them
-   * forever once another completed the crawl (review: cluster.sh). The
-   * seen set emptied with them is not read from here on. */
+   * Redis for whoever commits. Kept, they would hold the engine's end: a
+   * worker whose turn has ended (paused past its lease) would wait for
+   * them forever once another completed the crawl. The seen set emptied
+   * with them is not read from here on. */
   (void)engine_commit_reset(c->e);
   return NULL;
 }

@@ -1,6 +1,7 @@
 /* cluster_feeder.c: the feeder thread (cluster.h), which takes the
  * items of the partitions held into the engine's frontier, and the
  * tickets those items carry (admitted, released, done). */
+#include "clock.h"
 #include "cluster.h"
 
 #include <errno.h>
@@ -52,15 +53,14 @@ bool cl_admit(void *rctx, fitem_t *it)
   struct ticket *t = it->remote;
   if (it->flags & FITEM_GATE) {
     /* Its host's robots.txt: only from a partition held here, so that
-     * a host given away gets no request from here (review: the gate
-     * went on, its robots.txt asked twice, once by each worker).
+     * a host given away gets no request from here, and its robots.txt
+     * is not asked twice, once by each worker.
      * Refused, the engine drops the items behind it too. Admitted, it
      * counts in the partition's busy until cl_gate_done: given away
      * meanwhile, the partition is released only once the answer is
-     * kept in Redis for the next holder (review: released at once,
-     * the next holder asked too). */
+     * kept in Redis for the next holder, who would ask too. */
     const char *key = frontier_host_key(engine_frontier(c->e), it->host);
-    double now = frontier_now();
+    double now = clock_now();
     pthread_mutex_lock(&c->lock);
     bool ok = !c->stopping && key != NULL &&
               cl_takes_from(&c->parts[cstate_part(key)], now);
@@ -73,7 +73,7 @@ bool cl_admit(void *rctx, fitem_t *it)
   }
   if (t == NULL || t->delivered)
     return true;
-  double t0 = frontier_now();
+  double t0 = clock_now();
   /* The host it is fetched from now: after a redirect kept here, one of
    * another partition than the item's, which must be this worker's too
    * (it may have moved since). */
@@ -253,14 +253,14 @@ void *cl_feeder_main(void *arg)
   cstate_hold_t holds[CSTATE_PARTS];
   unsigned kept[CSTATE_PARTS];
   bool recover = false;
-  double recovered = frontier_now();
+  double recovered = clock_now();
   for (;;) {
     /* Now and then, read again what this worker read and did not
      * finish, and is not in flight here: an item dropped while its lease
      * had run out here (and was renewed after all). */
-    if (frontier_now() - recovered > RECOVER_SECONDS) {
+    if (clock_now() - recovered > RECOVER_SECONDS) {
       recover = true;
-      recovered = frontier_now();
+      recovered = clock_now();
     }
     size_t nh = 0, room;
     bool fresh = false;
@@ -270,7 +270,7 @@ void *cl_feeder_main(void *arg)
       /* Partitions to take from: not given away, and not one whose time
        * here is up (what it read would be refused by cl_admit until the
        * keeper renews it). */
-      now = frontier_now();
+      now = clock_now();
       nh = 0;
       for (int i = 0; i < CSTATE_PARTS; i++)
         if (cl_takes_from(&c->parts[i], now))
@@ -334,7 +334,7 @@ void *cl_feeder_main(void *arg)
      * the take was on its way: its wake-up may have come before this
      * worker blocked (CLIENT UNBLOCK unblocks only a read under way). */
     pthread_mutex_lock(&c->lock);
-    bool marked = fresh_to_take(c, frontier_now()) || c->wakes != wakes;
+    bool marked = fresh_to_take(c, clock_now()) || c->wakes != wakes;
     pthread_mutex_unlock(&c->lock);
     if (n == 0 && !fresh && !marked) {
       int w = cstate_wait(cs, holds, nh, 1000);

@@ -217,7 +217,7 @@ struct pub {
 };
 
 /* cl_takes_from: whether the feeder takes items of P now (NOW:
- * frontier_now): held, not being given away, its time here not up.
+ * clock_now): held, not being given away, its time here not up.
  * Caller holds c->lock. */
 static inline bool cl_takes_from(const struct part *p, double now)
 {
@@ -266,7 +266,7 @@ void cl_feeder_wake(cluster_t *c);
  * seconds, taken or renewed by a call sent at T0, is acted for here. */
 double cl_lease_end(double t0, double lease);
 
-/* cl_deadline: a CLOCK_MONOTONIC time SECONDS from now (frontier_now's
+/* cl_deadline: a CLOCK_MONOTONIC time SECONDS from now (clock_now's
  * clock), for pthread_cond_timedwait on `cond`, `kcond` or `ccond`. */
 struct timespec cl_deadline(double seconds);
 

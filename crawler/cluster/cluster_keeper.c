@@ -2,6 +2,7 @@
  * heartbeat and its leases (the partitions the plan gives it, and the
  * commit when free) in one round trip a tick, the request counts for --status,
  * and noticing that the crawl is complete. */
+#include "clock.h"
 #include "cluster.h"
 
 #include <errno.h>
@@ -35,7 +36,7 @@ static void apply_pause(void *arg, const char *hostkey, double seconds)
   frontier_t *f = engine_frontier(c->e);
   uint32_t host;
   if (seconds > 0 && frontier_host_id(f, hostkey, &host) == 0)
-    frontier_host_pause(f, host, frontier_now() + seconds);
+    frontier_host_pause(f, host, clock_now() + seconds);
 }
 
 bool cl_give_waits(const struct part *p, double now)
@@ -48,7 +49,7 @@ bool cl_give_waits(const struct part *p, double now)
 bool cl_part_kept(cluster_t *c, int part, double until)
 {
   struct part *p = &c->parts[part];
-  bool back = !cl_takes_from(p, frontier_now());
+  bool back = !cl_takes_from(p, clock_now());
   p->until = until;
   p->giving = false; /* the plan gave it back here */
   return back;
@@ -57,7 +58,7 @@ bool cl_part_kept(cluster_t *c, int part, double until)
 bool cl_parts_refresh(cluster_t *c)
 {
   bool any = false;
-  double now = frontier_now();
+  double now = clock_now();
   for (int i = 0; i < CSTATE_PARTS; i++) {
     struct part *p = &c->parts[i];
     if (p->held && p->refused) {
@@ -92,9 +93,9 @@ double cluster_lease_margin(double lease)
   /* A margin for clocks that run at slightly different rates (5%), and
    * for a Redis that loses its last second (AOF everysec: up to 2 s when
    * its disk is slow) with renewals it answered, so that the lease ends
-   * there at the renewal before (review); at most half the lease, so
-   * that a slow renewal (a Redis waiting on its disk) does not end a
-   * turn (review). Below a lease of 4 s the margin is under 2 s. */
+   * there at the renewal before; at most half the lease, so that a slow
+   * renewal (a Redis waiting on its disk) does not end a turn. Below a
+   * lease of 4 s the margin is under 2 s. */
   double margin = lease * 0.05 > 2.0 ? lease * 0.05 : 2.0;
   return margin > lease / 2 ? lease / 2 : margin;
 }
@@ -137,11 +138,10 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
        * its next holder would fetch those items again. A robots.txt on
        * its way is waited for longer, GATE_GIVE_SECONDS (the default
        * --timeout): the next holder would ask it again, and a host's
-       * robots.txt is asked once a crawl (review: one slower than
-       * GIVE_SECONDS was asked by both; and without a bound, one that
-       * drips within a long --timeout held every host of the
-       * partition that long). */
-      double now = frontier_now();
+       * robots.txt is asked once a crawl, even one slower than
+       * GIVE_SECONDS. Bounded: one that drips within a long --timeout
+       * would hold every host of the partition that long. */
+      double now = clock_now();
       pthread_mutex_lock(&c->lock);
       struct part *p = &c->parts[i];
       if (!p->giving || !p->held) {
@@ -248,7 +248,7 @@ static void flush_one(void *arg, const char *key, void *item)
  * table is swapped for an empty one under the lock and walked outside
  * it: it holds only the hosts asked since the last tick, not every host
  * this worker ever asked, walked under the lock the download threads
- * take for every item (review). */
+ * take for every item. */
 static void flush_counts(cluster_t *c)
 {
   hashtable_t *fresh = hashtable_new(64);
@@ -287,7 +287,7 @@ void *cl_keeper_main(void *arg)
    * crawl ends everywhere, within a fraction of a second. */
   double tick = c->lease / 4 < TICK_SECONDS ? c->lease / 4 : TICK_SECONDS;
   for (;;) {
-    double t0 = frontier_now();
+    double t0 = clock_now();
     bool moving = false;
     int rc = keep_leases(c, t0, &moving);
     if (rc == CSTATE_OK)
@@ -307,7 +307,7 @@ void *cl_keeper_main(void *arg)
     /* While partitions move, their old holders give them back and their
      * new ones take them sooner than a tick. */
     double next = moving ? MOVING_TICK_SECONDS : tick;
-    struct timespec ts = cl_deadline(next - (frontier_now() - t0));
+    struct timespec ts = cl_deadline(next - (clock_now() - t0));
     while (!c->stopping &&
            pthread_cond_timedwait(&c->kcond, &c->lock, &ts) != ETIMEDOUT)
       ;

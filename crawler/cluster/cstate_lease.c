@@ -221,7 +221,7 @@ static const rscript_t release_lua = {
  * number is not: a Redis that lost its last second (AOF everysec)
  * counts from before it, and gives the number of a worker that
  * registered in that second, and still runs, to the next one. Two
- * workers of one name would both pass the owner checks (review). A
+ * workers of one name would both pass the owner checks. A
  * number held by a worker heard alive since (its heartbeat) is skipped:
  * the number names the temporary files of a worker's items. */
 static const rscript_t register_lua = {

@@ -308,7 +308,7 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
     if (part == NULL || !rep_is(es, REDIS_REPLY_ARRAY))
       continue;
     /* Only a partition asked for: the worker indexes its table of
-     * partitions with it (review: a reply naming "100000000"). */
+     * partitions with it, and a reply may name "100000000". */
     char *end;
     long pn = strtol(part, &end, 10);
     if (end == part || *end != '\0' || pn < 0 || pn >= CSTATE_PARTS ||

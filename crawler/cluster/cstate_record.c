@@ -34,8 +34,8 @@ int cstate_robots_get(cstate_t *cs, const char *url, char **data, size_t *len)
 }
 
 /* ARGV: id, url, answer: the first answer stored stands. Checks the
- * crawl's id (review: a plain HSETNX put an old worker's answer into a
- * crawl of the same name made after a Redis came back empty). */
+ * crawl's id: a plain HSETNX would put an old worker's answer into a
+ * crawl of the same name made after a Redis came back empty. */
 static const rscript_t robots_lua = {
   "robots", PRELUDE "redis.call('HSETNX', p..'robots', ARGV[2], ARGV[3])\n"
                     "return 'OK'\n"
@@ -53,8 +53,8 @@ int cstate_robots_put(cstate_t *cs, const char *url, const void *data,
 
 /* ARGV: id, field, value, "1" to write it only where it has none. The
  * value the field holds after. Checks the crawl's id: on a Redis that
- * came back empty, a plain HSET made a record without one, which every
- * later join took for a broken crawl (review). */
+ * came back empty, a plain HSET would make a record without one, which
+ * every later join would take for a broken crawl. */
 static const rscript_t note_lua = {
   "note", PRELUDE "local f = 'note:'..ARGV[2]\n"
                   "if ARGV[4] ~= '1' or redis.call('HEXISTS', meta, f) == 0 "

@@ -45,6 +45,7 @@
  *            queue_only, by a pop (a slot freed), broadcast by close. Waiters
  * re-check: closed or a free slot. */
 #include "frontier.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -60,13 +61,6 @@
 #include "heap.h"
 
 /* struct host, struct frontier: frontier_int.h. */
-
-double frontier_now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* ---- items ---- */
 
@@ -214,7 +208,7 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
 static int add(frontier_t *f, fitem_t *it, struct host *h, double not_before,
                bool charged)
 {
-  double now = frontier_now();
+  double now = clock_now();
   it->host = h->id;
   it->not_before = not_before;
   if (not_before > now) {
@@ -358,7 +352,7 @@ int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey)
   }
   int rc = -1;
   struct host *h = NULL;
-  if (!f->closed && (h = frontier_host_get(f, hostkey, frontier_now())) == NULL)
+  if (!f->closed && (h = frontier_host_get(f, hostkey, clock_now())) == NULL)
     rc = -2;
   if (h != NULL) {
     /* In memory if it fits and nothing older waits on disk; else on disk.
@@ -391,7 +385,7 @@ int frontier_requeue(frontier_t *f, fitem_t *it, const char *hostkey,
   pthread_mutex_lock(&f->lock);
   int rc = -1;
   if (!f->closed) {
-    struct host *h = frontier_host_get(f, hostkey, frontier_now());
+    struct host *h = frontier_host_get(f, hostkey, clock_now());
     if (h == NULL)
       rc = -2;
     else if (!(it->flags & FITEM_SLOT) && !f->cfg.queue_only &&
@@ -497,7 +491,7 @@ fitem_t *frontier_pop(frontier_t *f)
   bool forced = false; /* one forced load per call, then wait */
   pthread_mutex_lock(&f->lock);
   while (!f->closed) {
-    double now = frontier_now();
+    double now = clock_now();
     if (f->spill != NULL && diskq_count(f->spill) > 0)
       spill_load(f, false);
     release_delayed(f, now);
@@ -590,7 +584,7 @@ static void unqueue(frontier_t *f, fitem_t *it)
       }
   } else {
     spec_unlink(h, it);
-    frontier_schedule(f, h, frontier_now());
+    frontier_schedule(f, h, clock_now());
   }
   it->flags &= ~(FITEM_QUEUED | FITEM_DELAYED);
   f->nspec--;
@@ -784,7 +778,7 @@ fitem_t *frontier_take_host(frontier_t *f, uint32_t host)
     }
     free(v);
   }
-  frontier_schedule(f, h, frontier_now());
+  frontier_schedule(f, h, clock_now());
   pthread_mutex_unlock(&f->lock);
   return list;
 }

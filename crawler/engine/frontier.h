@@ -268,7 +268,4 @@ fitem_t *frontier_take_all(frontier_t *f);
  * NULL is fine. Call only once no thread uses F. */
 void frontier_delete(frontier_t *f);
 
-/* frontier_now: the monotonic clock, in seconds. Any thread. */
-double frontier_now(void);
-
 #endif /* CRAWLER_FRONTIER_H */

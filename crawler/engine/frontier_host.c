@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "frontier_int.h"
 
 double frontier_host_rate(const frontier_t *f, const struct host *h)
@@ -108,7 +109,7 @@ void frontier_gate_done(frontier_t *f, uint32_t host)
   if (h->gate == GATE_INFLIGHT)
     f->gates_out--;
   h->gate = GATE_OPEN;
-  frontier_schedule(f, h, frontier_now());
+  frontier_schedule(f, h, clock_now());
   pthread_cond_signal(&f->work);
   pthread_mutex_unlock(&f->lock);
 }
@@ -122,7 +123,7 @@ void frontier_gate_retry(frontier_t *f, uint32_t host, double not_before)
   h->gate = GATE_NEEDED;
   if (not_before > h->pause_until)
     h->pause_until = not_before;
-  frontier_schedule(f, h, frontier_now());
+  frontier_schedule(f, h, clock_now());
   pthread_cond_signal(&f->work);
   pthread_mutex_unlock(&f->lock);
 }
@@ -133,7 +134,7 @@ void frontier_host_pause(frontier_t *f, uint32_t host, double until)
   struct host *h = f->host[host];
   if (until > h->pause_until) {
     h->pause_until = until;
-    frontier_schedule(f, h, frontier_now());
+    frontier_schedule(f, h, clock_now());
   }
   pthread_mutex_unlock(&f->lock);
 }
@@ -142,7 +143,7 @@ void frontier_host_interval(frontier_t *f, uint32_t host, double seconds)
 {
   pthread_mutex_lock(&f->lock);
   struct host *h = f->host[host];
-  double now = frontier_now();
+  double now = clock_now();
   frontier_refill(f, h, now);
   h->interval = seconds > 0 ? seconds : 0;
   /* The new pace counts from the host's last request (its robots.txt),
@@ -161,7 +162,7 @@ void frontier_refund(frontier_t *f, uint32_t host)
   pthread_mutex_lock(&f->lock);
   struct host *h = f->host[host];
   if (frontier_host_rate(f, h) > 0) {
-    double now = frontier_now();
+    double now = clock_now();
     frontier_refill(f, h, now);
     h->tokens += 1.0;
     if (h->tokens > frontier_host_burst(f, h))
@@ -176,7 +177,7 @@ void frontier_drain(frontier_t *f, bool (*pick)(void *arg, const char *key),
                     void *arg)
 {
   pthread_mutex_lock(&f->lock);
-  double now = frontier_now();
+  double now = clock_now();
   for (size_t i = 0; i < f->nhosts; i++) {
     struct host *h = f->host[i];
     if (!pick(arg, h->key))
@@ -199,7 +200,7 @@ const char *frontier_host_key(frontier_t *f, uint32_t host)
 int frontier_host_id(frontier_t *f, const char *hostkey, uint32_t *host)
 {
   pthread_mutex_lock(&f->lock);
-  struct host *h = frontier_host_get(f, hostkey, frontier_now());
+  struct host *h = frontier_host_get(f, hostkey, clock_now());
   if (h != NULL)
     *host = h->id;
   pthread_mutex_unlock(&f->lock);
@@ -209,7 +210,7 @@ int frontier_host_id(frontier_t *f, const char *hostkey, uint32_t *host)
 bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
 {
   pthread_mutex_lock(&f->lock);
-  double now = frontier_now();
+  double now = clock_now();
   struct host *h = frontier_host_get(f, hostkey, now);
   double due = now + 1; /* out of memory: ask again later */
   if (h != NULL) {
@@ -229,7 +230,7 @@ bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
       /* A downloader asleep without a deadline (nothing was due) must
        * learn the host's new time: the take may come from a thread that
        * is no downloader (a seed's sitemaps), and nothing else would
-       * wake one when it comes (review: a crawl hung). */
+       * wake one when it comes: the crawl would hang. */
       pthread_cond_signal(&f->work);
     }
   }

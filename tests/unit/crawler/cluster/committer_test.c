@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "cluster.h"
 #include "cluster_int.h"
 #include "cstate.h"
@@ -112,7 +113,7 @@ static void test_one_seq_twice(void)
   pthread_mutex_lock(&c->lock);
   c->commit_held = true;
   c->commit_token = ct;
-  c->commit_until = frontier_now() + 50;
+  c->commit_until = clock_now() + 50;
   c->commit_turn = 1;
   pthread_mutex_unlock(&c->lock);
   pthread_t th;
@@ -150,7 +151,7 @@ static void test_lapsed_before_cut(void)
   pthread_mutex_lock(&c->lock);
   c->commit_held = true;
   c->commit_token = 1;
-  c->commit_until = frontier_now() - 1; /* past, here */
+  c->commit_until = clock_now() - 1; /* past, here */
   c->commit_turn = 1;
   pthread_mutex_unlock(&c->lock);
   pthread_t th;

@@ -16,7 +16,6 @@
 #include "cluster_int.h"
 #include "cstate.h"
 #include "engine.h"
-#include "frontier.h"
 #include "hashtable.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"

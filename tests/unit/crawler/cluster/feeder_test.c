@@ -14,11 +14,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "cluster.h"
 #include "cluster_int.h"
 #include "cstate.h"
 #include "engine.h"
-#include "frontier.h"
 #include "rconn.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -58,7 +58,7 @@ static void test_given_back_wakes(void)
   snprintf(ps, sizeof(ps), "%d", P);
   rep = rconn_cmdf(r, "SREM", key, ps, NULL);
   freeReplyObject(rep);
-  double now = frontier_now();
+  double now = clock_now();
   pthread_mutex_lock(&c->lock);
   /* P: read here (pos past the seed), being given away; Q: held. */
   c->parts[P] = (struct part){ .held = true,
@@ -86,18 +86,18 @@ static void test_given_back_wakes(void)
   nap_ms(300); /* the feeder took Q, found nothing, waits on Q */
   /* The next tick: the plan gives P back (nothing refused since). */
   pthread_mutex_lock(&c->lock);
-  bool back = cl_part_kept(c, P, frontier_now() + 50);
+  bool back = cl_part_kept(c, P, clock_now() + 50);
   CHECK(back);
   pthread_mutex_unlock(&c->lock);
   if (back)
     cl_feeder_wake(c); /* as keep_leases does */
-  double t0 = frontier_now(), took = -1;
+  double t0 = clock_now(), took = -1;
   for (int i = 0; i < 300; i++) {
     pthread_mutex_lock(&c->lock);
     size_t n = fptable_count(c->taken);
     pthread_mutex_unlock(&c->lock);
     if (n > 0) {
-      took = frontier_now() - t0;
+      took = clock_now() - t0;
       break;
     }
     nap_ms(5);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include <time.h>
+#include "clock.h"
 #include "cluster.h"
 #include "cluster_int.h"
 #include "cstate.h"
@@ -126,7 +127,7 @@ static cluster_t *gate_worker(int *P, int n)
   *P = cstate_part(key);
   c->parts[*P] = (struct part){ .held = true,
                                 .token = 1,
-                                .until = frontier_now() + 50 };
+                                .until = clock_now() + 50 };
   for (int i = 1; i <= n && c->e != NULL; i++) {
     struct ticket *t = calloc(1, sizeof(*t));
     *t = (struct ticket){ .part = *P, .seq = (uint64_t)i };

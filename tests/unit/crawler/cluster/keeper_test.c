@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "cluster.h"
 #include "cluster_int.h"
 #include "fptable.h"
-#include "frontier.h"
 #include "testhelp.h"
 
 static cluster_t *new_cluster(void)
@@ -66,7 +66,7 @@ static void test_given_back_reads_again(void)
   cluster_t *c = new_cluster();
   if (c == NULL)
     return;
-  double now = frontier_now();
+  double now = clock_now();
   c->parts[3] = (struct part){ .held = true,
                                .token = 7,
                                .until = now + 10,
@@ -130,7 +130,7 @@ static void test_took_keeps_a_later_mark(void)
   cluster_t *c = new_cluster();
   if (c == NULL)
     return;
-  double now = frontier_now();
+  double now = clock_now();
   c->parts[3] = (struct part){
     .held = true, .fresh = true, .token = 7, .until = now + 10
   };

@@ -18,11 +18,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "cluster.h"
 #include "cluster_int.h"
 #include "cstate.h"
 #include "engine.h"
-#include "frontier.h"
 #include "rconn.h"
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -42,11 +42,11 @@ static void *keeper_tick(void *arg)
 {
   (void)arg;
   pthread_mutex_lock(&g_c->lock);
-  bool back = cl_part_kept(g_c, g_P, frontier_now() + 50);
+  bool back = cl_part_kept(g_c, g_P, clock_now() + 50);
   pthread_mutex_unlock(&g_c->lock);
   if (back)
     cl_feeder_wake(g_c); /* as keep_leases does */
-  g_t0 = frontier_now();
+  g_t0 = clock_now();
   return NULL;
 }
 
@@ -90,7 +90,7 @@ static void test_given_back_during_take(void)
   snprintf(ps, sizeof(ps), "%d", P);
   redisReply *rep = rconn_cmdf(cstate_rconn(cs), "SADD", key, ps, NULL);
   freeReplyObject(rep);
-  double now = frontier_now();
+  double now = clock_now();
   pthread_mutex_lock(&c->lock);
   /* P: held, being given away (the feeder does not take from it); Q: held,
    * empty. Neither fresh: nothing dropped, both read before. */
@@ -112,7 +112,7 @@ static void test_given_back_during_take(void)
     size_t n = fptable_count(c->taken);
     pthread_mutex_unlock(&c->lock);
     if (n > 0 && g_t0 > 0) {
-      took = frontier_now() - g_t0;
+      took = clock_now() - g_t0;
       break;
     }
     nap_ms(5);
