@@ -284,12 +284,6 @@ const char *store_redirect(const store_t *s, const char *url)
   return e ? e->redirect : NULL;
 }
 
-const char *store_content_type(const store_t *s, const char *url)
-{
-  struct entry *e = hashtable_find(s->urls, url);
-  return e ? e->ctype : NULL;
-}
-
 const char *store_sitemap(const store_t *s, const char *url)
 {
   struct entry *e = hashtable_find(s->urls, url);
@@ -305,11 +299,6 @@ const char *store_x_robots_tag(const store_t *s, const char *url)
 int store_count(const store_t *s)
 {
   return s->count;
-}
-
-const char *store_dir(const store_t *s)
-{
-  return s->dir;
 }
 
 /* answer_nomem: *R says the answer was lost to out of memory. Returns 0

@@ -46,10 +46,6 @@ int store_id(const store_t *s, const char *url);
  * Returns: borrowed, valid until store_close. */
 const char *store_redirect(const store_t *s, const char *url);
 
-/* store_content_type: the Content-Type URL was served with, or NULL for
- * plain "text/html". Returns: borrowed, valid until store_close. */
-const char *store_content_type(const store_t *s, const char *url);
-
 /* store_x_robots_tag: the X-Robots-Tag URL was served with, or NULL.
  * Returns: borrowed, valid until store_close. */
 const char *store_x_robots_tag(const store_t *s, const char *url);
@@ -62,9 +58,6 @@ const char *store_sitemap(const store_t *s, const char *url);
 
 /* store_count: pages in the directory. */
 int store_count(const store_t *s);
-
-/* store_dir: the directory. Returns: borrowed, valid until store_close. */
-const char *store_dir(const store_t *s);
 
 /* store_fetch: answer a fetch of URL (borrowed) as the saved crawl S
  * would, filling *R (zeroed first, so it must hold nothing owned): a

@@ -445,7 +445,8 @@ static void make_id(char *id, size_t n)
 
 _Static_assert(CSTATE_BUCKETS == 1 << 16, "a bucket is fp[0]'s top 16 bits");
 
-void cstate_fp_split(const uint64_t fp[2], uint32_t *b, int64_t *m)
+/* fp_split: bucket and member of FP, cstate_fp_join's inverse. */
+static void fp_split(const uint64_t fp[2], uint32_t *b, int64_t *m)
 {
   *b = (uint32_t)(fp[0] >> 48);
   *m = (int64_t)fp[1];
@@ -461,7 +462,7 @@ void cstate_fp(const char *url, uint32_t *b, int64_t *m)
 {
   uint64_t fp[2];
   fptable_hash128(url, strlen(url), fp);
-  cstate_fp_split(fp, b, m);
+  fp_split(fp, b, m);
 }
 
 int cstate_part(const char *hostkey)
@@ -502,8 +503,8 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
   *out = NULL;
   *created = false;
   /* A worker started with a Redis that restarts (one supervisor for
-   * both, say) waits for it as one running does (review: it failed at
-   * once with "LOADING"). */
+   * both, say) waits for it, as one running does, rather than fail at
+   * once with "LOADING". */
   cstate_t *cs = cs_new(url, name, RCONN_RETRY_SECONDS, err, n);
   if (cs == NULL)
     return CSTATE_EREDIS;
@@ -768,7 +769,7 @@ int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
     uint32_t b;
     int64_t m;
     if (adds[i].fp != NULL)
-      cstate_fp_split(adds[i].fp, &b, &m);
+      fp_split(adds[i].fp, &b, &m);
     else
       cstate_fp(adds[i].url, &b, &m);
     const char *h = adds[i].hostkey ? adds[i].hostkey : "";

@@ -158,9 +158,8 @@ rconn_t *cstate_rconn(cstate_t *cs);
  * and FP[1], as a shared engine keeps it (engine.h, engine_remote_t). */
 void cstate_fp(const char *url, uint32_t *b, int64_t *m);
 
-/* cstate_fp_split, cstate_fp_join: between a 128-bit fingerprint of
- * which 80 bits count (the rest zero) and bucket and member. */
-void cstate_fp_split(const uint64_t fp[2], uint32_t *b, int64_t *m);
+/* cstate_fp_join: the 128-bit fingerprint (80 bits count, the rest zero)
+ * of bucket B and member M. */
 void cstate_fp_join(uint32_t b, int64_t m, uint64_t fp[2]);
 
 /* cstate_part: the partition of HOSTKEY. */
@@ -249,7 +248,7 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
 /* One URL added by a commit: it is new (the committer checked its own
  * copy of the seen set) and gets seq SEQ; with SEEN_ONLY it only joins
  * the seen set (a redirect's target). FP: its fingerprint
- * (cstate_fp_split's), or NULL to compute it from URL. */
+ * (cstate_fp's), or NULL to compute it from URL. */
 typedef struct cstate_add {
   const char *url, *hostkey;
   int depth;

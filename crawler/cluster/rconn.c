@@ -146,8 +146,8 @@ static bool dial(rconn_t *r)
   redisReply *rep = r->db ? redisCommandArgv(c, 2, argv, NULL) : NULL;
   /* PING too: a Redis loading its data set answers it (and every script)
    * "-LOADING" but SELECT "+OK", so a connection is made only once it
-   * can serve (review: on a /DB URL, the script after SELECT failed and
-   * every worker stopped). */
+   * can serve; else on a /DB URL the script after SELECT fails and every
+   * worker stops. */
   if (r->db == 0 || (rep != NULL && rep->type != REDIS_REPLY_ERROR)) {
     if (rep != NULL) {
       freeReplyObject(rep);
@@ -328,12 +328,6 @@ redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
   return send(r, argc, argv, len, false);
 }
 
-redisReply *rconn_cmd_once(rconn_t *r, int argc, const char **argv,
-                           const size_t *len)
-{
-  return send(r, argc, argv, len, true);
-}
-
 redisReply *rconn_cmdf(rconn_t *r, const char *arg, ...)
 {
   const char *argv[MAX_ARGS];
@@ -450,11 +444,6 @@ long rconn_round_trips(void)
 long long rconn_client_id(const rconn_t *r)
 {
   return r->client_id;
-}
-
-double rconn_timeout(const rconn_t *r)
-{
-  return r->timeout;
 }
 
 /* format_eval: EVALSHA of S's SHA-1 on R with the arguments, formatted
@@ -634,18 +623,4 @@ const char *rconn_error(const rconn_t *r)
 long rconn_reconnects(const rconn_t *r)
 {
   return r->reconnects;
-}
-
-bool rconn_reply_error(const rconn_t *r, const redisReply *reply,
-                       const char *what, char *err, size_t n)
-{
-  if (reply == NULL) {
-    snprintf(err, n, "%s: %s", what, r->err);
-    return true;
-  }
-  if (reply->type == REDIS_REPLY_ERROR) {
-    snprintf(err, n, "%s: %s", what, reply->str);
-    return true;
-  }
-  return false;
 }

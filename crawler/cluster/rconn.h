@@ -68,11 +68,6 @@ void rconn_set_retry(rconn_t *r, double seconds);
 redisReply *rconn_cmd(rconn_t *r, int argc, const char **argv,
                       const size_t *len);
 
-/* rconn_cmd_once: as rconn_cmd, but a command that may have reached
- * the server is never sent again: NULL then (the next call reconnects). */
-redisReply *rconn_cmd_once(rconn_t *r, int argc, const char **argv,
-                           const size_t *len);
-
 /* rconn_round_trips: commands sent and answered by every connection of
  * the process so far (each one round trip). Any thread. */
 long rconn_round_trips(void);
@@ -81,10 +76,6 @@ long rconn_round_trips(void);
  * for another connection to CLIENT UNBLOCK it; 0 if unknown. Any
  * thread. */
 long long rconn_client_id(const rconn_t *r);
-
-/* rconn_timeout: the seconds a command may take (rconn_open's); a
- * blocking command must block for less. */
-double rconn_timeout(const rconn_t *r);
 
 /* rconn_cmdf: as rconn_cmd, the arguments given as strings, NULL
  * ended. */
@@ -128,7 +119,8 @@ void rconn_drop(rconn_t *r);
  * could not be reached in time (rconn_error; the queue is dropped). */
 int rconn_flush(rconn_t *r, redisReply **replies);
 
-/* rconn_eval_once: as rconn_eval, never sent again (rconn_cmd_once). */
+/* rconn_eval_once: as rconn_eval, but a script that may have reached the
+ * server is never sent again: NULL then (the next call reconnects). */
 redisReply *rconn_eval_once(rconn_t *r, const rscript_t *s, int nkeys, int argc,
                             const char **argv, const size_t *len);
 
@@ -138,10 +130,5 @@ const char *rconn_error(const rconn_t *r);
 
 /* rconn_reconnects: how many times R reconnected after a break. */
 long rconn_reconnects(const rconn_t *r);
-
-/* rconn_reply_error: if REPLY is NULL or an error reply, copy a one-line
- * reason into ERR (size N), naming WHAT, and return true. */
-bool rconn_reply_error(const rconn_t *r, const redisReply *reply,
-                       const char *what, char *err, size_t n);
 
 #endif /* CRAWLER_CLUSTER_RCONN_H */

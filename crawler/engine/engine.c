@@ -79,6 +79,7 @@
  * becomes the committer: it commits items one by one, without the lock,
  * until the next seq is missing. Others just leave their item there. */
 #include "engine.h"
+#include "clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -143,7 +144,7 @@ struct engine {
   atomic_int idle;        /* download threads in frontier_pop */
   atomic_int threads;     /* download threads, leaving ones not */
   atomic_int space_wait;  /* downloaders waiting on `space` */
-  atomic_llong last_grow; /* ms (frontier_now) of the last growth */
+  atomic_llong last_grow; /* ms (clock_now) of the last growth */
 
   atomic_size_t pending;
   atomic_bool stopped;
@@ -249,7 +250,9 @@ static void drop(engine_t *e, fitem_t *it)
 /* A shared seen set keeps 80 bits of a fingerprint (engine.h). */
 #define FP80_MASK UINT64_C(0xffff000000000000)
 
-void engine_fingerprint(const engine_t *e, const char *url, uint64_t fp[2])
+/* engine_fingerprint: URL's fingerprint as E's seen set keeps it. */
+static void engine_fingerprint(const engine_t *e, const char *url,
+                               uint64_t fp[2])
 {
   fptable_hash128(url, strlen(url), fp);
   if (e->cfg.remote != NULL)
@@ -634,7 +637,7 @@ static bool elastic(const engine_t *e)
 
 static long long now_ms(void)
 {
-  return (long long)(frontier_now() * 1000.0);
+  return (long long)(clock_now() * 1000.0);
 }
 
 /* grow_one: start one more download thread if the pool may grow. */

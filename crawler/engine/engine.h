@@ -308,9 +308,6 @@ int engine_commit_reset(engine_t *e);
 void engine_hold(engine_t *e);
 void engine_unhold(engine_t *e);
 
-/* engine_fingerprint: URL's fingerprint as E's seen set keeps it. */
-void engine_fingerprint(const engine_t *e, const char *url, uint64_t fp[2]);
-
 /* engine_delete: free E and anything left in it. NULL is fine. */
 void engine_delete(engine_t *e);
 
