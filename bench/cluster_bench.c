@@ -53,7 +53,7 @@ int main(int argc, char **argv)
     cstate_t *cs = NULL;
     bool created;
     if (cstate_join(argv[1], name, &p, 1, "http://bench.test/", "h", &cs,
-                    &created, err, sizeof(err)) != CSTATE_OK) {
+                    &created, err, sizeof(err)) != CRAWL_OK) {
       fprintf(stderr, "cluster_bench: %s\n", err);
       return 1;
     }
@@ -78,7 +78,7 @@ int main(int argc, char **argv)
       cstate_commit_t after = { .next_seq = seq,
                                 .next_commit = (uint64_t)c + 1 };
       if (cstate_commit(cs, t, (uint64_t)c, adds, (size_t)k, &after, NULL,
-                        false) != CSTATE_OK) {
+                        false) != CRAWL_OK) {
         fprintf(stderr, "cluster_bench: %s\n", cstate_error(cs));
         return 1;
       }

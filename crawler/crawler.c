@@ -50,6 +50,32 @@ enum {
   EXIT_RUNNING = 10 /* --status: the crawl is not complete yet */
 };
 
+/* What each status (crawl.h) exits with; any other, EXIT_FATAL. */
+static const struct {
+  int status, code;
+} exit_codes[] = {
+  { CRAWL_OK, 0 },
+  { CRAWL_EDONE, 0 },
+  { CRAWL_ESTOPPED, EXIT_INTERRUPTED },
+  { CRAWL_EIO, EXIT_IO },
+  { CRAWL_EMISMATCH, EXIT_PAGEDIR },
+  { CRAWL_EREDIS, EXIT_CLUSTER },
+  { CRAWL_ELOST, EXIT_CLUSTER },
+  { CRAWL_EFENCED, EXIT_CLUSTER },
+  { CRAWL_ENOENT, EXIT_CLUSTER },
+  { CRAWL_EORDER, EXIT_CLUSTER },
+  { CRAWL_ECLUSTER, EXIT_CLUSTER },
+};
+
+/* exit_code: the exit code of STATUS (exit_codes). */
+static int exit_code(int status)
+{
+  for (size_t i = 0; i < sizeof(exit_codes) / sizeof(exit_codes[0]); i++)
+    if (exit_codes[i].status == status)
+      return exit_codes[i].code;
+  return EXIT_FATAL;
+}
+
 #define MAX_DEPTH 1000
 /* --max-memory: 512 MiB. A crawl of a million pages holds about half of
  * it (queued URLs, link lists, pages fetched ahead) and spills nothing; a
@@ -1022,9 +1048,9 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
   bool created;
   int rc = wcluster_join(c->cluster_url, c->crawl_name, c->lease, params, &c->o,
                          &c->cluster, &created, err, sizeof(err));
-  if (rc == CSTATE_EMISMATCH)
-    refuse(EXIT_PAGEDIR, "--cluster: %s", err);
-  if (rc == CSTATE_COMPLETE) {
+  if (rc == CRAWL_EMISMATCH)
+    refuse(exit_code(rc), "--cluster: %s", err);
+  if (rc == CRAWL_EDONE) {
     /* The worker that saw the end may have died before it recorded it:
      * the directory of this crawl (its marker) gets its record. */
     char *had = NULL, *want = NULL;
@@ -1039,18 +1065,18 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
             c->crawl_name);
     exit(0);
   }
-  if (rc != CSTATE_OK) {
+  if (rc != CRAWL_OK) {
     fprintf(stderr, "%s: --cluster: %s\n", prog, err);
-    exit(rc == CSTATE_ENOMEM ? EXIT_FATAL : EXIT_CLUSTER);
+    exit(exit_code(rc));
   }
   (void)created; /* whoever binds the directory first makes it */
   rc = wcluster_pagedir(c->cluster, c->crawl_name, dir, params, c->stamp,
                         sizeof(c->stamp), err, sizeof(err));
-  if (rc == CSTATE_EMISMATCH)
-    refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
-  if (rc != CSTATE_OK) {
+  if (rc == CRAWL_EMISMATCH)
+    refuse(exit_code(rc), "pageDirectory: %s", err);
+  if (rc != CRAWL_OK) {
     fprintf(stderr, "%s: --cluster: %s\n", prog, err);
-    exit(rc == CSTATE_ENOMEM ? EXIT_FATAL : EXIT_CLUSTER);
+    exit(exit_code(rc));
   }
   /* Every worker holds the directory's lock shared: a crawler of its own
    * is refused it, and told by which process it is in use. A file
@@ -1380,7 +1406,7 @@ static void discard(struct cmd *c, int rc, const webcrawl_stats_t *st)
 /* run_crawl: crawl per C into *ST, then make the renames durable and
  * close the store, the WARC file and the lock (C->store, C->o.warc and
  * C->lock are spent), discarding a crawl that saved nothing (discard).
- * Returns webcrawl_run's status, or WEBCRAWL_EIO if the crawl went well
+ * Returns webcrawl_run's status, or CRAWL_EIO if the crawl went well
  * but the WARC file could not be finished. */
 static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
 {
@@ -1392,7 +1418,7 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
   if (c->o.warc != NULL && warc_close(c->o.warc) != 0 && rc == CRAWL_OK) {
     fprintf(stderr, "%s: cannot finish '%s': %s\n", prog, c->warc_path,
             strerror(errno));
-    rc = WEBCRAWL_EIO;
+    rc = CRAWL_EIO;
   }
   discard(c, rc, st);
   /* Ran to its end: recorded, with the lock still held, so that a
@@ -1402,7 +1428,7 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
       pagedir_complete(c->dir, pagedir_count(c->dir)) != 0) {
     fprintf(stderr, "%s: cannot write '%s/%s': %s\n", prog, c->dir,
             PAGEDIR_COMPLETE, strerror(errno));
-    rc = WEBCRAWL_EIO;
+    rc = CRAWL_EIO;
   }
   /* A worker leaves the file to the others (pagedir_unlock_shared),
    * unless the crawl is complete: then none is writing, nor will (a
@@ -1487,7 +1513,7 @@ static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st)
             st->seed_failed[0] ? st->seed_failed : c->seed,
             st->seed_why[0] ? st->seed_why : "no reason recorded");
     return EXIT_NOSEED;
-  case WEBCRAWL_ESTOPPED:
+  case CRAWL_ESTOPPED:
     fprintf(stderr,
             "%s: interrupted: the %ld pages saved are complete; "
             "to finish the crawl run:\n ",
@@ -1497,14 +1523,13 @@ static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st)
       fprintf(stderr, " %s\n", cmd ? cmd : "(out of memory)");
       free(cmd);
     }
-    return EXIT_INTERRUPTED;
-  case WEBCRAWL_EIO:
-    return EXIT_IO;
-  case WEBCRAWL_ECLUSTER:
-    return EXIT_CLUSTER; /* wcluster_finish said why */
+    return exit_code(rc);
+  case CRAWL_EIO:
+  case CRAWL_ECLUSTER: /* wcluster_finish said why */
+    return exit_code(rc);
   default:
     fprintf(stderr, "%s: %s\n", prog, crawl_strerror(rc));
-    return EXIT_FATAL;
+    return exit_code(rc);
   }
 }
 

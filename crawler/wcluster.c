@@ -91,14 +91,14 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
   char rec[128], mine[128];
   struct stat sb;
   int rc = cluster_note_get(cl, "pagedir", rec, sizeof(rec));
-  if (rc != CSTATE_OK) {
+  if (rc != CRAWL_OK) {
     snprintf(err, n, "%s", cluster_error(cl));
     return rc;
   }
   /* Before anything binds it: a directory refused for its file system
    * after the claim would leave the crawl bound to it. */
   if (!link_works(dir, err, n))
-    return CSTATE_EMISMATCH;
+    return CRAWL_EMISMATCH;
   bool made = false;
   if (in_dir(dir, ".crawler", &sb) != 0) {
     if (rec[0] != '\0') {
@@ -107,12 +107,12 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
                "crawl, and the crawl saves its pages in another (give every "
                "worker the same directory, a shared mount across machines)",
                dir, name);
-      return CSTATE_EMISMATCH;
+      return CRAWL_EMISMATCH;
     }
     /* The first worker here makes it (another may win the race). */
     made = pagedir_init(dir, params, err, n) == 0;
     if (!made && in_dir(dir, ".crawler", &sb) != 0)
-      return CSTATE_EMISMATCH; /* ERR says why */
+      return CRAWL_EMISMATCH; /* ERR says why */
   }
   if (!made) {
     char *had = NULL, *want = NULL;
@@ -128,13 +128,13 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
                  strerror(errno));
       free(had);
       free(want);
-      return CSTATE_EMISMATCH;
+      return CRAWL_EMISMATCH;
     }
   }
   if (marker_stamp(dir, mine, sizeof(mine)) != 0) {
     snprintf(err, n, "cannot read the marker of '%s': %s", dir,
              strerror(errno));
-    return CSTATE_EMISMATCH;
+    return CRAWL_EMISMATCH;
   }
   if (rec[0] == '\0') {
     /* Not bound yet: only a directory that holds no page yet. Nothing
@@ -145,7 +145,7 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
                  (in_dir(dir, ".journal", &sb) != 0 || sb.st_size == 0);
     rc = fresh ? cluster_note_claim(cl, "pagedir", mine, rec, sizeof(rec))
                : cluster_note_get(cl, "pagedir", rec, sizeof(rec));
-    if (rc != CSTATE_OK) {
+    if (rc != CRAWL_OK) {
       snprintf(err, n, "%s", cluster_error(cl));
       return rc;
     }
@@ -155,7 +155,7 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
                "crawl, or one whose Redis came back empty); use an empty "
                "directory",
                dir, name);
-      return CSTATE_EMISMATCH;
+      return CRAWL_EMISMATCH;
     }
   }
   if (strcmp(rec, mine) != 0) {
@@ -164,10 +164,10 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
              "another crawl's; give every worker the directory the crawl "
              "started in",
              dir, name);
-    return CSTATE_EMISMATCH;
+    return CRAWL_EMISMATCH;
   }
   snprintf(stamp, sn, "%s", mine);
-  return CSTATE_OK;
+  return CRAWL_OK;
 }
 
 int wcluster_join(const char *url, const char *name, double lease,
@@ -191,7 +191,7 @@ int wcluster_join(const char *url, const char *name, double lease,
   strbuf_t vals[16];
   const char *names[16];
   size_t np = 0;
-  int rc = CSTATE_ENOMEM;
+  int rc = CRAWL_ENOMEM;
   if (text == NULL || key == NULL) {
     snprintf(err, n, "out of memory");
     goto out;
@@ -265,7 +265,7 @@ int wcluster_status(const char *url, const char *name, FILE *fp, char *err,
 {
   cstate_t *cs = NULL;
   int rc = cstate_open(url, name, &cs, err, n);
-  if (rc != CSTATE_OK)
+  if (rc != CRAWL_OK)
     return rc;
   rc = cstate_status(cs, fp);
   if (rc < 0)
@@ -314,7 +314,7 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
             "crawler: '%s' is not the page directory this worker bound "
             "any more (its marker changed or is gone)\n",
             dir);
-    return CSTATE_LOST;
+    return CRAWL_ELOST;
   }
   if (pagedir_journal_truncate(dir, st->journal) != 0 ||
       pagedir_unpublish_after(dir, (int)st->pages) != 0) {
@@ -322,7 +322,7 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
             "crawler: cannot bring '%s' to the commit's recorded position "
             "(%ld pages, %lld journal bytes): %s\n",
             dir, st->pages, st->journal, strerror(errno));
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   }
   w->st->saved = st->pages;
   w->st->noindex = st->noindex;
@@ -333,14 +333,14 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
    * joins after. After the cut, which follows the lease's check at
    * once. */
   int rc = cluster_note_claim(w->cluster, "pagedir", mine, rec, sizeof(rec));
-  if (rc != CSTATE_OK)
+  if (rc != CRAWL_OK)
     return rc;
   if (strcmp(rec, mine) != 0) {
     fprintf(stderr,
             "crawler: '%s' is not the page directory of the crawl any "
             "more (its marker changed)\n",
             dir);
-    return CSTATE_LOST;
+    return CRAWL_ELOST;
   }
   return 0;
 }
@@ -375,11 +375,11 @@ int wcluster_finish(struct webcrawl *w, int status)
   w->st->round_trips = rconn_round_trips();
   snprintf(w->st->worker, sizeof(w->st->worker), "%s",
            cluster_worker(w->cluster));
-  if (rc < 0 || status == WEBCRAWL_ECLUSTER) {
+  if (rc < 0 || status == CRAWL_ECLUSTER) {
     fprintf(stderr, "crawler: %s: %s\n", cluster_worker(w->cluster),
             cluster_error(w->cluster)[0] ? cluster_error(w->cluster)
                                          : "the shared crawl failed");
-    return WEBCRAWL_ECLUSTER;
+    return CRAWL_ECLUSTER;
   }
   if (rc != 0)
     return status; /* stopped before the end (an interrupt) */
@@ -388,7 +388,7 @@ int wcluster_finish(struct webcrawl *w, int status)
   if (pages >= 0)
     w->st->saved = pages;
   char why[sizeof(w->st->seed_why)];
-  if (cluster_note_get(w->cluster, "seed", why, sizeof(why)) == CSTATE_OK) {
+  if (cluster_note_get(w->cluster, "seed", why, sizeof(why)) == CRAWL_OK) {
     w->st->seed_saved = why[0] == '\0';
     snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
   }
@@ -398,7 +398,7 @@ int wcluster_finish(struct webcrawl *w, int status)
   if (pagedir_remove_tmp(w->o->pagedir) != 0)
     fprintf(stderr, "crawler: cannot remove every temporary file of '%s': %s\n",
             w->o->pagedir, strerror(errno));
-  return status == ENGINE_ESTOPPED ? CRAWL_OK : status;
+  return status == CRAWL_ESTOPPED ? CRAWL_OK : status;
 }
 
 /* ---- robots.txt, once per host for every worker ---- */
@@ -431,7 +431,7 @@ void wcluster_robots_keep(struct webcrawl *w, const char *url,
     put(&b, 'B', r->body, r->len);
   if (r->retryable)
     put(&b, 'H', hostkey, strlen(hostkey)); /* wcluster_robots_for */
-  if (!b.oom && cluster_robots_put(w->cluster, url, b.p, b.len) != CSTATE_OK)
+  if (!b.oom && cluster_robots_put(w->cluster, url, b.p, b.len) != CRAWL_OK)
     fprintf(stderr, "crawler: robots.txt of '%s' not shared\n", url);
   strbuf_release(&b);
 }
@@ -481,7 +481,7 @@ int wcluster_chain(struct webcrawl *w, fitem_t *it, struct page *p)
 void wcluster_pause_host(struct webcrawl *w, const char *hostkey,
                          double seconds)
 {
-  if (cluster_pause(w->cluster, hostkey, seconds) != CSTATE_OK)
+  if (cluster_pause(w->cluster, hostkey, seconds) != CRAWL_OK)
     fprintf(stderr, "crawler: the pause of '%s' not shared\n", hostkey);
 }
 
@@ -576,7 +576,7 @@ bool wcluster_robots(struct webcrawl *w, const char *url, const char *hostkey,
 {
   char *d = NULL;
   size_t len = 0;
-  if (cluster_robots_get(w->cluster, url, &d, &len) != CSTATE_OK ||
+  if (cluster_robots_get(w->cluster, url, &d, &len) != CRAWL_OK ||
       !wcluster_robots_for(d, len, hostkey)) {
     free(d);
     d = NULL;
@@ -590,6 +590,6 @@ bool wcluster_robots(struct webcrawl *w, const char *url, const char *hostkey,
 void wcluster_seed(struct webcrawl *w, const char *why)
 {
   if (cluster_note_set(w->cluster, "seed", why[0] ? why : "not saved") !=
-      CSTATE_OK)
+      CRAWL_OK)
     fprintf(stderr, "crawler: why the seed was not saved is not shared\n");
 }

@@ -25,7 +25,7 @@ struct page;
  * of LEASE seconds, creating it if new (*CREATED): the options that must
  * agree are PARAMS (what the marker records) and O's rate, burst,
  * retries and timeout; the seed is O->seed.
- * Returns a CSTATE_* status: CSTATE_OK with *OUT (cluster_delete), else
+ * Returns a CSTATE_* status: CRAWL_OK with *OUT (cluster_delete), else
  * ERR (size N) says why. Main thread. */
 int wcluster_join(const char *url, const char *name, double lease,
                   const pagedir_params_t *params, const webcrawl_opts_t *o,
@@ -42,7 +42,7 @@ int wcluster_join(const char *url, const char *name, double lease,
  * later commit would cut it back to the crawl's recorded position.
  * The stamp bound into STAMP (size SN): each commit turn compares the
  * directory's with it before cutting the directory back.
- * Returns CSTATE_OK, CSTATE_EMISMATCH (refused: ERR, size N, says why),
+ * Returns CRAWL_OK, CRAWL_EMISMATCH (refused: ERR, size N, says why),
  * or another CSTATE_* status (Redis: ERR says why). Main thread, before
  * wcluster_start. */
 int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
@@ -63,7 +63,7 @@ int wcluster_start(struct webcrawl *w);
  * threads; fill W->st with what the crawl as a whole did (pages saved,
  * why the seed was not saved); on completion, clear the temporary files
  * left. Returns the status for webcrawl_run: STATUS, CRAWL_OK once the
- * crawl is complete, or WEBCRAWL_ECLUSTER (said on stderr). */
+ * crawl is complete, or CRAWL_ECLUSTER (said on stderr). */
 int wcluster_finish(struct webcrawl *w, int status);
 
 /* wcluster_hand: IT redirects to TO (host KEY), P's chain has the hop:

@@ -48,8 +48,8 @@
 enum { MAX_REDIRECTS = 10 };
 
 /* engine_run's status is returned as it is. */
-_Static_assert((int)WEBCRAWL_ESTOPPED == (int)ENGINE_ESTOPPED, "statuses");
-_Static_assert((int)WEBCRAWL_EIO == (int)ENGINE_EIO, "statuses");
+_Static_assert((int)CRAWL_ESTOPPED == (int)CRAWL_ESTOPPED, "statuses");
+_Static_assert((int)CRAWL_EIO == (int)CRAWL_EIO, "statuses");
 
 /* running: the engine of the crawl in progress, or NULL. Process-wide
  * because webcrawl_interrupt takes no handle: crawler.c's signal thread
@@ -1281,6 +1281,6 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   if (w.oom)
     return CRAWL_ENOMEM;
   if (w.io_failed || atomic_load(&w.warc_failed))
-    return WEBCRAWL_EIO;
+    return CRAWL_EIO;
   return status;
 }

@@ -113,18 +113,9 @@ typedef struct webcrawl_stats {
                              ...; "" if the crawl stopped before */
 } webcrawl_stats_t;
 
-/* webcrawl_run's statuses beyond crawl.h's CRAWL_OK, CRAWL_ENOMEM and
- * CRAWL_ETHREAD. */
-enum {
-  WEBCRAWL_ESTOPPED = -4, /* webcrawl_interrupt was called */
-  WEBCRAWL_EIO = -5,      /* an output file failed */
-  WEBCRAWL_ECLUSTER = -20 /* the shared crawl failed this worker
-                             (cluster_error says why; CLUSTER_EFAILED) */
-};
-
 /* webcrawl_run: crawl per O (borrowed) and fill *ST.
- * Returns: CRAWL_OK; WEBCRAWL_ESTOPPED if webcrawl_interrupt was called;
- * WEBCRAWL_EIO if a page, the journal or the WARC file could not be
+ * Returns: CRAWL_OK; CRAWL_ESTOPPED if webcrawl_interrupt was called;
+ * CRAWL_EIO if a page, the journal or the WARC file could not be
  * written, or a resumed crawl found a page under another ID (the crawl
  * stops; every page saved before is complete and the IDs have no gap);
  * CRAWL_ENOMEM (a link or page lost to out of memory) or CRAWL_ETHREAD. Needs

@@ -57,7 +57,7 @@ static cluster_t *test_worker(const char *url, const char *name)
                            .lease = 60,
                            .inflight = 64 };
   cluster_t *c = NULL;
-  CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CSTATE_OK);
+  CHECK_INT(cluster_join(&cfg, &c, &created, err, sizeof(err)), CRAWL_OK);
   if (c == NULL)
     return NULL;
   engine_config_t ec = { .download_workers = 1,

@@ -50,7 +50,7 @@ void cl_unblock(cluster_t *c, bool committer)
       continue;
     if (cs == NULL) {
       char err[320];
-      if (cstate_open(c->url, c->name, &cs, err, sizeof(err)) != CSTATE_OK)
+      if (cstate_open(c->url, c->name, &cs, err, sizeof(err)) != CRAWL_OK)
         return;
       rconn_set_retry(cstate_rconn(cs), 0);
     }
@@ -79,7 +79,7 @@ void cl_fail(cluster_t *c, int status, const char *fmt, ...)
   pthread_mutex_lock(&c->lock);
   bool first = c->failure == 0;
   if (first) {
-    c->failure = status < 0 ? status : CSTATE_EREDIS;
+    c->failure = status < 0 ? status : CRAWL_EREDIS;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(c->err, sizeof(c->err), fmt, ap);
@@ -88,8 +88,8 @@ void cl_fail(cluster_t *c, int status, const char *fmt, ...)
   cl_stop_locked(c);
   pthread_mutex_unlock(&c->lock);
   if (first && c->e != NULL)
-    engine_fail(c->e, CLUSTER_EFAILED);
-  if (first && status != CSTATE_EREDIS)
+    engine_fail(c->e, CRAWL_ECLUSTER);
+  if (first && status != CRAWL_EREDIS)
     cl_unblock(c, true);
 }
 
@@ -106,23 +106,23 @@ cstate_t *cl_open_conn(cluster_t *c)
   for (;;) {
     cstate_t *cs = NULL;
     int rc = cstate_open(c->url, c->name, &cs, err, sizeof(err));
-    if (rc == CSTATE_OK &&
+    if (rc == CRAWL_OK &&
         strcmp(cstate_crawl_id(cs), cstate_crawl_id(c->kconn)) != 0) {
       /* A crawl of the name made since: this worker's pauses, counts
        * and robots.txt answers must not go into it. */
       cstate_close(cs);
-      cl_fail(c, CSTATE_LOST,
+      cl_fail(c, CRAWL_ELOST,
               "crawl %s is no longer in Redis: another crawl of that name "
               "was made (did Redis come back empty?)",
               c->name);
       return NULL;
     }
-    if (rc == CSTATE_OK) {
+    if (rc == CRAWL_OK) {
       cstate_set_worker(cs, c->worker);
       return cs;
     }
-    if (rc != CSTATE_EREDIS || clock_now() - start >= RCONN_RETRY_SECONDS) {
-      cl_fail(c, rc == CSTATE_ENOENT ? CSTATE_LOST : rc, "%s", err);
+    if (rc != CRAWL_EREDIS || clock_now() - start >= RCONN_RETRY_SECONDS) {
+      cl_fail(c, rc == CRAWL_ENOENT ? CRAWL_ELOST : rc, "%s", err);
       return NULL;
     }
     struct timespec ts = { (time_t)wait,
@@ -192,7 +192,7 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   cluster_t *c = calloc(1, sizeof(*c));
   if (c == NULL) {
     snprintf(err, n, "out of memory");
-    return CSTATE_ENOMEM;
+    return CRAWL_ENOMEM;
   }
   snprintf(c->url, sizeof(c->url), "%s", cfg->url);
   snprintf(c->name, sizeof(c->name), "%s", cfg->name);
@@ -213,13 +213,13 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   if (c->taken == NULL || c->acked == NULL || c->counts == NULL) {
     snprintf(err, n, "out of memory");
     cluster_delete(c);
-    return CSTATE_ENOMEM;
+    return CRAWL_ENOMEM;
   }
   cstate_fp(cfg->seed, &c->seed_b, &c->seed_m);
   int rc = cstate_join(cfg->url, cfg->name, cfg->params, cfg->nparams,
                        cfg->seed, cfg->seed_hostkey, &c->kconn, created, err,
                        n);
-  if (rc != CSTATE_OK) {
+  if (rc != CRAWL_OK) {
     cluster_delete(c);
     return rc;
   }
@@ -228,19 +228,19 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   host[sizeof(host) - 1] = '\0';
   snprintf(info, sizeof(info), "%s pid %ld", host, (long)getpid());
   rc = cstate_register(c->kconn, info, c->worker, sizeof(c->worker));
-  if (rc == CSTATE_OK &&
-      cstate_open(cfg->url, cfg->name, &c->cconn, err, n) != CSTATE_OK)
-    rc = CSTATE_EREDIS;
-  else if (rc == CSTATE_OK &&
+  if (rc == CRAWL_OK &&
+      cstate_open(cfg->url, cfg->name, &c->cconn, err, n) != CRAWL_OK)
+    rc = CRAWL_EREDIS;
+  else if (rc == CRAWL_OK &&
            strcmp(cstate_crawl_id(c->cconn), cstate_crawl_id(c->kconn)) != 0) {
     snprintf(err, n,
              "crawl %s was made again as this worker joined (did "
              "Redis come back empty?)",
              cfg->name);
-    rc = CSTATE_LOST;
-  } else if (rc != CSTATE_OK)
+    rc = CRAWL_ELOST;
+  } else if (rc != CRAWL_OK)
     snprintf(err, n, "%s", cstate_error(c->kconn));
-  if (rc == CSTATE_OK) {
+  if (rc == CRAWL_OK) {
     cstate_set_worker(c->kconn, c->worker);
     cstate_set_worker(c->cconn, c->worker);
   }
@@ -254,11 +254,11 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
   if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
     r = c->unpacks ^ UINT64_C(0x9e3779b97f4a7c15);
   atomic_init(&c->tmp_keys, r);
-  if (rc == CSTATE_OK && c->worker_no >= (UINT64_C(1) << 21)) {
+  if (rc == CRAWL_OK && c->worker_no >= (UINT64_C(1) << 21)) {
     snprintf(err, n, "too many workers have joined crawl '%s'", cfg->name);
-    rc = CSTATE_EREDIS;
+    rc = CRAWL_EREDIS;
   }
-  if (rc != CSTATE_OK) {
+  if (rc != CRAWL_OK) {
     cluster_delete(c);
     return rc;
   }
@@ -272,7 +272,7 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
                                  .release = cl_release,
                                  .ctx = c };
   *out = c;
-  return CSTATE_OK;
+  return CRAWL_OK;
 }
 
 void cluster_set_front(cluster_t *c, const cluster_front_t *front)
@@ -284,11 +284,11 @@ long cluster_pages(cluster_t *c)
 {
   cstate_t *cs = cl_pool_get(c);
   if (cs == NULL)
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   cstate_commit_t st;
   int rc = cstate_commit_state(cs, &st);
   cl_pool_put(c, cs);
-  return rc == CSTATE_OK ? st.pages : rc;
+  return rc == CRAWL_OK ? st.pages : rc;
 }
 
 const engine_remote_t *cluster_remote(cluster_t *c)
@@ -303,18 +303,18 @@ int cluster_start(cluster_t *c, engine_t *e)
   if (pthread_create(&c->keeper, NULL, cl_keeper_main, c) != 0)
     return -1;
   if (pthread_create(&c->feeder, NULL, cl_feeder_main, c) != 0) {
-    cl_fail(c, CSTATE_ENOMEM, "cannot start a thread");
+    cl_fail(c, CRAWL_ENOMEM, "cannot start a thread");
     pthread_join(c->keeper, NULL);
     return -1;
   }
   if (pthread_create(&c->committer, NULL, cl_committer_main, c) != 0) {
-    cl_fail(c, CSTATE_ENOMEM, "cannot start a thread");
+    cl_fail(c, CRAWL_ENOMEM, "cannot start a thread");
     pthread_join(c->keeper, NULL);
     pthread_join(c->feeder, NULL);
     return -1;
   }
   if (pthread_create(&c->publisher, NULL, cl_publisher_main, c) != 0) {
-    cl_fail(c, CSTATE_ENOMEM, "cannot start a thread");
+    cl_fail(c, CRAWL_ENOMEM, "cannot start a thread");
     pthread_join(c->keeper, NULL);
     pthread_join(c->feeder, NULL);
     pthread_join(c->committer, NULL);
@@ -368,7 +368,7 @@ int cluster_robots_get(cluster_t *c, const char *url, char **data, size_t *len)
 {
   cstate_t *cs = cl_pool_get(c);
   if (cs == NULL)
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   int rc = cstate_robots_get(cs, url, data, len);
   cl_pool_put(c, cs);
   return rc;
@@ -379,7 +379,7 @@ int cluster_robots_put(cluster_t *c, const char *url, const char *data,
 {
   cstate_t *cs = cl_pool_get(c);
   if (cs == NULL)
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   int rc = cstate_robots_put(cs, url, data, len);
   cl_pool_put(c, cs);
   return rc;
@@ -389,7 +389,7 @@ int cluster_pause(cluster_t *c, const char *hostkey, double seconds)
 {
   cstate_t *cs = cl_pool_get(c);
   if (cs == NULL)
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   int rc = cstate_pause(cs, hostkey, seconds);
   cl_pool_put(c, cs);
   return rc;
@@ -420,7 +420,7 @@ int cluster_note_claim(cluster_t *c, const char *field, const char *value,
 {
   cstate_t *cs = cl_pool_get(c);
   if (cs == NULL)
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   int rc = cstate_note_claim(cs, field, value, out, n);
   cl_pool_put(c, cs);
   return rc;
@@ -430,7 +430,7 @@ int cluster_note_set(cluster_t *c, const char *field, const char *value)
 {
   cstate_t *cs = cl_pool_get(c);
   if (cs == NULL)
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   int rc = cstate_note_set(cs, field, value);
   cl_pool_put(c, cs);
   return rc;
@@ -440,7 +440,7 @@ int cluster_note_get(cluster_t *c, const char *field, char *out, size_t n)
 {
   cstate_t *cs = cl_pool_get(c);
   if (cs == NULL)
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   int rc = cstate_note_get(cs, field, out, n);
   cl_pool_put(c, cs);
   return rc;

@@ -40,10 +40,6 @@
 
 typedef struct cluster cluster_t;
 
-/* engine_run's status (engine_fail) when the cluster failed the crawl:
- * cluster_error says why. */
-enum { CLUSTER_EFAILED = -20 };
-
 /* What the front end does for the cluster. Every call from the thread
  * named; no cluster lock held. */
 typedef struct cluster_front {
@@ -93,7 +89,7 @@ typedef struct cluster_config {
 double cluster_lease_margin(double lease);
 
 /* cluster_join: join crawl CFG->name (creating it if new; *CREATED
- * says), copying CFG. Returns a CSTATE_* status: CSTATE_OK with *OUT
+ * says), copying CFG. Returns a CSTATE_* status: CRAWL_OK with *OUT
  * (owned: cluster_delete); else ERR (size N) says why. */
 int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
                  char *err, size_t n);
@@ -117,7 +113,7 @@ int cluster_start(cluster_t *c, engine_t *e);
 
 /* cluster_finish: after engine_run returned: stop and join the threads.
  * Returns 0 if the crawl is complete, or a negative status: the first
- * failure (CSTATE_LOST, CSTATE_EREDIS, ...), with cluster_error saying
+ * failure (CRAWL_ELOST, CRAWL_EREDIS, ...), with cluster_error saying
  * why; or 1 if the engine stopped before completion (an interrupt). */
 int cluster_finish(cluster_t *c);
 
@@ -137,7 +133,7 @@ int cluster_robots_put(cluster_t *c, const char *url, const char *data,
  * or a back-off after 503s): recorded in Redis at once, so that a worker
  * holding its partition, now or next, keeps the pause too (its keeper
  * reads pauses again when their count changes). Any thread. Returns
- * CSTATE_OK or a negative status. */
+ * CRAWL_OK or a negative status. */
 int cluster_pause(cluster_t *c, const char *hostkey, double seconds);
 
 /* cluster_hand: IT, taken from the shared crawl, redirects to URL on

@@ -62,8 +62,8 @@ int cl_add(void *rctx, const char *url, const uint64_t fp[2], int depth,
 {
   cluster_t *c = rctx;
   if (add_add(c, url, fp, depth, seq, hostkey, false) != 0) {
-    cl_fail(c, CSTATE_ENOMEM, "out of memory adding '%s'", url);
-    return CLUSTER_EFAILED;
+    cl_fail(c, CRAWL_ENOMEM, "out of memory adding '%s'", url);
+    return CRAWL_ECLUSTER;
   }
   if (seq + 1 > c->next_seq)
     c->next_seq = seq + 1;
@@ -74,8 +74,8 @@ int cl_seen(void *rctx, const char *url, const uint64_t fp[2])
 {
   cluster_t *c = rctx;
   if (add_add(c, url, fp, 0, 0, NULL, true) != 0) {
-    cl_fail(c, CSTATE_ENOMEM, "out of memory adding '%s'", url);
-    return CLUSTER_EFAILED;
+    cl_fail(c, CRAWL_ENOMEM, "out of memory adding '%s'", url);
+    return CRAWL_ECLUSTER;
   }
   return 0;
 }
@@ -179,7 +179,7 @@ static void rents_done(cluster_t *c)
  * and act on their answers, in order: the position moves on, the crawl
  * may be complete; a commit fenced or out of order ends the turn (the
  * ones after it cl_fail alike). Committer thread. Returns 0, or
- * CLUSTER_EFAILED (failed). */
+ * CRAWL_ECLUSTER (failed). */
 static int commit_flush(cluster_t *c)
 {
   size_t n = c->ndone;
@@ -187,12 +187,12 @@ static int commit_flush(cluster_t *c)
     return 0;
   c->ndone = 0;
   int *status = malloc(n * sizeof(*status));
-  int got = status ? cstate_flush(c->cconn, status) : CSTATE_ENOMEM;
+  int got = status ? cstate_flush(c->cconn, status) : CRAWL_ENOMEM;
   if (got < 0 || (size_t)got != n) {
     free(status);
-    cl_fail(c, got < 0 ? got : CSTATE_EREDIS, "committing: %s",
+    cl_fail(c, got < 0 ? got : CRAWL_EREDIS, "committing: %s",
             cstate_error(c->cconn));
-    return CLUSTER_EFAILED;
+    return CRAWL_ECLUSTER;
   }
   bool complete = false;
   int rc = 0;
@@ -201,21 +201,21 @@ static int commit_flush(cluster_t *c)
   cstate_commit_t now_at = { 0 };
   bool known = false;
   for (size_t i = 0; i < n; i++) {
-    if (status[i] == CSTATE_EORDER && !known) {
+    if (status[i] == CRAWL_EORDER && !known) {
       known = true;
-      if (cstate_commit_state(c->cconn, &now_at) != CSTATE_OK)
+      if (cstate_commit_state(c->cconn, &now_at) != CRAWL_OK)
         now_at.next_commit = 0;
     }
-    if (status[i] == CSTATE_EORDER &&
+    if (status[i] == CRAWL_EORDER &&
         now_at.next_commit >= c->done[i].next_commit)
-      status[i] = CSTATE_OK;
-    if (status[i] == CSTATE_OK) {
+      status[i] = CRAWL_OK;
+    if (status[i] == CRAWL_OK) {
       c->pages = c->done[i].pages;
       c->next_commit = c->done[i].next_commit;
       complete = c->done[i].next_commit == c->done[i].next_seq;
       continue;
     }
-    if (status[i] == CSTATE_FENCED || status[i] == CSTATE_EORDER) {
+    if (status[i] == CRAWL_EFENCED || status[i] == CRAWL_EORDER) {
       /* The lease lapsed (and maybe went to another), or Redis lost its
        * last commits (a restart that kept a prefix of its history): the
        * commit goes on from the position Redis has. */
@@ -224,12 +224,12 @@ static int commit_flush(cluster_t *c)
               "crawler: %s: %s; the commit goes on from Redis's "
               "position\n",
               c->worker,
-              status[i] == CSTATE_FENCED ? "the commit lease lapsed"
+              status[i] == CRAWL_EFENCED ? "the commit lease lapsed"
                                          : "Redis's commit is behind this "
                                            "one");
     } else {
       cl_fail(c, status[i], "committing: %s", cstate_error(c->cconn));
-      rc = CLUSTER_EFAILED;
+      rc = CRAWL_ECLUSTER;
     }
     break;
   }
@@ -257,11 +257,11 @@ int cl_committed(void *rctx, engine_t *e, fitem_t *it)
      * off; unrecorded, it cuts back to the last commit recorded. */
     int err = errno;
     cl_adds_clear(c);
-    cl_fail(c, CSTATE_EREDIS,
+    cl_fail(c, CRAWL_EREDIS,
             "cannot read the length of the page directory's .journal after "
             "committing '%s': %s",
             it->url, strerror(err));
-    return CLUSTER_EFAILED;
+    return CRAWL_ECLUSTER;
   }
   bool saved = st.pages > c->pages_queued;
   if (c->ndone == c->capdone) {
@@ -269,22 +269,22 @@ int cl_committed(void *rctx, engine_t *e, fitem_t *it)
     struct done *v = realloc(c->done, cap * sizeof(*v));
     if (v == NULL) {
       cl_adds_clear(c);
-      cl_fail(c, CSTATE_ENOMEM, "out of memory committing '%s'", it->url);
-      return CLUSTER_EFAILED;
+      cl_fail(c, CRAWL_ENOMEM, "out of memory committing '%s'", it->url);
+      return CRAWL_ECLUSTER;
     }
     c->done = v;
     c->capdone = cap;
   }
   char *gone = rents_gone(c, st.next_commit);
   int rc = gone == NULL
-           ? CSTATE_ENOMEM
+           ? CRAWL_ENOMEM
            : cstate_commit_queue(c->cconn, c->token, it->seq, c->adds, c->nadds,
                                  &st, gone, saved);
   free(gone);
   cl_adds_clear(c);
-  if (rc != CSTATE_OK) {
+  if (rc != CRAWL_OK) {
     cl_fail(c, rc, "committing '%s': %s", it->url, cstate_error(c->cconn));
-    return CLUSTER_EFAILED;
+    return CRAWL_ECLUSTER;
   }
   c->done[c->ndone++] = (struct done){ st.next_seq, st.next_commit, st.pages };
   c->pages_queued = st.pages;
@@ -316,7 +316,7 @@ static void load_one(void *arg, uint32_t b, int64_t m)
   uint64_t fp[2];
   cstate_fp_join(b, m, fp);
   if (engine_seen_load(c->e, fp) != 0)
-    cl_fail(c, CSTATE_ENOMEM, "out of memory loading the seen set");
+    cl_fail(c, CRAWL_ENOMEM, "out of memory loading the seen set");
 }
 
 /* begin_turn: this worker commits from now on: bring the engine and the
@@ -329,14 +329,14 @@ static int begin_turn(cluster_t *c)
     return -1;
   cstate_commit_t st;
   int rc = cstate_commit_state(c->cconn, &st);
-  if (rc != CSTATE_OK) {
+  if (rc != CRAWL_OK) {
     cl_fail(c, rc, "%s", cstate_error(c->cconn));
     return -1;
   }
   cl_adds_clear(c);
   c->nrents = 0; /* read again from the first */
   if (engine_commit_reset(c->e) != 0) {
-    cl_fail(c, CSTATE_ENOMEM, "out of memory taking the commit over");
+    cl_fail(c, CRAWL_ENOMEM, "out of memory taking the commit over");
     return -1;
   }
   /* The directory is cut back to Redis's position only while the lease
@@ -366,7 +366,7 @@ static int begin_turn(cluster_t *c)
     return 0;
   }
   rc = cstate_seen_load(c->cconn, load_one, c);
-  if (rc != CSTATE_OK) {
+  if (rc != CRAWL_OK) {
     cl_fail(c, rc, "%s", cstate_error(c->cconn));
     return -1;
   }
@@ -380,11 +380,11 @@ static bool behind_checked(cluster_t *c)
 {
   cstate_commit_t st;
   int rc = cstate_commit_state(c->cconn, &st);
-  if (rc == CSTATE_LOST || rc == CSTATE_ENOMEM) {
+  if (rc == CRAWL_ELOST || rc == CRAWL_ENOMEM) {
     cl_fail(c, rc, "%s", cstate_error(c->cconn));
     return false;
   }
-  if (rc == CSTATE_OK && st.next_commit != c->next_commit) {
+  if (rc == CRAWL_OK && st.next_commit != c->next_commit) {
     cl_end_turn(c);
     fprintf(stderr,
             "crawler: %s: Redis's commit is at %" PRIu64 ", not %" PRIu64
@@ -434,7 +434,7 @@ void *cl_committer_main(void *arg)
       nomem = rents_add(c, res[i].id, res[i].seq) != 0;
     if (nomem) {
       cstate_results_free(res, (size_t)n);
-      cl_fail(c, CSTATE_ENOMEM, "out of memory reading results");
+      cl_fail(c, CRAWL_ENOMEM, "out of memory reading results");
       break;
     }
     for (int i = 0; i < n; i++) {
@@ -451,7 +451,7 @@ void *cl_committer_main(void *arg)
         if (t == NULL)
           errno = ENOMEM;
         free(t);
-        cl_fail(c, errno == EINVAL ? CSTATE_EREDIS : CSTATE_ENOMEM,
+        cl_fail(c, errno == EINVAL ? CRAWL_EREDIS : CRAWL_ENOMEM,
                 "cannot read the result of seq %" PRIu64 " (%s)", res[i].seq,
                 errno == EINVAL ? "malformed" : "out of memory");
         break;

@@ -186,7 +186,7 @@ static bool inject(cluster_t *c, cstate_item_t *v, int n, uint64_t gen)
       free(t);
       if (dup)
         continue;
-      cl_fail(c, CSTATE_ENOMEM, "out of memory taking items");
+      cl_fail(c, CRAWL_ENOMEM, "out of memory taking items");
       return false;
     }
     *t = (struct ticket){ .part = v[i].part,
@@ -205,7 +205,7 @@ static bool inject(cluster_t *c, cstate_item_t *v, int n, uint64_t gen)
       free(t);
       if (rc == -1)
         return false;
-      cl_fail(c, CSTATE_ENOMEM, "out of memory queueing '%s'", v[i].url);
+      cl_fail(c, CRAWL_ENOMEM, "out of memory queueing '%s'", v[i].url);
       return false;
     }
   }
@@ -310,7 +310,7 @@ void *cl_feeder_main(void *arg)
     pthread_mutex_unlock(&c->lock);
     int n = cstate_take(cs, holds, nh, c->worker, recover || fresh, room, &v);
     if (n < 0) {
-      if (n == CSTATE_LOST || n == CSTATE_ENOMEM) {
+      if (n == CRAWL_ELOST || n == CRAWL_ENOMEM) {
         cl_fail(c, n, "%s", cstate_error(cs));
         break;
       }
@@ -338,7 +338,7 @@ void *cl_feeder_main(void *arg)
     pthread_mutex_unlock(&c->lock);
     if (n == 0 && !fresh && !marked) {
       int w = cstate_wait(cs, holds, nh, 1000);
-      if (w == CSTATE_LOST) {
+      if (w == CRAWL_ELOST) {
         cl_fail(c, w, "%s", cstate_error(cs));
         break;
       }

@@ -271,7 +271,7 @@ static void flush_counts(cluster_t *c)
   if (f.hosts == NULL || f.n == NULL)
     fprintf(stderr, "crawler: %s: request counts not sent: out of memory\n",
             c->worker);
-  else if (f.k > 0 && cstate_count(c->kconn, f.hosts, f.n, f.k) != CSTATE_OK)
+  else if (f.k > 0 && cstate_count(c->kconn, f.hosts, f.n, f.k) != CRAWL_OK)
     fprintf(stderr, "crawler: %s: request counts not sent: %s\n", c->worker,
             cstate_error(c->kconn));
   free(f.hosts);
@@ -290,13 +290,13 @@ void *cl_keeper_main(void *arg)
     double t0 = clock_now();
     bool moving = false;
     int rc = keep_leases(c, t0, &moving);
-    if (rc == CSTATE_OK)
+    if (rc == CRAWL_OK)
       flush_counts(c);
-    if (rc == CSTATE_OK) {
+    if (rc == CRAWL_OK) {
       rc = cstate_complete(c->kconn);
       if (rc == 1) {
         cl_mark_complete(c);
-        rc = CSTATE_OK;
+        rc = CRAWL_OK;
       }
     }
     if (rc < 0) {
@@ -319,7 +319,7 @@ void *cl_keeper_main(void *arg)
   /* Leave nothing held for others to wait out. */
   flush_counts(c);
   pthread_mutex_lock(&c->lock);
-  bool lost = c->failure == CSTATE_LOST;
+  bool lost = c->failure == CRAWL_ELOST;
   pthread_mutex_unlock(&c->lock);
   for (int i = 0; i < CSTATE_PARTS; i++) {
     pthread_mutex_lock(&c->lock);

@@ -33,9 +33,9 @@ int cl_publish(void *rctx, engine_t *e, fitem_t *it)
   struct pub *p = calloc(1, sizeof(*p));
   if (p == NULL || c->front.pack(c->front.ctx, it, &p->data, &p->len) != 0) {
     free(p);
-    cl_fail(c, CSTATE_ENOMEM, "out of memory packing the result of '%s'",
+    cl_fail(c, CRAWL_ENOMEM, "out of memory packing the result of '%s'",
             it->url);
-    return CLUSTER_EFAILED;
+    return CRAWL_ECLUSTER;
   }
   /* The publisher sends it, with the others waiting, in one round trip;
    * the ticket (and so the item's place in flight) is its own now. Its
@@ -82,7 +82,7 @@ int cluster_hand(cluster_t *c, fitem_t *it, const char *url,
   if (mine)
     return 0;
   it->remote = NULL;
-  int rc = CSTATE_FENCED; /* not ours: whoever holds it fetches it */
+  int rc = CRAWL_EFENCED; /* not ours: whoever holds it fetches it */
   if (tok != 0) {
     cstate_item_t from = { .part = t->part, .seq = t->seq };
     memcpy(from.id, t->id, sizeof(from.id));
@@ -93,14 +93,14 @@ int cluster_hand(cluster_t *c, fitem_t *it, const char *url,
                            .hostkey = (char *)hostkey,
                            .chain = (char *)chain };
     cstate_t *cs = cl_pool_get(c);
-    rc = cs != NULL ? cstate_hand(cs, &from, tok, &next) : CSTATE_EREDIS;
-    if (rc != CSTATE_OK && rc != CSTATE_FENCED)
+    rc = cs != NULL ? cstate_hand(cs, &from, tok, &next) : CRAWL_EREDIS;
+    if (rc != CRAWL_OK && rc != CRAWL_EFENCED)
       cl_fail(c, rc, "handing '%s' over: %s", url,
               cs != NULL ? cstate_error(cs) : "no connection to Redis");
     if (cs != NULL)
       cl_pool_put(c, cs);
   }
-  cl_ticket_done(c, t, rc == CSTATE_OK);
+  cl_ticket_done(c, t, rc == CRAWL_OK);
   return 1;
 }
 
@@ -125,13 +125,13 @@ static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
     cstate_item_t item = { .part = p->t->part, .seq = p->t->seq };
     memcpy(item.id, p->t->id, sizeof(item.id));
     if (tok != 0 && rc == 0 &&
-        cstate_result_queue(cs, &item, tok, p->data, p->len) == CSTATE_OK) {
+        cstate_result_queue(cs, &item, tok, p->data, p->len) == CRAWL_OK) {
       sent[n] = p;
       token[n++] = tok;
       continue;
     }
     if (tok != 0 && rc == 0) {
-      cl_fail(c, CSTATE_ENOMEM, "%s", cstate_error(cs));
+      cl_fail(c, CRAWL_ENOMEM, "%s", cstate_error(cs));
       rc = -1;
     }
     cl_ticket_done(c, p->t, false); /* not ours: whoever holds it does it */
@@ -141,14 +141,14 @@ static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
   int status[RESULT_BATCH];
   int got = n > 0 ? cstate_flush(cs, status) : 0;
   if (got < 0 || got != n) {
-    cl_fail(c, got < 0 ? got : CSTATE_EREDIS, "publishing results: %s",
+    cl_fail(c, got < 0 ? got : CRAWL_EREDIS, "publishing results: %s",
             cstate_error(cs));
     rc = -1;
   }
   for (int i = 0; i < n; i++) {
     struct pub *p = sent[i];
-    int st = got == n ? status[i] : CSTATE_EREDIS;
-    if (st == CSTATE_FENCED && rc == 0) {
+    int st = got == n ? status[i] : CRAWL_EREDIS;
+    if (st == CRAWL_EFENCED && rc == 0) {
       pthread_mutex_lock(&c->lock);
       const struct part *pt = &c->parts[p->t->part];
       bool again = pt->held && pt->token != token[i];
@@ -158,11 +158,11 @@ static int publish_batch(cluster_t *c, cstate_t *cs, struct pub *list,
         *retry = p;
         continue;
       }
-    } else if (st != CSTATE_OK && st != CSTATE_FENCED && rc == 0) {
+    } else if (st != CRAWL_OK && st != CRAWL_EFENCED && rc == 0) {
       cl_fail(c, st, "publishing results: %s", cstate_error(cs));
       rc = -1;
     }
-    cl_ticket_done(c, p->t, st == CSTATE_OK);
+    cl_ticket_done(c, p->t, st == CRAWL_OK);
     free(p->data);
     free(p);
   }

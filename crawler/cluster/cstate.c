@@ -160,31 +160,31 @@ int cs_unexpected(cstate_t *cs, const char *what)
 {
   snprintf(cs->err, sizeof(cs->err), "%s: an unexpected reply from Redis",
            what);
-  return CSTATE_EREDIS;
+  return CRAWL_EREDIS;
 }
 
 int cs_status(cstate_t *cs, const redisReply *rep, const char *what)
 {
   if (rep == NULL) {
     snprintf(cs->err, sizeof(cs->err), "%s: %s", what, rconn_error(cs->r));
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   }
   if (rep->type != REDIS_REPLY_ERROR)
-    return CSTATE_OK;
+    return CRAWL_OK;
   snprintf(cs->err, sizeof(cs->err), "%s: %s", what, rep->str);
   if (strncmp(rep->str, "LOST", 4) == 0) {
     snprintf(cs->err, sizeof(cs->err),
              "crawl %.*s is no longer in Redis (did Redis come back empty?)",
              (int)strlen(cs->prefix) - 1, cs->prefix);
-    return CSTATE_LOST;
+    return CRAWL_ELOST;
   }
   if (strncmp(rep->str, "FENCED", 6) == 0)
-    return CSTATE_FENCED;
+    return CRAWL_EFENCED;
   if (strncmp(rep->str, "ORDER", 5) == 0)
-    return CSTATE_EORDER;
+    return CRAWL_EORDER;
   if (strncmp(rep->str, "OOM", 3) == 0)
-    return CSTATE_ENOMEM;
-  return CSTATE_EREDIS;
+    return CRAWL_ENOMEM;
+  return CRAWL_EREDIS;
 }
 
 int cs_run(cstate_t *cs, const rscript_t *s, struct args *a, bool once,
@@ -193,7 +193,7 @@ int cs_run(cstate_t *cs, const rscript_t *s, struct args *a, bool once,
   if (a->nomem) {
     snprintf(cs->err, sizeof(cs->err), "%s: out of memory", s->name);
     args_free(a);
-    return CSTATE_ENOMEM;
+    return CRAWL_ENOMEM;
   }
   /* KEYS[1], then the arguments. */
   struct args k = { 0 };
@@ -209,10 +209,10 @@ int cs_run(cstate_t *cs, const rscript_t *s, struct args *a, bool once,
   args_free(a);
   if (nomem) {
     snprintf(cs->err, sizeof(cs->err), "%s: out of memory", s->name);
-    return CSTATE_ENOMEM;
+    return CRAWL_ENOMEM;
   }
   int rc = cs_status(cs, r, s->name);
-  if (rep != NULL && rc == CSTATE_OK)
+  if (rep != NULL && rc == CRAWL_OK)
     *rep = r;
   else if (r != NULL)
     freeReplyObject(r);
@@ -225,13 +225,13 @@ int cs_queue(cstate_t *cs, const rscript_t *s, struct args *a)
   args_add(&k, cs->meta);
   for (int i = 0; i < a->n; i++)
     args_add_raw(&k, a->v[i], a->l[i], NULL);
-  int rc = CSTATE_ENOMEM;
+  int rc = CRAWL_ENOMEM;
   if (!a->nomem && !k.nomem)
-    rc = rconn_queue_eval(cs->r, s, 1, k.n, k.v, k.l) == 0 ? CSTATE_OK
-                                                           : CSTATE_EREDIS;
-  if (rc != CSTATE_OK)
+    rc = rconn_queue_eval(cs->r, s, 1, k.n, k.v, k.l) == 0 ? CRAWL_OK
+                                                           : CRAWL_EREDIS;
+  if (rc != CRAWL_OK)
     snprintf(cs->err, sizeof(cs->err), "%s: %s", s->name,
-             rc == CSTATE_ENOMEM ? "out of memory" : rconn_error(cs->r));
+             rc == CRAWL_ENOMEM ? "out of memory" : rconn_error(cs->r));
   args_free(&k);
   args_free(a);
   return rc;
@@ -507,7 +507,7 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
    * once with "LOADING". */
   cstate_t *cs = cs_new(url, name, RCONN_RETRY_SECONDS, err, n);
   if (cs == NULL)
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   char id[40];
   make_id(id, sizeof(id));
   uint32_t b;
@@ -532,10 +532,10 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
   args_add(&a, CSTATE_LAYOUT);
   redisReply *rep = NULL;
   int rc = cs_run(cs, &join_lua, &a, false, &rep);
-  if (rc == CSTATE_OK && (!rep_array(rep, 2) || !rep_str(rep->element[0]) ||
-                          !rep_str(rep->element[1])))
+  if (rc == CRAWL_OK && (!rep_array(rep, 2) || !rep_str(rep->element[0]) ||
+                         !rep_str(rep->element[1])))
     rc = cs_unexpected(cs, "joining the crawl");
-  if (rc != CSTATE_OK) {
+  if (rc != CRAWL_OK) {
     snprintf(err, n, "%s", cs->err);
     goto out;
   }
@@ -558,13 +558,13 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
     else
       snprintf(err, n, "crawl '%s' was started with %s %s, not %s", name, opt,
                *was ? was : "unset", *now ? now : "unset");
-    rc = CSTATE_EMISMATCH;
+    rc = CRAWL_EMISMATCH;
     goto out;
   }
   snprintf(cs->id, sizeof(cs->id), "%s", rep->element[1]->str);
   if (strcmp(what, "complete") == 0) {
     snprintf(err, n, "crawl '%s' is complete", name);
-    rc = CSTATE_COMPLETE;
+    rc = CRAWL_EDONE;
     goto out;
   }
   *created = strcmp(what, "created") == 0;
@@ -583,14 +583,14 @@ int cstate_open(const char *url, const char *name, cstate_t **out, char *err,
   *out = NULL;
   cstate_t *cs = cs_new(url, name, 0, err, n);
   if (cs == NULL)
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   redisReply *rep = rconn_cmdf(cs->r, "HGET", cs->meta, "id", NULL);
   int rc = cs_status(cs, rep, "reading the crawl");
-  if (rc == CSTATE_OK && rep_str(rep) == NULL) {
+  if (rc == CRAWL_OK && rep_str(rep) == NULL) {
     snprintf(cs->err, sizeof(cs->err), "no crawl named '%s' in Redis", name);
-    rc = CSTATE_ENOENT;
+    rc = CRAWL_ENOENT;
   }
-  if (rc == CSTATE_OK) {
+  if (rc == CRAWL_OK) {
     snprintf(cs->id, sizeof(cs->id), "%s", rep->str);
     *out = cs;
   } else {
@@ -598,7 +598,7 @@ int cstate_open(const char *url, const char *name, cstate_t **out, char *err,
   }
   if (rep)
     freeReplyObject(rep);
-  if (rc != CSTATE_OK)
+  if (rc != CRAWL_OK)
     cstate_close(cs);
   return rc;
 }
@@ -654,12 +654,12 @@ int cstate_commit_state(cstate_t *cs, cstate_commit_t *c)
   redisReply *rep = rconn_cmdf(cs->r, "HGETALL",
                                cs_key(cs, key, sizeof(key), "commit"), NULL);
   int rc = cs_status(cs, rep, "reading the commit");
-  if (rc == CSTATE_OK && !rep_array(rep, 2)) {
+  if (rc == CRAWL_OK && !rep_array(rep, 2)) {
     snprintf(cs->err, sizeof(cs->err),
              "the crawl's commit state is gone (did Redis come back empty?)");
-    rc = CSTATE_LOST;
+    rc = CRAWL_ELOST;
   }
-  if (rc == CSTATE_OK) {
+  if (rc == CRAWL_OK) {
     long long v[6] = { field_ll(rep, "next_seq"), field_ll(rep, "next_commit"),
                        field_ll(rep, "pages"),    field_ll(rep, "journal"),
                        field_ll(rep, "depth"),    field_ll(rep, "noindex") };
@@ -684,7 +684,7 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
   if (rconn_queued(cs->r) != 0 || cs->nr + cs->nc != 0) {
     snprintf(cs->err, sizeof(cs->err),
              "reading the seen set: commands left queued");
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   }
   int complete = cstate_complete(cs); /* the crawl's id checked */
   if (complete < 0)
@@ -694,23 +694,23 @@ int cstate_seen_load(cstate_t *cs, void (*fn)(void *arg, uint32_t b, int64_t m),
                                cs_key(cs, key, sizeof(key), "commit"),
                                "seen_chunk", NULL);
   int rc = cs_status(cs, rep, "reading the seen set");
-  long long last = rc == CSTATE_OK && rep_str(rep) ? atoll(rep->str) : 0;
+  long long last = rc == CRAWL_OK && rep_str(rep) ? atoll(rep->str) : 0;
   if (rep)
     freeReplyObject(rep);
   /* A few MB a round trip: the reply is held whole. */
   const long long step = 4 * 1024 * 1024 / SEEN_FP * SEEN_FP;
-  for (long long k = 0; rc == CSTATE_OK && k <= last; k++) {
+  for (long long k = 0; rc == CRAWL_OK && k <= last; k++) {
     snprintf(key, sizeof(key), "%sseen:%lld", cs->prefix, k);
-    for (long long off = 0; rc == CSTATE_OK; off += step) {
+    for (long long off = 0; rc == CRAWL_OK; off += step) {
       char from[24], to[24];
       snprintf(from, sizeof(from), "%lld", off);
       snprintf(to, sizeof(to), "%lld", off + step - 1);
       rep = rconn_cmdf(cs->r, "GETRANGE", key, from, to, NULL);
       rc = cs_status(cs, rep, "reading the seen set");
-      if (rc == CSTATE_OK && !rep_is(rep, REDIS_REPLY_STRING))
+      if (rc == CRAWL_OK && !rep_is(rep, REDIS_REPLY_STRING))
         rc = cs_unexpected(cs, "reading the seen set");
       bool more = false;
-      if (rc == CSTATE_OK) {
+      if (rc == CRAWL_OK) {
         const unsigned char *v = (const unsigned char *)rep->str;
         for (size_t i = 0; i + SEEN_FP <= rep->len; i += SEEN_FP) {
           uint32_t b;
@@ -736,12 +736,12 @@ int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
 {
   if (cs->nr + cs->nc != 0) {
     snprintf(cs->err, sizeof(cs->err), "commit: others queued");
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   }
   int rc = cstate_commit_queue(cs, token, seq, adds, na, after, result_id,
                                saved);
   int st;
-  if (rc == CSTATE_OK)
+  if (rc == CRAWL_OK)
     rc = cstate_flush(cs, &st);
   return rc < 0 ? rc : st;
 }
@@ -791,10 +791,10 @@ int cs_queued(cstate_t *cs, struct args *q, int n0, int *count,
   if (q->nomem) {
     args_truncate(q, n0);
     snprintf(cs->err, sizeof(cs->err), "%s: out of memory", what);
-    return CSTATE_ENOMEM;
+    return CRAWL_ENOMEM;
   }
   (*count)++;
-  return CSTATE_OK;
+  return CRAWL_OK;
 }
 
 /* queue_batch: queue script S on CS's connection with the crawl's id,
@@ -815,14 +815,14 @@ int cstate_flush(cstate_t *cs, int *status)
 {
   int nr = cs->nr, nc = cs->nc;
   cs->nr = cs->nc = 0;
-  int rc = CSTATE_OK;
+  int rc = CRAWL_OK;
   if (nr > 0)
     rc = queue_batch(cs, &cs_results_lua, &cs->rq);
   args_free(&cs->rq);
-  if (nc > 0 && rc == CSTATE_OK)
+  if (nc > 0 && rc == CRAWL_OK)
     rc = queue_batch(cs, &commit_lua, &cs->cq);
   args_free(&cs->cq);
-  if (rc != CSTATE_OK) {
+  if (rc != CRAWL_OK) {
     rconn_drop(cs->r); /* nothing of it sent */
     return rc;
   }
@@ -833,7 +833,7 @@ int cstate_flush(cstate_t *cs, int *status)
   if (v == NULL) {
     rconn_drop(cs->r); /* nothing of it sent */
     snprintf(cs->err, sizeof(cs->err), "flush: out of memory");
-    return CSTATE_ENOMEM;
+    return CRAWL_ENOMEM;
   }
   int got = rconn_flush(cs->r, v);
   if (got < 0) {
@@ -851,29 +851,29 @@ int cstate_flush(cstate_t *cs, int *status)
   if (nr > 0) {
     const redisReply *r = v[0];
     int st = cs_status(cs, r, "publishing results");
-    if (st == CSTATE_OK && (!rep_array(r, 0) || r->elements != (size_t)nr))
+    if (st == CRAWL_OK && (!rep_array(r, 0) || r->elements != (size_t)nr))
       st = cs_unexpected(cs, "publishing results");
     bool fenced = false;
     for (int i = 0; i < nr; i++) {
       status[i] = st;
-      if (st == CSTATE_OK && !rep_is(r->element[i], REDIS_REPLY_INTEGER))
+      if (st == CRAWL_OK && !rep_is(r->element[i], REDIS_REPLY_INTEGER))
         status[i] = cs_unexpected(cs, "publishing results");
-      else if (st == CSTATE_OK && r->element[i]->integer != 0) {
-        status[i] = CSTATE_FENCED;
+      else if (st == CRAWL_OK && r->element[i]->integer != 0) {
+        status[i] = CRAWL_EFENCED;
         fenced = true;
       }
     }
     if (fenced)
       snprintf(cs->err, sizeof(cs->err),
                "publishing results: the partition lease is not held");
-    if (st != CSTATE_OK || fenced)
+    if (st != CRAWL_OK || fenced)
       snprintf(first, sizeof(first), "%s", cs->err);
   }
   if (nc > 0) {
     int st = cs_status(cs, v[nr > 0], "committing");
     for (int i = 0; i < nc; i++)
       status[nr + i] = st;
-    if (st != CSTATE_OK && first[0] == '\0')
+    if (st != CRAWL_OK && first[0] == '\0')
       snprintf(first, sizeof(first), "%s", cs->err);
   }
   for (int i = 0; i < got; i++)

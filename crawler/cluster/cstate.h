@@ -51,9 +51,9 @@
  * Fencing: every script that changes the crawl on a lease's behalf
  * checks that the lease still has the token its caller was given; one
  * that lapsed (the worker paused, or cut off past the time to live) gets
- * CSTATE_FENCED and changes nothing. Every script also checks the
+ * CRAWL_EFENCED and changes nothing. Every script also checks the
  * crawl's id, so a Redis that came back empty (or another data set) is
- * CSTATE_LOST, never a fresh crawl.
+ * CRAWL_ELOST, never a fresh crawl.
  *
  * Sent again: a command whose connection broke is sent again on a new
  * one (rconn.h); every script knows when it ran already and answers as
@@ -73,24 +73,16 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "crawl.h"
 #include "rconn.h"
 
 typedef struct cstate cstate_t;
 
-/* Statuses (negative) of the calls below. */
-enum {
-  CSTATE_OK = 0,
-  CSTATE_EREDIS = -1,    /* Redis could not be reached in time, or said
-                            no: cstate_error says why */
-  CSTATE_EMISMATCH = -2, /* an option differs from the crawl's record */
-  CSTATE_COMPLETE = -3,  /* the crawl is complete: nothing to do */
-  CSTATE_LOST = -4,      /* the crawl vanished from Redis (restarted
-                            empty?) or is another crawl's */
-  CSTATE_FENCED = -5,    /* the lease lapsed and is someone else's now */
-  CSTATE_ENOMEM = -6,
-  CSTATE_ENOENT = -7, /* no such crawl (cstate_open) */
-  CSTATE_EORDER = -8  /* a commit out of order (cstate_commit) */
-};
+/* The calls below return crawl.h's statuses: CRAWL_OK, CRAWL_ENOMEM,
+ * CRAWL_EREDIS (cstate_error says why), CRAWL_EMISMATCH, CRAWL_EDONE,
+ * CRAWL_ELOST (the crawl vanished from Redis, restarted empty, or is
+ * another crawl's), CRAWL_EFENCED, CRAWL_ENOENT (cstate_open) and
+ * CRAWL_EORDER (cstate_commit). */
 
 /* Seconds a command may take before the connection counts as broken;
  * blocking reads block for less (CSTATE_BLOCK_MS at most). */
@@ -112,7 +104,7 @@ typedef struct cstate_param {
 /* How a crawl's keys are laid out in Redis (this header's list): bumped
  * when that changes, recorded by the crawl as an option is
  * ("redis-layout"), so that a crawl another version of the crawler
- * recorded is refused (CSTATE_EMISMATCH), not misread. 2: partitions
+ * recorded is refused (CRAWL_EMISMATCH), not misread. 2: partitions
  * read from a position, results a batch an entry, the seen set a log;
  * 3: an item one field; 4: the page directory bound (note:pagedir),
  * without which a crawl's directory is refused. */
@@ -122,9 +114,9 @@ typedef struct cstate_param {
  * not exist: then PARAMS (NP of them) and the layout are recorded and
  * SEED (borrowed) is its first item, seq 0 at depth 0 under HOSTKEY. If
  * it exists, PARAMS and the layout must equal what it recorded.
- * Returns: CSTATE_OK with *OUT (owned by caller, cstate_close) and
- *   *CREATED; CSTATE_EMISMATCH with ERR naming the option and both
- *   values; CSTATE_COMPLETE; CSTATE_EREDIS with the reason in ERR (size
+ * Returns: CRAWL_OK with *OUT (owned by caller, cstate_close) and
+ *   *CREATED; CRAWL_EMISMATCH with ERR naming the option and both
+ *   values; CRAWL_EDONE; CRAWL_EREDIS with the reason in ERR (size
  *   N). Thread-safety: any thread. */
 int cstate_join(const char *url, const char *name, const cstate_param_t *params,
                 size_t np, const char *seed, const char *hostkey,
@@ -132,7 +124,7 @@ int cstate_join(const char *url, const char *name, const cstate_param_t *params,
 
 /* cstate_open: connect to URL and open crawl NAME, which must exist (for
  * --status and for a thread of a worker that joined). Returns:
- * CSTATE_OK with *OUT; CSTATE_ENOENT; CSTATE_EREDIS. */
+ * CRAWL_OK with *OUT; CRAWL_ENOENT; CRAWL_EREDIS. */
 int cstate_open(const char *url, const char *name, cstate_t **out, char *err,
                 size_t n);
 
@@ -213,7 +205,7 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
  * and held by another, or to give back; at least one for a second after
  * the plan changed); *PAUSES: the count of pauses
  * ever recorded (cstate_pause), to read them again when it changes.
- * Returns CSTATE_OK or a negative status. */
+ * Returns CRAWL_OK or a negative status. */
 int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, long inflight,
                 uint64_t parts[CSTATE_PARTS], bool give[CSTATE_PARTS],
                 uint64_t *commit, int *alive, int *moving, long *pauses);
@@ -265,7 +257,7 @@ typedef struct cstate_add {
  * count one page at DEPTH if SAVED. Atomic: all of it or none. When
  * after->next_commit reaches after->next_seq, the crawl is complete.
  * Nothing else may wait on CS (cstate_flush).
- * Returns: CSTATE_OK; CSTATE_FENCED; CSTATE_LOST; CSTATE_EREDIS (then
+ * Returns: CRAWL_OK; CRAWL_EFENCED; CRAWL_ELOST; CRAWL_EREDIS (then
  * nothing or all of it happened: read cstate_commit_state to know). */
 int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
                   const cstate_add_t *adds, size_t na,
@@ -275,7 +267,7 @@ int cstate_commit(cstate_t *cs, uint64_t token, uint64_t seq,
 /* cstate_commit_queue: as cstate_commit, but only queued on CS (its
  * arguments copied), to be sent with the others, in seq order and under
  * one token, as one script by cstate_flush (the directory is written
- * before: DESIGN.md). Returns CSTATE_OK, or CSTATE_ENOMEM (not
+ * before: DESIGN.md). Returns CRAWL_OK, or CRAWL_ENOMEM (not
  * queued). */
 int cstate_commit_queue(cstate_t *cs, uint64_t token, uint64_t seq,
                         const cstate_add_t *adds, size_t na,
@@ -349,10 +341,10 @@ void cstate_items_free(cstate_item_t *items, size_t n);
  * TOKEN) is fetched and parsed: its result DATA (LEN bytes, the front
  * end's) goes to the results stream and the item leaves its partition,
  * atomically. An item finished already (this call sent again, or the
- * item finished by another) is left as it is: CSTATE_OK too. Nothing
+ * item finished by another) is left as it is: CRAWL_OK too. Nothing
  * else may wait on CS (cstate_flush).
- * Returns: CSTATE_OK, CSTATE_FENCED (the partition is someone else's
- * now: drop the result), CSTATE_LOST, CSTATE_EREDIS. */
+ * Returns: CRAWL_OK, CRAWL_EFENCED (the partition is someone else's
+ * now: drop the result), CRAWL_ELOST, CRAWL_EREDIS. */
 int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                   const void *data, size_t len);
 
@@ -367,8 +359,8 @@ int cstate_hand(cstate_t *cs, const cstate_item_t *it, uint64_t token,
 /* cstate_result_queue: as cstate_result, but only queued on CS (its
  * arguments copied), sent with the others as one script by
  * cstate_flush. Queue a few hundred at most (so cstate_commit_queue):
- * a script's unpack() takes some 8,000 values. Returns CSTATE_OK, or
- * CSTATE_ENOMEM (not queued). */
+ * a script's unpack() takes some 8,000 values. Returns CRAWL_OK, or
+ * CRAWL_ENOMEM (not queued). */
 int cstate_result_queue(cstate_t *cs, const cstate_item_t *it, uint64_t token,
                         const void *data, size_t len);
 
@@ -396,7 +388,7 @@ void cstate_results_free(cstate_result_t *r, size_t n);
 
 /* cstate_robots_get: the answer to robots.txt URL (borrowed) that some
  * worker stored (cstate_robots_put), into *DATA (owned by caller; NULL
- * if none) and *LEN. Returns CSTATE_OK or a negative status. */
+ * if none) and *LEN. Returns CRAWL_OK or a negative status. */
 int cstate_robots_get(cstate_t *cs, const char *url, char **data, size_t *len);
 
 /* cstate_robots_put: store DATA (LEN bytes) as the answer to robots.txt
@@ -431,7 +423,7 @@ int cstate_note_claim(cstate_t *cs, const char *field, const char *value,
 /* ---- the crawl as a whole ---- */
 
 /* cstate_complete: whether the crawl is complete (1), running (0), or a
- * negative status (CSTATE_LOST). */
+ * negative status (CRAWL_ELOST). */
 int cstate_complete(cstate_t *cs);
 
 /* cstate_count: add N[i] requests to host HOSTS[i] (K of them) to the

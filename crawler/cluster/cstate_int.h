@@ -72,22 +72,22 @@ const char *cs_key(const cstate_t *cs, char *buf, size_t n, const char *what);
 
 /* cs_status: the status REP stands for (NULL: no answer; an error reply:
  * LOST, FENCED, ORDER, OOM or other), its reason in CS->err, naming
- * WHAT; CSTATE_OK for any other reply. */
+ * WHAT; CRAWL_OK for any other reply. */
 int cs_status(cstate_t *cs, const redisReply *rep, const char *what);
 
 /* cs_unexpected: CS->err says WHAT got a reply of an unexpected shape;
- * returns CSTATE_EREDIS. */
+ * returns CRAWL_EREDIS. */
 int cs_unexpected(cstate_t *cs, const char *what);
 
 /* cs_run: run script S with KEYS[1] = CS's meta key and arguments A
  * (freed); ONCE: rconn_eval_once. The reply in *REP (caller frees) on
- * CSTATE_OK when REP is not NULL. */
+ * CRAWL_OK when REP is not NULL. */
 int cs_run(cstate_t *cs, const rscript_t *s, struct args *a, bool once,
            redisReply **rep);
 
 /* cs_queue: as cs_run, but only queued on CS's connection (a pipeline
- * that cstate_flush sends); A freed. Returns CSTATE_OK, or
- * CSTATE_ENOMEM/CSTATE_EREDIS (not queued). */
+ * that cstate_flush sends); A freed. Returns CRAWL_OK, or
+ * CRAWL_ENOMEM/CRAWL_EREDIS (not queued). */
 int cs_queue(cstate_t *cs, const rscript_t *s, struct args *a);
 
 /* Every script but join starts so: P the prefix, ARGV[1] the crawl's
@@ -101,7 +101,7 @@ int cs_queue(cstate_t *cs, const rscript_t *s, struct args *a);
 
 /* cs_queued: what was added to Q (rq or cq) after its first N0
  * arguments is one more queued (*COUNT), or, out of memory, taken back:
- * CSTATE_ENOMEM, naming WHAT. */
+ * CRAWL_ENOMEM, naming WHAT. */
 int cs_queued(cstate_t *cs, struct args *q, int n0, int *count,
               const char *what);
 

@@ -273,9 +273,9 @@ int cstate_register(cstate_t *cs, const char *info, char *id, size_t n)
   args_add(&a, nonce);
   redisReply *rep = NULL;
   int rc = cs_run(cs, &register_lua, &a, false, &rep);
-  if (rc == CSTATE_OK && rep_str(rep) == NULL)
+  if (rc == CRAWL_OK && rep_str(rep) == NULL)
     rc = cs_unexpected(cs, "registering the worker");
-  if (rc == CSTATE_OK)
+  if (rc == CRAWL_OK)
     snprintf(id, n, "%s", rep->str);
   if (rep)
     freeReplyObject(rep);
@@ -302,7 +302,7 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
   args_addf(&a, "%" PRIu64, *token);
   redisReply *rep = NULL;
   int rc = cs_run(cs, &lease_lua, &a, false, &rep);
-  if (rc != CSTATE_OK)
+  if (rc != CRAWL_OK)
     return rc;
   uint64_t t = 0;
   if (rep_str(rep) != NULL)
@@ -310,7 +310,7 @@ int cstate_lease(cstate_t *cs, const char *what, const char *id, long ttl_ms,
   else if (!rep_is(rep, REDIS_REPLY_INTEGER) || rep->integer != 0)
     rc = cs_unexpected(cs, "taking a lease");
   freeReplyObject(rep);
-  if (rc != CSTATE_OK)
+  if (rc != CRAWL_OK)
     return rc;
   if (t == 0)
     return 0;
@@ -336,13 +336,13 @@ int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, long inflight,
     }
   redisReply *rep = NULL;
   int rc = cs_run(cs, &keep_lua, &a, false, &rep);
-  if (rc == CSTATE_OK &&
+  if (rc == CRAWL_OK &&
       (!rep_is(rep, REDIS_REPLY_ARRAY) || rep->elements != CSTATE_PARTS + 4 ||
        !rep_is(rep->element[CSTATE_PARTS + 1], REDIS_REPLY_INTEGER) ||
        !rep_is(rep->element[CSTATE_PARTS + 2], REDIS_REPLY_INTEGER) ||
        !rep_is(rep->element[CSTATE_PARTS + 3], REDIS_REPLY_INTEGER)))
     rc = cs_unexpected(cs, "keeping leases");
-  for (size_t i = 0; rc == CSTATE_OK && i <= CSTATE_PARTS; i++) {
+  for (size_t i = 0; rc == CRAWL_OK && i <= CSTATE_PARTS; i++) {
     const char *s = rep_str(rep->element[i]);
     if (s == NULL) {
       rc = cs_unexpected(cs, "keeping leases");
@@ -356,7 +356,7 @@ int cstate_keep(cstate_t *cs, const char *id, long ttl_ms, long inflight,
       give[i] = *s == '-';
     }
   }
-  if (rc == CSTATE_OK) {
+  if (rc == CRAWL_OK) {
     *alive = (int)rep->element[CSTATE_PARTS + 1]->integer;
     *moving = (int)rep->element[CSTATE_PARTS + 2]->integer;
     *pauses = (long)rep->element[CSTATE_PARTS + 3]->integer;
@@ -440,16 +440,16 @@ int cstate_pauses(cstate_t *cs, const int *parts, size_t n,
                   void *arg)
 {
   if (n == 0)
-    return CSTATE_OK;
+    return CRAWL_OK;
   struct args a = { 0 };
   args_add(&a, cs->id);
   for (size_t i = 0; i < n; i++)
     args_addf(&a, "%d", parts[i]);
   redisReply *rep = NULL;
   int rc = cs_run(cs, &pauses_lua, &a, false, &rep);
-  if (rc == CSTATE_OK && !rep_is(rep, REDIS_REPLY_ARRAY))
+  if (rc == CRAWL_OK && !rep_is(rep, REDIS_REPLY_ARRAY))
     rc = cs_unexpected(cs, "reading pauses");
-  for (size_t j = 0; rc == CSTATE_OK && j + 1 < rep->elements; j += 2)
+  for (size_t j = 0; rc == CRAWL_OK && j + 1 < rep->elements; j += 2)
     if (rep_str(rep->element[j]) &&
         rep_is(rep->element[j + 1], REDIS_REPLY_INTEGER))
       fn(arg, rep->element[j]->str,

@@ -280,7 +280,7 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
   }
   redisReply *rep = NULL;
   int rc = cs_run(cs, &take_lua, &a, true, &rep);
-  if (rc != CSTATE_OK)
+  if (rc != CRAWL_OK)
     return rc;
   if (!rep_array(rep, 4) || !rep_is(rep->element[0], REDIS_REPLY_ARRAY) ||
       !rep_is(rep->element[1], REDIS_REPLY_ARRAY) ||
@@ -299,7 +299,7 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
   if (v == NULL) {
     freeReplyObject(rep);
     snprintf(cs->err, sizeof(cs->err), "taking items: out of memory");
-    return CSTATE_ENOMEM;
+    return CRAWL_ENOMEM;
   }
   size_t k = 0;
   for (size_t i = 0; i + 1 < items->elements; i += 2) {
@@ -319,7 +319,7 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
                "not this crawler's",
                part);
       freeReplyObject(rep);
-      return CSTATE_LOST;
+      return CRAWL_ELOST;
     }
     for (size_t j = 0; j < es->elements; j++) {
       const redisReply *e = es->element[j], *item = entry_field(e, "i"),
@@ -340,7 +340,7 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
                  "%s): not this crawler's",
                  part, rep_str(e->element[0]) ? e->element[0]->str : "?");
         freeReplyObject(rep);
-        return CSTATE_LOST;
+        return CRAWL_ELOST;
       }
       it->part = (int)pn;
       memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);
@@ -353,7 +353,7 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
         cstate_items_free(v, k);
         freeReplyObject(rep);
         snprintf(cs->err, sizeof(cs->err), "taking items: out of memory");
-        return CSTATE_ENOMEM;
+        return CRAWL_ENOMEM;
       }
     }
   }
@@ -410,7 +410,7 @@ int cstate_wait(cstate_t *cs, const cstate_hold_t *holds, size_t nh,
   args_add(&a, "0"); /* any entry: the crawl is complete */
   if (a.nomem) {
     args_free(&a);
-    return CSTATE_ENOMEM;
+    return CRAWL_ENOMEM;
   }
   if (n == 0) {
     args_free(&a);
@@ -419,14 +419,14 @@ int cstate_wait(cstate_t *cs, const cstate_hold_t *holds, size_t nh,
   redisReply *rep = rconn_cmd(cs->r, a.n, a.v, a.l);
   args_free(&a);
   int rc = cs_status(cs, rep, "waiting for items");
-  if (rc == CSTATE_OK && rep_is(rep, REDIS_REPLY_ARRAY)) {
+  if (rc == CRAWL_OK && rep_is(rep, REDIS_REPLY_ARRAY)) {
     rc = rep->elements > 0 ? 1 : 0;
     for (size_t i = 0; i < rep->elements; i++)
       if (rep_array(rep->element[i], 1) &&
           rep_str(rep->element[i]->element[0]) &&
           strcmp(rep->element[i]->element[0]->str, done) == 0)
         rc = 2;
-  } else if (rc == CSTATE_OK) {
+  } else if (rc == CRAWL_OK) {
     rc = 0;
   }
   if (rep)
@@ -439,11 +439,11 @@ int cstate_result(cstate_t *cs, const cstate_item_t *it, uint64_t token,
 {
   if (cs->nr + cs->nc != 0) {
     snprintf(cs->err, sizeof(cs->err), "result: others queued");
-    return CSTATE_EREDIS;
+    return CRAWL_EREDIS;
   }
   int rc = cstate_result_queue(cs, it, token, data, len);
   int st;
-  if (rc == CSTATE_OK)
+  if (rc == CRAWL_OK)
     rc = cstate_flush(cs, &st);
   return rc < 0 ? rc : st;
 }
@@ -501,7 +501,7 @@ int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
                     : rconn_cmdf(cs->r, "XREAD", "COUNT", count, "STREAMS", key,
                                  after, NULL);
   int rc = cs_status(cs, rep, "reading results");
-  if (rc != CSTATE_OK || rep_is(rep, REDIS_REPLY_NIL)) {
+  if (rc != CRAWL_OK || rep_is(rep, REDIS_REPLY_NIL)) {
     if (rep)
       freeReplyObject(rep);
     return rc;
@@ -522,7 +522,7 @@ int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
   if (v == NULL) {
     freeReplyObject(rep);
     snprintf(cs->err, sizeof(cs->err), "reading results: out of memory");
-    return CSTATE_ENOMEM;
+    return CRAWL_ENOMEM;
   }
   /* An entry is a batch of results, a field each: seq, then data. */
   for (size_t j = 0; j < es->elements; j++) {
@@ -543,7 +543,7 @@ int cstate_results(cstate_t *cs, const char *after, size_t max, long block_ms,
         cstate_results_free(v, n);
         freeReplyObject(rep);
         snprintf(cs->err, sizeof(cs->err), "reading results: out of memory");
-        return CSTATE_ENOMEM;
+        return CRAWL_ENOMEM;
       }
       memcpy(v[n].data, d->str, d->len);
       v[n].data[d->len] = '\0';

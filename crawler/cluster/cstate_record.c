@@ -18,10 +18,10 @@ int cstate_robots_get(cstate_t *cs, const char *url, char **data, size_t *len)
                                cs_key(cs, key, sizeof(key), "robots"), url,
                                NULL);
   int rc = cs_status(cs, rep, "reading robots.txt");
-  if (rc == CSTATE_OK && rep_is(rep, REDIS_REPLY_STRING)) {
+  if (rc == CRAWL_OK && rep_is(rep, REDIS_REPLY_STRING)) {
     *data = malloc(rep->len + 1);
     if (*data == NULL) {
-      rc = CSTATE_ENOMEM;
+      rc = CRAWL_ENOMEM;
     } else {
       memcpy(*data, rep->str, rep->len);
       (*data)[rep->len] = '\0';
@@ -76,9 +76,9 @@ static int note_put(cstate_t *cs, const char *field, const char *value,
   args_add(&a, only_new ? "1" : "0");
   redisReply *rep = NULL;
   int rc = cs_run(cs, &note_lua, &a, false, &rep);
-  if (rc == CSTATE_OK && rep_str(rep) == NULL)
+  if (rc == CRAWL_OK && rep_str(rep) == NULL)
     rc = cs_unexpected(cs, "writing the crawl's record");
-  if (rc == CSTATE_OK && out != NULL)
+  if (rc == CRAWL_OK && out != NULL)
     snprintf(out, n, "%s", rep->str);
   if (rep)
     freeReplyObject(rep);
@@ -103,7 +103,7 @@ int cstate_note_get(cstate_t *cs, const char *field, char *out, size_t n)
   redisReply *rep = rconn_cmdf(cs->r, "HGET", cs->meta, f, NULL);
   int rc = cs_status(cs, rep, "reading the crawl's record");
   snprintf(out, n, "%s",
-           rc == CSTATE_OK && rep_str(rep) != NULL ? rep->str : "");
+           rc == CRAWL_OK && rep_str(rep) != NULL ? rep->str : "");
   if (rep)
     freeReplyObject(rep);
   return rc;
@@ -115,16 +115,16 @@ int cstate_complete(cstate_t *cs)
 {
   redisReply *rep = rconn_cmdf(cs->r, "HMGET", cs->meta, "id", "state", NULL);
   int rc = cs_status(cs, rep, "reading the crawl");
-  if (rc == CSTATE_OK && !rep_array(rep, 2))
+  if (rc == CRAWL_OK && !rep_array(rep, 2))
     rc = cs_unexpected(cs, "reading the crawl");
-  if (rc == CSTATE_OK) {
+  if (rc == CRAWL_OK) {
     const char *id = rep_str(rep->element[0]), *st = rep_str(rep->element[1]);
     if (id == NULL || strcmp(id, cs->id) != 0) {
       snprintf(cs->err, sizeof(cs->err),
                "crawl %.*s is no longer in Redis (did Redis come back "
                "empty?)",
                (int)strlen(cs->prefix) - 1, cs->prefix);
-      rc = CSTATE_LOST;
+      rc = CRAWL_ELOST;
     } else {
       rc = st != NULL && strcmp(st, "complete") == 0;
     }

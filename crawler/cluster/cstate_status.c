@@ -25,7 +25,7 @@ int cstate_count(cstate_t *cs, const char *const *hosts, const long *n,
                  size_t k)
 {
   if (k == 0)
-    return CSTATE_OK;
+    return CRAWL_OK;
   struct args a = { 0 };
   args_add(&a, cs->id);
   for (size_t i = 0; i < k; i++) {
@@ -54,7 +54,7 @@ static redisReply *get(cstate_t *cs, int *rc, const char *what, const char *a0,
   const char *argv[3] = { a0, a1, a2 };
   redisReply *rep = rconn_cmd(cstate_rconn(cs), a2 ? 3 : 2, argv, NULL);
   *rc = cs_status(cs, rep, what);
-  if (*rc != CSTATE_OK && rep != NULL) {
+  if (*rc != CRAWL_OK && rep != NULL) {
     freeReplyObject(rep);
     rep = NULL;
   }
@@ -135,7 +135,7 @@ int cstate_status(cstate_t *cs, FILE *fp)
     return complete;
   cstate_commit_t c;
   int rc = cstate_commit_state(cs, &c);
-  if (rc != CSTATE_OK)
+  if (rc != CRAWL_OK)
     return rc;
   char key[160];
   redisReply *meta = get(cs, &rc, "reading the crawl", "HGETALL", cs->meta,

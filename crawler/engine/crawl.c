@@ -123,6 +123,26 @@ const char *crawl_strerror(int status)
     return "out of memory";
   case CRAWL_ETHREAD:
     return "cannot start a thread";
+  case CRAWL_ESTOPPED:
+    return "stopped";
+  case CRAWL_EIO:
+    return "input/output error";
+  case CRAWL_EREDIS:
+    return "Redis unreachable or refused";
+  case CRAWL_EMISMATCH:
+    return "an option differs from the shared crawl's";
+  case CRAWL_ELOST:
+    return "the shared crawl is no longer in Redis";
+  case CRAWL_EFENCED:
+    return "the lease lapsed";
+  case CRAWL_ENOENT:
+    return "no such shared crawl";
+  case CRAWL_EORDER:
+    return "a commit out of order";
+  case CRAWL_ECLUSTER:
+    return "the shared crawl failed";
+  case CRAWL_EDONE:
+    return "the shared crawl is complete";
   }
   return "unknown error";
 }

@@ -25,12 +25,25 @@ extern "C" {
 
 #define CRAWL_VERSION "0.2.0"
 
-/* What crawl() returns: 0 is success, errors are negative. */
+/* The project's one status type: 0 is success, errors are negative.
+ * crawl() returns the first four; the others are the crawler program's
+ * (its web front end and its shared crawl), described here so that one
+ * crawl_strerror names them all. Values never change meaning. */
 enum {
   CRAWL_OK = 0,
-  CRAWL_EINVAL = -1, /* invalid argument */
-  CRAWL_ENOMEM = -2, /* out of memory */
-  CRAWL_ETHREAD = -3 /* a thread could not be started */
+  CRAWL_EINVAL = -1,    /* invalid argument */
+  CRAWL_ENOMEM = -2,    /* out of memory */
+  CRAWL_ETHREAD = -3,   /* a thread could not be started */
+  CRAWL_ESTOPPED = -4,  /* stopped on request (a signal) */
+  CRAWL_EIO = -5,       /* an output or spill file failed */
+  CRAWL_EREDIS = -6,    /* Redis unreachable in time, or it said no */
+  CRAWL_EMISMATCH = -7, /* an option differs from the shared crawl's */
+  CRAWL_ELOST = -8,     /* the shared crawl vanished, or is another's */
+  CRAWL_EFENCED = -9,   /* a lease lapsed and is someone else's now */
+  CRAWL_ENOENT = -10,   /* no such shared crawl */
+  CRAWL_EORDER = -11,   /* a shared commit out of order */
+  CRAWL_ECLUSTER = -12, /* the shared crawl failed this worker */
+  CRAWL_EDONE = -13     /* the shared crawl is complete: nothing to do */
 };
 
 /* crawl_strerror: a static English description of STATUS (never NULL).

@@ -532,7 +532,7 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
       frontier_close(e->frontier);
     /* In ordered mode the lost seq would hold the commit point forever. */
     if (rc == -3)
-      engine_fail(e, ENGINE_EIO);
+      engine_fail(e, CRAWL_EIO);
     else if (rc == -2 && e->cfg.ordered)
       engine_fail(e, CRAWL_ENOMEM);
     errno = err;
@@ -1060,10 +1060,10 @@ int engine_run(engine_t *e)
   int lost = frontier_error(e->frontier);
   if (status == CRAWL_OK && lost)
     /* It closed itself: queued URLs are lost. */
-    status = lost == ENOMEM ? CRAWL_ENOMEM : ENGINE_EIO;
+    status = lost == ENOMEM ? CRAWL_ENOMEM : CRAWL_EIO;
   else if (status == CRAWL_OK && atomic_load(&e->stopped))
     status = atomic_load(&e->failure) ? atomic_load(&e->failure)
-                                      : ENGINE_ESTOPPED;
+                                      : CRAWL_ESTOPPED;
   return status;
 }
 

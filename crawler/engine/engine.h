@@ -51,15 +51,6 @@ typedef struct engine engine_t;
 /* The most threads of each pool (engine_config_t). */
 enum { ENGINE_MAX_WORKERS = 4096 };
 
-/* engine_run's statuses: crawl.h's CRAWL_OK, CRAWL_ENOMEM, CRAWL_ETHREAD,
- * whatever a front end passed to engine_fail, and this one (not a crawl()
- * status: crawl() never stops its engine but through engine_fail). */
-enum {
-  ENGINE_ESTOPPED = -4, /* engine_stop was called */
-  ENGINE_EIO = -5       /* the frontier's spill could not be written or
-                           read back (frontier.h) */
-};
-
 /* What hooks.fetch did with its item. */
 typedef enum {
   ENGINE_PARSE,    /* pass the item (with its data) to a parse thread */
@@ -192,7 +183,7 @@ engine_t *engine_new(const engine_config_t *cfg);
  * one host) unless it was added before. Blocks while the frontier is full.
  * Returns: 1 added, 0 seen before, -1 the engine is stopping (not added),
  * -2 out of memory, -3 the spill could not be written (errno; the engine
- * then fails with ENGINE_EIO). Thread-safety: any thread; from hooks: parse
+ * then fails with CRAWL_EIO). Thread-safety: any thread; from hooks: parse
  * (unordered) or commit (ordered) only, so that termination is exact. */
 int engine_add(engine_t *e, const char *url, int depth, const char *hostkey);
 
@@ -233,8 +224,8 @@ frontier_t *engine_frontier(engine_t *e);
 
 /* engine_run: start the pools, wait until the crawl is complete or
  * stopped, join every thread. Call once, from one thread.
- * Returns: CRAWL_OK; the status of the first engine_fail; ENGINE_ESTOPPED
- * after engine_stop; ENGINE_EIO if the frontier lost its spill; CRAWL_ETHREAD
+ * Returns: CRAWL_OK; the status of the first engine_fail; CRAWL_ESTOPPED
+ * after engine_stop; CRAWL_EIO if the frontier lost its spill; CRAWL_ETHREAD
  * or CRAWL_ENOMEM if the pools could not start (threads already started are
  * stopped and joined); CRAWL_EINVAL if called twice. The engine itself fails
  * with CRAWL_ENOMEM when, in ordered mode, an item it holds could not be kept
@@ -242,7 +233,7 @@ frontier_t *engine_frontier(engine_t *e);
 int engine_run(engine_t *e);
 
 /* engine_stop: stop handing out work: downloads in flight finish, nothing
- * new starts, engine_run returns ENGINE_ESTOPPED. Any thread; async-signal
+ * new starts, engine_run returns CRAWL_ESTOPPED. Any thread; async-signal
  * safety is NOT given (call it from a thread, not a signal handler). */
 void engine_stop(engine_t *e);
 

@@ -165,7 +165,7 @@ static void test_interrupt_while_crawls_end(void)
     webcrawl_opts_t o = replay_opts(out, 0, scope, store);
     webcrawl_stats_t st;
     int rc = webcrawl_run(&o, &st);
-    if (rc != CRAWL_OK && rc != WEBCRAWL_ESTOPPED) {
+    if (rc != CRAWL_OK && rc != CRAWL_ESTOPPED) {
       fprintf(stderr, "crawl %d: status %d\n", crawls, rc);
       bad++;
     }

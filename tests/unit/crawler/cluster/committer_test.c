@@ -98,7 +98,7 @@ static void test_one_seq_twice(void)
     return;
   cluster_set_front(c, &front);
   cstate_t *cs = NULL;
-  CHECK_INT(cstate_open(srv.url, "dup", &cs, err, sizeof(err)), CSTATE_OK);
+  CHECK_INT(cstate_open(srv.url, "dup", &cs, err, sizeof(err)), CRAWL_OK);
   /* Seq 5, published twice (two entries), waits behind seq 0. */
   rconn_t *r = cstate_rconn(cs);
   for (int i = 0; i < 2; i++) {

@@ -53,7 +53,7 @@ static void test_counts_sent_and_forgotten(void)
   pthread_mutex_unlock(&c->lock);
   pthread_join(th, NULL);
   cstate_t *cs = NULL;
-  CHECK_INT(cstate_open(srv.url, "counts", &cs, err, sizeof(err)), CSTATE_OK);
+  CHECK_INT(cstate_open(srv.url, "counts", &cs, err, sizeof(err)), CRAWL_OK);
   char *buf = NULL;
   size_t len = 0;
   FILE *fp = open_memstream(&buf, &len);

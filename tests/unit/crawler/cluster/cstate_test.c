@@ -68,12 +68,12 @@ static void test_unreachable(void)
   bool created;
   int rc = cstate_join(url, "x", params, 3, "http://a.test/", "h", &cs,
                        &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_EREDIS);
+  CHECK_INT(rc, CRAWL_EREDIS);
   CHECK(cs == NULL);
   CHECK(strstr(err, "cannot connect") != NULL);
   rc = cstate_join(srv.url, "bad name!", params, 3, "http://a.test/", "h", &cs,
                    &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_EREDIS);
+  CHECK_INT(rc, CRAWL_EREDIS);
   CHECK(strstr(err, "crawl name") != NULL);
 }
 
@@ -83,23 +83,22 @@ static void test_join_and_mismatch(void)
   int rc;
   bool created;
   cstate_t *a = join("j", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_OK);
+  CHECK_INT(rc, CRAWL_OK);
   CHECK(created);
   cstate_t *b = join("j", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_OK);
+  CHECK_INT(rc, CRAWL_OK);
   CHECK(!created);
   cstate_param_t other[3] = { params[0], { "maxDepth", "3" }, params[2] };
   cstate_t *c = join("j", other, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_EMISMATCH);
+  CHECK_INT(rc, CRAWL_EMISMATCH);
   CHECK(c == NULL);
   CHECK(strstr(err, "maxDepth 2, not 3") != NULL);
   cstate_commit_t st;
-  CHECK_INT(cstate_commit_state(a, &st), CSTATE_OK);
+  CHECK_INT(cstate_commit_state(a, &st), CRAWL_OK);
   CHECK_INT(st.next_seq, 1);
   CHECK_INT(st.next_commit, 0);
   /* --status on a crawl that does not exist. */
-  CHECK_INT(cstate_open(srv.url, "nosuch", &c, err, sizeof(err)),
-            CSTATE_ENOENT);
+  CHECK_INT(cstate_open(srv.url, "nosuch", &c, err, sizeof(err)), CRAWL_ENOENT);
   cstate_close(a);
   cstate_close(b);
 }
@@ -124,11 +123,11 @@ static void test_leases_fence(void)
   CHECK_INT(cstate_lease(a, "commit", "w1", 300, &ta), 0);
   cstate_commit_t after = { .next_seq = 1, .next_commit = 1, .pages = 1 };
   CHECK_INT(cstate_commit(a, old, 0, NULL, 0, &after, NULL, true),
-            CSTATE_FENCED);
+            CRAWL_EFENCED);
   cstate_commit_t st;
-  CHECK_INT(cstate_commit_state(b, &st), CSTATE_OK);
+  CHECK_INT(cstate_commit_state(b, &st), CRAWL_OK);
   CHECK_INT(st.next_commit, 0);
-  CHECK_INT(cstate_release(b, "commit", "w2", tb), CSTATE_OK);
+  CHECK_INT(cstate_release(b, "commit", "w2", tb), CRAWL_OK);
   tb = 0;
   CHECK_INT(cstate_lease(a, "commit", "w1", 300, &tb), 1);
   cstate_close(a);
@@ -154,11 +153,11 @@ static void test_commit_flow(void)
   int rc;
   bool created;
   cstate_t *cs = join("f", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(cstate_register(cs, "localhost 1", id, sizeof(id)), CSTATE_OK);
+  CHECK_INT(cstate_register(cs, "localhost 1", id, sizeof(id)), CRAWL_OK);
   /* The count of workers, then a random part (test_worker_name_given_again). */
   CHECK(strncmp(id, "w1-", 3) == 0 && strlen(id) == 11 &&
         strspn(id + 3, "0123456789abcdef") == 8);
-  CHECK_INT(cstate_heartbeat(cs, id, 5000), CSTATE_OK);
+  CHECK_INT(cstate_heartbeat(cs, id, 5000), CRAWL_OK);
   cstate_hold_t h = { .part = seed_part() };
   uint64_t ct = 0;
   char what[32];
@@ -173,9 +172,9 @@ static void test_commit_flow(void)
   if (n == 1) {
     CHECK_STR(items[0].url, "http://a.test/");
     CHECK_INT(items[0].seq, 0);
-    CHECK_INT(cstate_result(cs, &items[0], h.token, "page0", 5), CSTATE_OK);
+    CHECK_INT(cstate_result(cs, &items[0], h.token, "page0", 5), CRAWL_OK);
     /* Sent again (its reply lost): harmless, one result. */
-    CHECK_INT(cstate_result(cs, &items[0], h.token, "page0", 5), CSTATE_OK);
+    CHECK_INT(cstate_result(cs, &items[0], h.token, "page0", 5), CRAWL_OK);
   }
   cstate_items_free(items, n > 0 ? (size_t)n : 0);
   /* Nothing more to take: the partition's last id, to wait from. */
@@ -205,31 +204,31 @@ static void test_commit_flow(void)
                               .depth = 0,
                               .noindex = 2 };
     CHECK_INT(cstate_commit(cs, ct, 0, adds, 3, &after, res[0].id, true),
-              CSTATE_OK);
+              CRAWL_OK);
     /* Sent again after it ran: the same answer, nothing twice. */
     CHECK_INT(cstate_commit(cs, ct, 0, adds, 3, &after, res[0].id, true),
-              CSTATE_OK);
+              CRAWL_OK);
     /* Out of order: refused. */
     CHECK_INT(cstate_commit(cs, ct, 5, NULL, 0, &after, NULL, true),
-              CSTATE_EORDER);
+              CRAWL_EORDER);
   }
   cstate_results_free(res, n > 0 ? (size_t)n : 0);
   /* The add to the seed's partition wakes a waiter. */
   CHECK_INT(cstate_wait(cs, &h, 1, 100), 1);
   cstate_commit_t st;
-  CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
+  CHECK_INT(cstate_commit_state(cs, &st), CRAWL_OK);
   CHECK_INT(st.next_seq, 3);
   CHECK_INT(st.next_commit, 1);
   CHECK_INT(st.journal, 42);
   CHECK_INT(st.noindex, 2);
   /* The seen set has the seed, both adds and the redirect target. */
   long seen = 0;
-  CHECK_INT(cstate_seen_load(cs, count, &seen), CSTATE_OK);
+  CHECK_INT(cstate_seen_load(cs, count, &seen), CRAWL_OK);
   CHECK_INT(seen, 4);
   CHECK_INT(cstate_complete(cs), 0);
   const char *hosts[] = { "http://a.test:80", "http://b.test:80" };
   long reqs[] = { 3, 1 };
-  CHECK_INT(cstate_count(cs, hosts, reqs, 2), CSTATE_OK);
+  CHECK_INT(cstate_count(cs, hosts, reqs, 2), CRAWL_OK);
   /* Commit the two adds (not pages): the crawl is complete. */
   for (uint64_t s = 1; s <= 2; s++) {
     cstate_commit_t a2 = { .next_seq = 3,
@@ -238,7 +237,7 @@ static void test_commit_flow(void)
                            .journal = 42,
                            .depth = 1,
                            .noindex = 2 };
-    CHECK_INT(cstate_commit(cs, ct, s, NULL, 0, &a2, NULL, false), CSTATE_OK);
+    CHECK_INT(cstate_commit(cs, ct, s, NULL, 0, &a2, NULL, false), CRAWL_OK);
   }
   CHECK_INT(cstate_complete(cs), 1);
   /* A worker waiting for items learns it at once. */
@@ -261,7 +260,7 @@ static void test_commit_flow(void)
   free(buf);
   /* A worker joining a complete crawl is told so. */
   cstate_t *late = join("f", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_COMPLETE);
+  CHECK_INT(rc, CRAWL_EDONE);
   CHECK(late == NULL);
   cstate_close(cs);
 }
@@ -307,10 +306,10 @@ static void test_takeover(void)
   };
   cstate_commit_t after = { .next_seq = 2, .next_commit = 1, .pages = 1 };
   if (nb == 1) {
-    CHECK_INT(cstate_result(a, &ia[0], ha.token, "late", 4), CSTATE_FENCED);
+    CHECK_INT(cstate_result(a, &ia[0], ha.token, "late", 4), CRAWL_EFENCED);
     CHECK_INT(ib[0].seq, 0);
-    CHECK_INT(cstate_result(b, &ib[0], hb.token, "good", 4), CSTATE_OK);
-    CHECK_INT(cstate_commit(b, ct, 0, &add, 1, &after, NULL, true), CSTATE_OK);
+    CHECK_INT(cstate_result(b, &ib[0], hb.token, "good", 4), CRAWL_OK);
+    CHECK_INT(cstate_commit(b, ct, 0, &add, 1, &after, NULL, true), CRAWL_OK);
   }
   cstate_item_t *late = NULL;
   CHECK_INT(cstate_take(a, &ha, 1, "w1", false, 10, &late), 0);
@@ -366,21 +365,19 @@ static void test_commit_batch_next_seq_back(void)
   cstate_t *solo = join("nsb2", params, 3, &rc, &created, err, sizeof(err));
   uint64_t st2 = 0;
   CHECK_INT(cstate_lease(solo, "commit", "w1", 5000, &st2), 1);
-  CHECK_INT(cstate_commit(solo, st2, 0, NULL, 0, &a1, NULL, true), CSTATE_OK);
+  CHECK_INT(cstate_commit(solo, st2, 0, NULL, 0, &a1, NULL, true), CRAWL_OK);
   CHECK_INT(cstate_commit(solo, st2, 1, NULL, 0, &a2, NULL, true),
-            CSTATE_EORDER);
+            CRAWL_EORDER);
   cstate_close(solo);
   /* In one batch: refused too, nothing done. */
-  CHECK_INT(cstate_commit_queue(cs, ct, 0, NULL, 0, &a1, NULL, true),
-            CSTATE_OK);
-  CHECK_INT(cstate_commit_queue(cs, ct, 1, NULL, 0, &a2, NULL, true),
-            CSTATE_OK);
+  CHECK_INT(cstate_commit_queue(cs, ct, 0, NULL, 0, &a1, NULL, true), CRAWL_OK);
+  CHECK_INT(cstate_commit_queue(cs, ct, 1, NULL, 0, &a2, NULL, true), CRAWL_OK);
   int status[2] = { 99, 99 };
   CHECK_INT(cstate_flush(cs, status), 2);
-  CHECK_INT(status[0], CSTATE_EORDER);
-  CHECK_INT(status[1], CSTATE_EORDER);
+  CHECK_INT(status[0], CRAWL_EORDER);
+  CHECK_INT(status[1], CRAWL_EORDER);
   cstate_commit_t st;
-  CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
+  CHECK_INT(cstate_commit_state(cs, &st), CRAWL_OK);
   CHECK_INT(st.next_commit, 0);
   CHECK_INT(st.next_seq, 1);
   cstate_close(cs);
@@ -405,15 +402,14 @@ static void test_commit_batch_all_or_none(void)
   cstate_commit_t a1 = { .next_seq = 2, .next_commit = 1, .pages = 1 };
   cstate_commit_t a2 = { .next_seq = 2, .next_commit = 2, .pages = 2 };
   int status[2];
-  CHECK_INT(cstate_commit_queue(cs, ct, 0, &add, 1, &a1, NULL, true),
-            CSTATE_OK);
+  CHECK_INT(cstate_commit_queue(cs, ct, 0, &add, 1, &a1, NULL, true), CRAWL_OK);
   CHECK_INT(cstate_commit_queue(cs, ct + 1, 1, NULL, 0, &a2, NULL, true),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(cstate_flush(cs, status), 2);
-  CHECK_INT(status[0], CSTATE_FENCED);
-  CHECK_INT(status[1], CSTATE_FENCED);
+  CHECK_INT(status[0], CRAWL_EFENCED);
+  CHECK_INT(status[1], CRAWL_EFENCED);
   cstate_commit_t st;
-  CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
+  CHECK_INT(cstate_commit_state(cs, &st), CRAWL_OK);
   CHECK_INT(st.next_commit, 0);
   char key[64];
   snprintf(key, sizeof(key), "tse:{ban}:part:%d", seed_part());
@@ -423,14 +419,14 @@ static void test_commit_batch_all_or_none(void)
     freeReplyObject(rep);
   for (int round = 0; round < 2; round++) {
     CHECK_INT(cstate_commit_queue(cs, ct, 0, &add, 1, &a1, NULL, true),
-              CSTATE_OK);
+              CRAWL_OK);
     CHECK_INT(cstate_commit_queue(cs, ct, 1, NULL, 0, &a2, NULL, true),
-              CSTATE_OK);
+              CRAWL_OK);
     CHECK_INT(cstate_flush(cs, status), 2);
-    CHECK_INT(status[0], CSTATE_OK);
-    CHECK_INT(status[1], CSTATE_OK);
+    CHECK_INT(status[0], CRAWL_OK);
+    CHECK_INT(status[1], CRAWL_OK);
   }
-  CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
+  CHECK_INT(cstate_commit_state(cs, &st), CRAWL_OK);
   CHECK_INT(st.next_commit, 2);
   CHECK_INT(st.pages, 2);
   rep = rconn_cmdf(cstate_rconn(cs), "XLEN", key, NULL);
@@ -500,10 +496,8 @@ static void test_commit_batch_malformed_count(void)
   };
   cstate_commit_t a1 = { .next_seq = 2, .next_commit = 1, .pages = 1 };
   cstate_commit_t a2 = { .next_seq = 2, .next_commit = 2, .pages = 2 };
-  CHECK_INT(cstate_commit_queue(cs, ct, 0, &add, 1, &a1, NULL, true),
-            CSTATE_OK);
-  CHECK_INT(cstate_commit_queue(cs, ct, 1, NULL, 0, &a2, NULL, true),
-            CSTATE_OK);
+  CHECK_INT(cstate_commit_queue(cs, ct, 0, &add, 1, &a1, NULL, true), CRAWL_OK);
+  CHECK_INT(cstate_commit_queue(cs, ct, 1, NULL, 0, &a2, NULL, true), CRAWL_OK);
   /* The second commit's count of adds: its 11th field. */
   struct cstate *in = cs;
   int at = COMMIT_FIELDS + ADD_FIELDS * 1 + 10;
@@ -516,8 +510,8 @@ static void test_commit_batch_malformed_count(void)
   snprintf(key, sizeof(key), "tse:{bmc}:part:%d", seed_part());
   int status[2] = { 99, 99 };
   CHECK_INT(cstate_flush(cs, status), 2);
-  CHECK(status[0] != CSTATE_OK);
-  CHECK(status[1] != CSTATE_OK);
+  CHECK(status[0] != CRAWL_OK);
+  CHECK(status[1] != CRAWL_OK);
   /* All or none: the first commit's add is not in its partition. */
   redisReply *rep = rconn_cmdf(cstate_rconn(cs), "XLEN", key, NULL);
   CHECK(rep != NULL && rep->type == REDIS_REPLY_INTEGER);
@@ -526,7 +520,7 @@ static void test_commit_batch_malformed_count(void)
   if (rep)
     freeReplyObject(rep);
   cstate_commit_t st;
-  CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
+  CHECK_INT(cstate_commit_state(cs, &st), CRAWL_OK);
   CHECK_INT(st.next_commit, 0);
   cstate_close(cs);
 }
@@ -560,7 +554,7 @@ static void test_takeover_in_steps(void)
                               NULL,   false };
   }
   cstate_commit_t after = { .next_seq = 5, .next_commit = 1, .pages = 1 };
-  CHECK_INT(cstate_commit(a, ct, 0, adds, 4, &after, NULL, true), CSTATE_OK);
+  CHECK_INT(cstate_commit(a, ct, 0, adds, 4, &after, NULL, true), CRAWL_OK);
   cstate_item_t *v = NULL;
   CHECK_INT(cstate_take(a, &ha, 1, "w1", false, 10, &v), 5);
   cstate_items_free(v, 5);
@@ -597,14 +591,14 @@ static void test_old_layout_refused(void)
   int rc;
   bool created;
   cstate_t *a = join("lay", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_OK);
+  CHECK_INT(rc, CRAWL_OK);
   redisReply *rep = rconn_cmdf(cstate_rconn(a), "HDEL", "tse:{lay}:meta",
                                "opt:redis-layout", NULL);
   CHECK(rep != NULL && rep->type == REDIS_REPLY_INTEGER && rep->integer == 1);
   if (rep)
     freeReplyObject(rep);
   cstate_t *b = join("lay", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_EMISMATCH);
+  CHECK_INT(rc, CRAWL_EMISMATCH);
   CHECK(b == NULL);
   CHECK(strstr(err, "another version of the crawler") != NULL);
   cstate_close(a);
@@ -632,9 +626,9 @@ static void test_commit_append_fails_first(void)
     "http://a.test/x", "http://a.test:80", 1, 1, NULL, false
   };
   cstate_commit_t a = { .next_seq = 2, .next_commit = 1, .pages = 1 };
-  CHECK(cstate_commit(cs, t, 0, &add, 1, &a, NULL, true) != CSTATE_OK);
+  CHECK(cstate_commit(cs, t, 0, &add, 1, &a, NULL, true) != CRAWL_OK);
   cstate_commit_t st;
-  CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
+  CHECK_INT(cstate_commit_state(cs, &st), CRAWL_OK);
   CHECK_INT(st.next_commit, 0);
   char key[64];
   snprintf(key, sizeof(key), "tse:{apf}:part:%d",
@@ -655,9 +649,9 @@ static void test_join_needs_every_option(void)
   int rc;
   bool created;
   cstate_t *a = join("o", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_OK);
+  CHECK_INT(rc, CRAWL_OK);
   cstate_t *b = join("o", params, 2, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_EMISMATCH);
+  CHECK_INT(rc, CRAWL_EMISMATCH);
   CHECK(b == NULL);
   CHECK(strstr(err, "--scope") != NULL);
   cstate_close(a);
@@ -676,11 +670,11 @@ static void test_restart_and_wipe(void)
   cstate_commit_t after = {
     .next_seq = 1, .next_commit = 1, .pages = 1, .journal = 7
   };
-  CHECK_INT(cstate_commit(cs, t, 0, NULL, 0, &after, NULL, true), CSTATE_OK);
+  CHECK_INT(cstate_commit(cs, t, 0, NULL, 0, &after, NULL, true), CRAWL_OK);
   redis_stop(&srv);
   CHECK_INT(redis_restart(&srv), 0);
   cstate_commit_t st;
-  CHECK_INT(cstate_commit_state(cs, &st), CSTATE_OK);
+  CHECK_INT(cstate_commit_state(cs, &st), CRAWL_OK);
   CHECK_INT(st.next_commit, 1);
   CHECK_INT(st.journal, 7);
   CHECK(rconn_reconnects(cstate_rconn(cs)) >= 1);
@@ -688,14 +682,14 @@ static void test_restart_and_wipe(void)
   redis_kill(&srv);
   redis_wipe(&srv);
   CHECK_INT(redis_restart(&srv), 0);
-  CHECK_INT(cstate_complete(cs), CSTATE_LOST);
-  CHECK_INT(cstate_lease(cs, "commit", "w1", 60000, &t), CSTATE_LOST);
+  CHECK_INT(cstate_complete(cs), CRAWL_ELOST);
+  CHECK_INT(cstate_lease(cs, "commit", "w1", 60000, &t), CRAWL_ELOST);
   CHECK(strstr(cstate_error(cs), "come back empty") != NULL);
   /* Unreachable for longer than the retry time: an error, not a hang;
    * and once it is back, the next command reconnects. */
   rconn_set_retry(cstate_rconn(cs), 0.5);
   redis_stop(&srv);
-  CHECK_INT(cstate_complete(cs), CSTATE_EREDIS);
+  CHECK_INT(cstate_complete(cs), CRAWL_EREDIS);
   CHECK_INT(redis_restart(&srv), 0);
   /* Ready (its AOF loaded) before a call that may dial only once. */
   for (int i = 0; i < 100; i++) {
@@ -711,7 +705,7 @@ static void test_restart_and_wipe(void)
     nap_ms(50);
   }
   rconn_set_retry(cstate_rconn(cs), 0);
-  CHECK_INT(cstate_complete(cs), CSTATE_LOST);
+  CHECK_INT(cstate_complete(cs), CRAWL_ELOST);
   CHECK(strstr(cstate_error(cs), "gave up") == NULL);
   cstate_close(cs);
 }
@@ -746,7 +740,7 @@ static void test_memory_per_url(void)
     }
     cstate_commit_t a = { .next_seq = seq, .next_commit = (uint64_t)c + 1 };
     CHECK_INT(cstate_commit(cs, t, (uint64_t)c, adds, BATCH, &a, NULL, false),
-              CSTATE_OK);
+              CRAWL_OK);
     /* The items themselves leave when fetched; only the seen set stays. */
     char key[64];
     snprintf(key, sizeof(key), "tse:{m}:part:%d", cstate_part("h"));
@@ -806,13 +800,13 @@ static void test_seen_chunks(void)
     "http://a.test/x", "http://a.test:80", 1, 1, NULL, false
   };
   cstate_commit_t a = { .next_seq = 2, .next_commit = 1 };
-  CHECK_INT(cstate_commit(cs, t, 0, &add, 1, &a, NULL, false), CSTATE_OK);
+  CHECK_INT(cstate_commit(cs, t, 0, &add, 1, &a, NULL, false), CRAWL_OK);
   rep = rconn_cmdf(r, "STRLEN", "tse:{sc}:seen:1", NULL);
   CHECK(rep != NULL && rep->type == REDIS_REPLY_INTEGER && rep->integer == FP);
   if (rep)
     freeReplyObject(rep);
   struct last_fp l = { 0 };
-  CHECK_INT(cstate_seen_load(cs, last_fp, &l), CSTATE_OK);
+  CHECK_INT(cstate_seen_load(cs, last_fp, &l), CRAWL_OK);
   CHECK_INT(l.n, CHUNK / FP + 1);
   uint32_t b;
   int64_t m;
@@ -884,8 +878,8 @@ static void test_plan_balances(void)
   int rc;
   bool created;
   cstate_t *cs = join("pl", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(cstate_register(cs, "localhost 1", w1, sizeof(w1)), CSTATE_OK);
-  CHECK_INT(cstate_register(cs, "localhost 2", w2, sizeof(w2)), CSTATE_OK);
+  CHECK_INT(cstate_register(cs, "localhost 1", w1, sizeof(w1)), CRAWL_OK);
+  CHECK_INT(cstate_register(cs, "localhost 2", w2, sizeof(w2)), CRAWL_OK);
   /* Backlogs: partition i has i items queued. */
   long load[CSTATE_PARTS], total = 0;
   rconn_t *r = cstate_rconn(cs);
@@ -907,7 +901,7 @@ static void test_plan_balances(void)
   long pauses;
   CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(alive, 1);
   CHECK_INT(moving, 1); /* the plan just changed: every worker ticks soon */
   CHECK(c1 != 0);
@@ -916,27 +910,27 @@ static void test_plan_balances(void)
    * the first's. */
   CHECK_INT(cstate_keep(cs, w2, 1500, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(alive, 2);
   CHECK_INT(plan_weight(t2, load), 0);
   CHECK(moving > 0); /* planned here, still the first's */
   CHECK_INT(c2, 0);  /* the commit is the first's */
   CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   int given = 0;
   for (int i = 0; i < CSTATE_PARTS; i++)
     if (give[i]) {
       char what[16];
       snprintf(what, sizeof(what), "part:%d", i);
-      CHECK_INT(cstate_release(cs, what, w1, t1[i]), CSTATE_OK);
+      CHECK_INT(cstate_release(cs, what, w1, t1[i]), CRAWL_OK);
       t1[i] = 0;
       given++;
     }
   CHECK(given > 0 && given < CSTATE_PARTS);
   CHECK_INT(cstate_keep(cs, w2, 1500, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   long a = plan_weight(t1, load), b = plan_weight(t2, load);
   fprintf(stderr, "plan: %d partitions moved; backlogs %ld and %ld\n", given, a,
           b);
@@ -948,11 +942,11 @@ static void test_plan_balances(void)
   nap_ms(1100);
   CHECK_INT(cstate_keep(cs, w2, 1500, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(plan_weight(t2, load), b);
   CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   for (int i = 0; i < CSTATE_PARTS; i++)
     CHECK(!give[i]);
   CHECK_INT(moving, 0); /* a second after the last change */
@@ -985,12 +979,12 @@ static void test_plan_balances(void)
   set_due(r, "pl", 200); /* weighed 200 ms ago */
   CHECK_INT(cstate_keep(cs, w2, 1500, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   plan_of(cs, "pl", load, after);
   CHECK_INT(after[1], before[1]);
   CHECK_INT(cstate_keep(cs, w2, 1500, 0, t2, give, &c2, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   plan_of(cs, "pl", load, after);
   CHECK(after[1] > before[1]);
   /* The second stops (its heartbeat and leases lapse): the first gets
@@ -998,7 +992,7 @@ static void test_plan_balances(void)
   nap_ms(1600);
   CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(alive, 1);
   CHECK_INT(plan_weight(t1, load), total);
   cstate_close(cs);
@@ -1029,27 +1023,27 @@ static void test_plan_keeps_empty(void)
   int rc;
   bool created;
   cstate_t *cs = join("pe", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(cstate_register(cs, "localhost 1", w1, sizeof(w1)), CSTATE_OK);
-  CHECK_INT(cstate_register(cs, "localhost 2", w2, sizeof(w2)), CSTATE_OK);
+  CHECK_INT(cstate_register(cs, "localhost 1", w1, sizeof(w1)), CRAWL_OK);
+  CHECK_INT(cstate_register(cs, "localhost 2", w2, sizeof(w2)), CRAWL_OK);
   uint64_t t1[CSTATE_PARTS] = { 0 }, t2[CSTATE_PARTS] = { 0 }, c1 = 0, c2 = 0;
   bool give[CSTATE_PARTS];
   int alive, moving;
   long pauses;
   CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(cstate_keep(cs, w2, 60000, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   int kept = -1;
   for (int i = 0; i < CSTATE_PARTS; i++) {
     if (give[i]) {
       char what[16];
       snprintf(what, sizeof(what), "part:%d", i);
-      CHECK_INT(cstate_release(cs, what, w1, t1[i]), CSTATE_OK);
+      CHECK_INT(cstate_release(cs, what, w1, t1[i]), CRAWL_OK);
       t1[i] = 0;
     } else if (t1[i] != 0) {
       kept = i;
@@ -1058,7 +1052,7 @@ static void test_plan_keeps_empty(void)
   CHECK(kept >= 0);
   CHECK_INT(cstate_keep(cs, w2, 60000, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   /* A thousand items in one of the first's partitions. */
   rconn_t *r = cstate_rconn(cs);
   char key[32];
@@ -1079,7 +1073,7 @@ static void test_plan_keeps_empty(void)
   set_due(r, "pe", 1000); /* weighed a second ago: the next keep weighs */
   CHECK_INT(cstate_keep(cs, w2, 60000, 0, t2, give, &c2, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   plan_text(cs, "pe", after, sizeof(after));
   CHECK_STR(after, before);
   cstate_close(cs);
@@ -1130,8 +1124,7 @@ static void test_plan_second_donor(void)
     }
   }
   for (int k = 0; k < 3; k++)
-    CHECK_INT(cstate_register(cs, "localhost 1", w[k], sizeof(w[k])),
-              CSTATE_OK);
+    CHECK_INT(cstate_register(cs, "localhost 1", w[k], sizeof(w[k])), CRAWL_OK);
   uint64_t t[3][CSTATE_PARTS] = { { 0 } }, c[3] = { 0 };
   bool give[CSTATE_PARTS];
   int alive, moving;
@@ -1139,7 +1132,7 @@ static void test_plan_second_donor(void)
   for (int k = 0; k < 3; k++)
     CHECK_INT(cstate_keep(cs, w[k], 60000, 3, t[k], give, &c[k], &alive,
                           &moving, &pauses),
-              CSTATE_OK);
+              CRAWL_OK);
   CHECK_INT(alive, 3);
   /* Then the plan as it stood, set by hand (the workers alive are those
    * it was weighed for: nothing moves before a rebalance is due). */
@@ -1154,7 +1147,7 @@ static void test_plan_second_donor(void)
   nap_ms(1100); /* a rebalance is due */
   CHECK_INT(cstate_keep(cs, w[2], 60000, 3, t[2], give, &c[2], &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   long wt[3];
   plan_of(cs, "pd", load, wt);
   fprintf(stderr, "plan: w1 %ld, w2 %ld, w3 %ld\n", wt[0], wt[1], wt[2]);
@@ -1165,27 +1158,27 @@ static void test_plan_second_donor(void)
     if (t[2][i] != 0) {
       char what[16];
       snprintf(what, sizeof(what), "part:%d", i);
-      CHECK_INT(cstate_release(cs, what, w[2], t[2][i]), CSTATE_OK);
+      CHECK_INT(cstate_release(cs, what, w[2], t[2][i]), CRAWL_OK);
     }
-  CHECK_INT(cstate_leave(cs, w[2]), CSTATE_OK);
+  CHECK_INT(cstate_leave(cs, w[2]), CRAWL_OK);
   CHECK_INT(cstate_keep(cs, w[1], 60000, 3, t[1], give, &c[1], &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(alive, 2);
   plan_of(cs, "pd", load, wt);
   CHECK_INT(wt[2], 0);
   CHECK_INT(wt[0] + wt[1], 3000 + 1200 + CSTATE_PARTS);
   /* Pauses: by Redis's clock, the later standing, counted. */
   long before = pauses;
-  CHECK_INT(cstate_pause(cs, "http://a.test:80", 5), CSTATE_OK);
-  CHECK_INT(cstate_pause(cs, "http://a.test:80", 2), CSTATE_OK);
+  CHECK_INT(cstate_pause(cs, "http://a.test:80", 5), CRAWL_OK);
+  CHECK_INT(cstate_pause(cs, "http://a.test:80", 2), CRAWL_OK);
   CHECK_INT(cstate_keep(cs, w[1], 60000, 3, t[1], give, &c[1], &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(pauses, before + 2);
   int part = cstate_part("http://a.test:80");
   struct pause_seen ps = { 0 };
-  CHECK_INT(cstate_pauses(cs, &part, 1, pause_one, &ps), CSTATE_OK);
+  CHECK_INT(cstate_pauses(cs, &part, 1, pause_one, &ps), CRAWL_OK);
   CHECK_INT(ps.n, 1);
   CHECK(ps.seconds > 4 && ps.seconds <= 5);
   cstate_close(cs);
@@ -1208,7 +1201,7 @@ static void test_new_crawl_not_done(void)
     freeReplyObject(rep);
   rconn_close(r);
   cstate_t *cs = join("dn", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_OK);
+  CHECK_INT(rc, CRAWL_OK);
   CHECK(created);
   cstate_hold_t h = { .part = seed_part() };
   char what[32];
@@ -1305,13 +1298,13 @@ static void test_item_without_host_is_taken(void)
   int rc;
   bool created;
   cstate_t *cs = join("nh", params, 3, &rc, &created, err, sizeof(err));
-  CHECK_INT(rc, CSTATE_OK);
+  CHECK_INT(rc, CRAWL_OK);
   uint64_t ct = 0;
   CHECK_INT(cstate_lease(cs, "commit", "w1", 60000, &ct), 1);
   uint64_t fp[2] = { 1, 2 };
   cstate_add_t add = { "http://b.test/", NULL, 1, 1, fp, false };
   cstate_commit_t after = { .next_seq = 2, .next_commit = 1, .depth = 0 };
-  CHECK_INT(cstate_commit(cs, ct, 0, &add, 1, &after, NULL, false), CSTATE_OK);
+  CHECK_INT(cstate_commit(cs, ct, 0, &add, 1, &after, NULL, false), CRAWL_OK);
   cstate_hold_t h = { .part = 0 };
   CHECK_INT(cstate_lease(cs, "part:0", "w1", 60000, &h.token), 1);
   cstate_item_t *v = NULL;
@@ -1324,7 +1317,7 @@ static void test_item_without_host_is_taken(void)
     freeReplyObject(len);
   cstate_items_free(v, n > 0 ? (size_t)n : 0);
   /* An entry this crawler does not write stops the worker, said (the
-   * data set is not the crawl's: CSTATE_LOST), rather than being skipped
+   * data set is not the crawl's: CRAWL_ELOST), rather than being skipped
    * (the commit would wait for its seq for ever) or taken again every
    * second (review). */
   redisReply *rep = rconn_cmdf(cstate_rconn(cs), "XADD", "tse:{nh}:part:0", "*",
@@ -1332,7 +1325,7 @@ static void test_item_without_host_is_taken(void)
   if (rep)
     freeReplyObject(rep);
   v = NULL;
-  CHECK_INT(cstate_take(cs, &h, 1, "w1", true, 10, &v), CSTATE_LOST);
+  CHECK_INT(cstate_take(cs, &h, 1, "w1", true, 10, &v), CRAWL_ELOST);
   CHECK(v == NULL);
   CHECK(strstr(cstate_error(cs), "malformed item in partition 0") != NULL);
   cstate_close(cs);
@@ -1384,18 +1377,18 @@ static void test_plan_count_drift(void)
   bool created;
   cstate_t *cs = join("dr", params, 3, &rc, &created, err, sizeof(err));
   rconn_t *r = cstate_rconn(cs);
-  CHECK_INT(cstate_register(cs, "localhost 1", w1, sizeof(w1)), CSTATE_OK);
-  CHECK_INT(cstate_register(cs, "localhost 2", w2, sizeof(w2)), CSTATE_OK);
+  CHECK_INT(cstate_register(cs, "localhost 1", w1, sizeof(w1)), CRAWL_OK);
+  CHECK_INT(cstate_register(cs, "localhost 2", w2, sizeof(w2)), CRAWL_OK);
   uint64_t t1[CSTATE_PARTS] = { 0 }, t2[CSTATE_PARTS] = { 0 }, c1 = 0, c2 = 0;
   bool give[CSTATE_PARTS];
   int alive, moving, who[CSTATE_PARTS];
   long pauses;
   CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(cstate_keep(cs, w2, 60000, 3, t2, give, &c2, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   /* Rounds: 8 of the first's partitions fill with 10 items, the plan
    * weighs, and everything drains (fetched). */
   for (int round = 0; round < 8; round++) {
@@ -1408,12 +1401,12 @@ static void test_plan_count_drift(void)
     set_due(r, "dr", 1000);
     CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                           &pauses),
-              CSTATE_OK);
+              CRAWL_OK);
     drain(r, "dr");
     set_due(r, "dr", 1000); /* a weighing with nothing queued */
     CHECK_INT(cstate_keep(cs, w1, 60000, 3, t1, give, &c1, &alive, &moving,
                           &pauses),
-              CSTATE_OK);
+              CRAWL_OK);
   }
   plan_who(r, "dr", who);
   int n1 = 0;
@@ -1438,7 +1431,7 @@ static void test_plan_count_drift(void)
     set_due(r, "dr", 1000);
     CHECK_INT(cstate_keep(cs, w2, 60000, 0, t2, give, &c2, &alive, &moving,
                           &pauses),
-              CSTATE_OK);
+              CRAWL_OK);
     plan_who(r, "dr", who);
     CHECK(who[a] == 2 || who[b] == 2); /* the idle worker gets one */
   }
@@ -1461,7 +1454,7 @@ static void test_worker_name_given_again(void)
   nap_ms(50);
   /* What the AOF will come back with: the crawl, no worker yet. */
   CHECK_INT(redis_aof_keep(&srv), 0);
-  CHECK_INT(cstate_register(a, "host-x", x, sizeof(x)), CSTATE_OK);
+  CHECK_INT(cstate_register(a, "host-x", x, sizeof(x)), CRAWL_OK);
   cstate_set_worker(a, x);
   uint64_t tx[CSTATE_PARTS] = { 0 }, ty[CSTATE_PARTS] = { 0 }, cx = 0, cy = 0;
   bool give[CSTATE_PARTS];
@@ -1469,7 +1462,7 @@ static void test_worker_name_given_again(void)
   long pauses;
   CHECK_INT(cstate_keep(a, x, 60000, 0, tx, give, &cx, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK(cx != 0); /* X commits */
   /* Redis crashes; its AOF lost the last second (X's registration). */
   CHECK_INT(redis_aof_back(&srv), 0);
@@ -1478,18 +1471,18 @@ static void test_worker_name_given_again(void)
   uint64_t had = cx;
   CHECK_INT(cstate_keep(a, x, 60000, 0, tx, give, &cx, &alive, &moving,
                         &pauses),
-            CSTATE_OK);
+            CRAWL_OK);
   if (cx == 0)
     CHECK_INT(cstate_keep(a, x, 60000, 0, tx, give, &cx, &alive, &moving,
                           &pauses),
-              CSTATE_OK);
+              CRAWL_OK);
   fprintf(stderr, "X=%s had commit token %" PRIu64 ", now %" PRIu64 "\n", x,
           had, cx);
   /* Y joins after the restart. */
   cstate_t *b = join("wn", params, 3, &rc, &created, err, sizeof(err));
   CHECK(b != NULL);
   if (b != NULL) {
-    CHECK_INT(cstate_register(b, "host-y", y, sizeof(y)), CSTATE_OK);
+    CHECK_INT(cstate_register(b, "host-y", y, sizeof(y)), CRAWL_OK);
     cstate_set_worker(b, y);
     fprintf(stderr, "X is %s, Y is %s\n", x, y);
     CHECK(strcmp(x, y) != 0);
@@ -1498,18 +1491,17 @@ static void test_worker_name_given_again(void)
     CHECK(strtol(x + 1, NULL, 10) != strtol(y + 1, NULL, 10));
     CHECK_INT(cstate_keep(b, y, 60000, 0, ty, give, &cy, &alive, &moving,
                           &pauses),
-              CSTATE_OK);
+              CRAWL_OK);
     fprintf(stderr, "X holds the commit with %" PRIu64 ", Y with %" PRIu64 "\n",
             cx, cy);
     CHECK(!(cx != 0 && cy != 0)); /* one committer at most */
     /* Both commit seq 0: the second is told its commit landed. */
     cstate_commit_t after = { .next_seq = 1, .next_commit = 1, .pages = 1 };
     if (cx != 0 && cy != 0) {
-      CHECK_INT(cstate_commit(a, cx, 0, NULL, 0, &after, NULL, true),
-                CSTATE_OK);
+      CHECK_INT(cstate_commit(a, cx, 0, NULL, 0, &after, NULL, true), CRAWL_OK);
       int r2 = cstate_commit(b, cy, 0, NULL, 0, &after, NULL, true);
       fprintf(stderr, "Y's commit of seq 0 (X's already): %d\n", r2);
-      CHECK(r2 != CSTATE_OK);
+      CHECK(r2 != CRAWL_OK);
     }
     cstate_close(b);
   }
@@ -1561,7 +1553,7 @@ static void test_release_token_given_again(void)
   fprintf(stderr, "A's token %" PRIu64 ", B's %" PRIu64 "\n", ta, tb);
   CHECK(ta == tb); /* the number given again */
   /* A stops: its keeper releases what it holds, by token. */
-  CHECK_INT(cstate_release(a, "commit", "wA", ta), CSTATE_OK);
+  CHECK_INT(cstate_release(a, "commit", "wA", ta), CRAWL_OK);
   /* B's lease must stand. */
   uint64_t keep = tb;
   CHECK_INT(cstate_lease(b, "commit", "wB", 60000, &keep), 1);
@@ -1588,21 +1580,21 @@ static void test_old_crawl_writes_nothing(void)
     return;
   CHECK_INT(redis_flushall(&srv), 0);
   /* Redis empty: a note must not make a record of the crawl. */
-  CHECK_INT(cstate_note_set(old, "seed", "x"), CSTATE_LOST);
+  CHECK_INT(cstate_note_set(old, "seed", "x"), CRAWL_ELOST);
   cstate_t *now = join("gone", params, 3, &rc, &created, err, sizeof(err));
   CHECK(now != NULL && created);
   CHECK_INT(cstate_robots_put(old, "http://a.test/robots.txt", "old", 3),
-            CSTATE_LOST);
-  CHECK_INT(cstate_note_set(old, "seed", "x"), CSTATE_LOST);
+            CRAWL_ELOST);
+  CHECK_INT(cstate_note_set(old, "seed", "x"), CRAWL_ELOST);
   if (now != NULL) {
     char *data = NULL;
     size_t len = 0;
     CHECK_INT(cstate_robots_get(now, "http://a.test/robots.txt", &data, &len),
-              CSTATE_OK);
+              CRAWL_OK);
     CHECK(data == NULL); /* none stored in the new crawl */
     free(data);
     char note[16];
-    CHECK_INT(cstate_note_get(now, "seed", note, sizeof(note)), CSTATE_OK);
+    CHECK_INT(cstate_note_get(now, "seed", note, sizeof(note)), CRAWL_OK);
     CHECK_STR(note, "");
   }
   cstate_close(now);

@@ -37,7 +37,7 @@ static void test_given_back_wakes(void)
   if (c == NULL)
     return;
   cstate_t *cs = NULL;
-  CHECK_INT(cstate_open(srv.url, name, &cs, err, sizeof(err)), CSTATE_OK);
+  CHECK_INT(cstate_open(srv.url, name, &cs, err, sizeof(err)), CRAWL_OK);
   int P = cstate_part("http://a.test:80"), Q = (P + 1) % CSTATE_PARTS;
   char wp[16], wq[16];
   snprintf(wp, sizeof(wp), "part:%d", P);

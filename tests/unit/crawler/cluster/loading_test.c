@@ -36,7 +36,7 @@ static int keep_once(cstate_t *cs, const char *w, char *err, size_t n)
   long pauses;
   int rc = cstate_keep(cs, w, 60000, 0, parts, give, &commit, &alive, &moving,
                        &pauses);
-  snprintf(err, n, "%s", rc == CSTATE_OK ? "" : cstate_error(cs));
+  snprintf(err, n, "%s", rc == CRAWL_OK ? "" : cstate_error(cs));
   return rc;
 }
 
@@ -66,26 +66,26 @@ static void test_restart_while_loading(void)
   cstate_t *c0 = NULL, *c1 = NULL;
   CHECK_INT(cstate_join(url0, "l0", params, 2, "http://a.test/",
                         "http://a.test:80", &c0, &created, err, sizeof(err)),
-            CSTATE_OK);
+            CRAWL_OK);
   CHECK_INT(cstate_join(url1, "l1", params, 2, "http://a.test/",
                         "http://a.test:80", &c1, &created, err, sizeof(err)),
-            CSTATE_OK);
+            CRAWL_OK);
   if (!c0 || !c1)
     return;
   char w0[32], w1[32];
-  CHECK_INT(cstate_register(c0, "t", w0, sizeof(w0)), CSTATE_OK);
-  CHECK_INT(cstate_register(c1, "t", w1, sizeof(w1)), CSTATE_OK);
-  CHECK_INT(keep_once(c0, w0, err, sizeof(err)), CSTATE_OK);
-  CHECK_INT(keep_once(c1, w1, err, sizeof(err)), CSTATE_OK);
+  CHECK_INT(cstate_register(c0, "t", w0, sizeof(w0)), CRAWL_OK);
+  CHECK_INT(cstate_register(c1, "t", w1, sizeof(w1)), CRAWL_OK);
+  CHECK_INT(keep_once(c0, w0, err, sizeof(err)), CRAWL_OK);
+  CHECK_INT(keep_once(c1, w1, err, sizeof(err)), CRAWL_OK);
   redis_stop(&srv); /* SIGTERM: the AOF is complete */
   CHECK_INT(redis_restart(&srv), 0);
   /* The keeper's next tick, on database 1, then on database 0. */
   int rc1 = keep_once(c1, w1, err, sizeof(err));
   printf("# database 1: keep -> %d (%s)\n", rc1, err);
-  CHECK_INT(rc1, CSTATE_OK);
+  CHECK_INT(rc1, CRAWL_OK);
   int rc0 = keep_once(c0, w0, err, sizeof(err));
   printf("# database 0: keep -> %d (%s)\n", rc0, err);
-  CHECK_INT(rc0, CSTATE_OK);
+  CHECK_INT(rc0, CRAWL_OK);
   cstate_close(c0);
   cstate_close(c1);
 }
@@ -112,7 +112,7 @@ static void test_join_while_loading(void)
   int rc = cstate_join(srv.url, "late", params, 2, "http://a.test/",
                        "http://a.test:80", &cs, &created, err, sizeof(err));
   printf("# join while loading -> %d (%s)\n", rc, rc ? err : "");
-  CHECK_INT(rc, CSTATE_OK);
+  CHECK_INT(rc, CRAWL_OK);
   CHECK(created);
   cstate_close(cs);
 }

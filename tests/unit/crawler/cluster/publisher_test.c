@@ -101,7 +101,7 @@ static void test_retry_keeps_count(void)
   cluster_set_front(c, &front);
   /* Two partitions held, P and Q, their leases this worker's. */
   cstate_t *cs = NULL;
-  CHECK_INT(cstate_open(srv.url, "pub", &cs, err, sizeof(err)), CSTATE_OK);
+  CHECK_INT(cstate_open(srv.url, "pub", &cs, err, sizeof(err)), CRAWL_OK);
   const int P = 3, Q = 5;
   uint64_t tp = 0, tq = 0;
   CHECK_INT(cstate_lease(cs, "part:3", cluster_worker(c), 60000, &tp), 1);
@@ -189,7 +189,7 @@ static void test_conn_of_another_crawl(void)
   CHECK(cs == NULL);
   cstate_close(cs);
   printf("# %s\n", cluster_error(c));
-  CHECK_INT(c->failure, CSTATE_LOST);
+  CHECK_INT(c->failure, CRAWL_ELOST);
   if (d != NULL)
     test_worker_delete(d);
   test_worker_delete(c);

@@ -4,7 +4,7 @@
  * cl_ticket_done and the publisher index c->parts[] with it: a
  * malformed or hostile reply (a partition "100000000") was a wild read
  * and write (review). A partition the take did not ask for is now a
- * reply not this crawler's (CSTATE_LOST). A fake Redis answers here. */
+ * reply not this crawler's (CRAWL_ELOST). A fake Redis answers here. */
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -101,14 +101,14 @@ static void test_take_part_not_asked(void)
   char url[64], err[256];
   snprintf(url, sizeof(url), "redis://127.0.0.1:%d", port);
   cstate_t *cs = NULL;
-  CHECK_INT(cstate_open(url, "fake", &cs, err, sizeof(err)), CSTATE_OK);
+  CHECK_INT(cstate_open(url, "fake", &cs, err, sizeof(err)), CRAWL_OK);
   if (cs == NULL)
     return;
   cstate_hold_t h = { .part = 3, .token = 1 };
   cstate_item_t *v = NULL;
   int n = cstate_take(cs, &h, 1, "w1", false, 10, &v);
   printf("# %d: %s\n", n, cstate_error(cs));
-  CHECK_INT(n, CSTATE_LOST);
+  CHECK_INT(n, CRAWL_ELOST);
   CHECK(v == NULL);
   if (n > 0)
     cstate_items_free(v, (size_t)n);

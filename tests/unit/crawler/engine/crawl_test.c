@@ -246,6 +246,19 @@ static graph_t *random_graph(int n, int avg_deg, unsigned seed)
 
 /* ---- tests ---- */
 
+/* Every status crawl.h defines has a description of its own: the one
+ * status type is named by one crawl_strerror. */
+static void test_strerror_names_every_status(void)
+{
+  const char *unknown = crawl_strerror(1);
+  for (int s = CRAWL_EDONE; s <= CRAWL_OK; s++) {
+    CHECK(strcmp(crawl_strerror(s), unknown) != 0);
+    for (int t = CRAWL_EDONE; t < s; t++)
+      CHECK(strcmp(crawl_strerror(s), crawl_strerror(t)) != 0);
+  }
+  CHECK(strcmp(crawl_strerror(CRAWL_EDONE - 1), unknown) == 0);
+}
+
 static void test_invalid_arguments(void)
 {
   CHECK_INT(crawl(NULL, 1, 1, 1, fetch, edge), -1);
@@ -570,6 +583,7 @@ static void test_small_buffer_2(void)
 int main(void)
 {
   main_thread = pthread_self();
+  RUN(test_strerror_names_every_status);
   RUN(test_invalid_arguments);
   RUN(test_cycle_self_duplicates);
   RUN(test_broken_links);

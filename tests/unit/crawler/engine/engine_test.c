@@ -368,7 +368,7 @@ static void test_stop_leaves_nothing_behind(void)
   random_links(g);
   g->slow = 3;
   g->stop_after = 40;
-  CHECK_INT(run(g, 8, 2, 256, 16), ENGINE_ESTOPPED);
+  CHECK_INT(run(g, 8, 2, 256, 16), CRAWL_ESTOPPED);
   CHECK(g->ncommitted >= 40);
   free(g->links);
   free(g);
@@ -393,7 +393,7 @@ static void test_elastic_pool(void)
                             .download_max = runs[r].max,
                             .parse_workers = 2,
                             .speculate = 4096 };
-    CHECK_INT(run_with(g, cfg), runs[r].stop ? ENGINE_ESTOPPED : 0);
+    CHECK_INT(run_with(g, cfg), runs[r].stop ? CRAWL_ESTOPPED : 0);
     int max = atomic_load(&g->max_inflight);
     if (runs[r].max > 0) {
       CHECK(max > runs[r].dl);
