@@ -1,7 +1,10 @@
 # TSE crawler: top-level Makefile. Recurses in dependency order.
 #
 #   make            build everything (build/bin, build/lib)
-#   make test       install missing deps, build, run all tests
+#   make test       install missing deps, build, run all tests (parallel:
+#                   TEST_JOBS, twice the cores by default)
+#   make test-long  the soak tests (kill loops, repeated outages):
+#                   tests/integration/long/
 #   make demo       install what building needs (no test-only package),
 #                   build, crawl the bundled course site
 #   make asan       build under build/asan with ASan+UBSan, run all tests
@@ -53,6 +56,10 @@ deps-build:
 test: deps
 	@$(MAKE) --no-print-directory all
 	@tests/run.sh $(CURDIR)/$(B) $(T)
+
+test-long: deps
+	@$(MAKE) --no-print-directory all
+	@tests/run.sh --long $(CURDIR)/$(B) $(T)
 
 asan: deps
 	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -j$(JOBS) -C $$d SAN=address all || exit 1; done
@@ -183,5 +190,5 @@ deb-test: deb
 clean:
 	rm -rf $(B)
 
-.PHONY: all deps deps-build test asan tsan demo bench fuzz format check-format check-deps \
+.PHONY: all deps deps-build test test-long asan tsan demo bench fuzz format check-format check-deps \
 	programs install uninstall deb deb-test clean

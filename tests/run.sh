@@ -1,17 +1,31 @@
 #!/usr/bin/env bash
-# tests/run.sh BUILD_DIR [FILTER]: run every unit test binary and every
-# integration script, print their TAP lines, and end with one summary line
-# "N passed, M failed[, K skipped]". Exit 1 if anything failed.
+# tests/run.sh [--long] BUILD_DIR [FILTER]: run every unit test binary and
+# every integration script (with --long, the soak scripts of
+# tests/integration/long/ instead), print their TAP lines, and end with
+# one summary line "N passed, M failed[, K skipped]". Exit 1 if anything
+# failed.
 #
 # A unit binary or script prints "ok - ..." / "not ok - ..." lines; an "ok"
 # line with TAP's SKIP directive ("ok - NAME # SKIP reason", any case) is a
 # check that did not run, counted as skipped, not passed. One that exits
 # non-zero without a "not ok" line (a crash, a timeout) counts as one
 # failure; exit 77 from a script means the whole script is skipped (one
-# skip). Each program's stderr is kept in BUILD_DIR/test-logs/ and its tail
-# is shown when it fails.
+# skip). Each program's stdout and stderr are kept in BUILD_DIR/test-logs/
+# and the tail of its stderr is shown when it fails.
+#
+# The programs run in parallel, TEST_JOBS at once (default: twice the
+# cores, as most of a script's time is spent waiting on its servers,
+# leases and deadlines), the longest first; each program's lines are
+# printed together when it ends, followed by its wall time. Each test
+# starts its own servers on ports the kernel picks, in a directory of its
+# own, so tests share nothing.
 set -u
-B=${1:?usage: run.sh BUILD_DIR [FILTER]}
+LONG=0
+if [ "${1:-}" = --long ]; then
+  LONG=1
+  shift
+fi
+B=${1:?usage: run.sh [--long] BUILD_DIR [FILTER]}
 FILTER=${2:-}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 export B TOP BIN="$B/bin" TESTS_BIN="$B/tests"
@@ -19,19 +33,38 @@ LOGS="$B/test-logs"
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 # Bound every test program: a hang is a failure, never a stuck CI.
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
+JOBS=${TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 2)))}
+
+# The scripts that take longest (each over 20 s here), started first so
+# that the run ends soon after the longest does.
+SLOW="integration/cluster integration/cluster_outage integration/cluster_robots
+integration/cluster_bind integration/headofline integration/crawler_args
+integration/crawler_options integration/politeness integration/hostile
+integration/archive integration/memory integration/realweb"
 
 passed=0 failed=0 skipped=0
 
-run_one() {  # run_one NAME CMD...
-  local name=$1; shift
-  local log="$LOGS/${name//\//_}"
-  local out rc nok nfail nskip
-  out=$(timeout -k 10 "$TEST_TIMEOUT" "$@" 2>"$log.err")
-  rc=$?
-  printf '%s\n' "$out" | grep -E '^(ok|not ok) ' || true
-  nok=$(printf '%s\n' "$out" | grep -c '^ok ')
-  nskip=$(printf '%s\n' "$out" | grep -ciE '^ok .*#[[:space:]]*skip')
-  nfail=$(printf '%s\n' "$out" | grep -c '^not ok ')
+# start NAME CMD...: run CMD in the background, its stdout to LOG.out,
+# stderr to LOG.err, then its exit status and wall seconds to LOG.rc.
+start() {
+  local name=$1 log="$LOGS/${1//\//_}"
+  shift
+  (
+    s=$SECONDS
+    timeout -k 10 "$TEST_TIMEOUT" "$@" >"$log.out" 2>"$log.err"
+    echo "$? $((SECONDS - s))" >"$log.rc.tmp" && mv "$log.rc.tmp" "$log.rc"
+  ) &
+}
+
+# report NAME: print what NAME's program said and count it.
+report() {
+  local name=$1 log="$LOGS/${1//\//_}"
+  local rc secs nok nfail nskip
+  read -r rc secs <"$log.rc"
+  grep -E '^(ok|not ok) ' "$log.out"
+  nok=$(grep -c '^ok ' "$log.out")
+  nskip=$(grep -ciE '^ok .*#[[:space:]]*skip' "$log.out")
+  nfail=$(grep -c '^not ok ' "$log.out")
   if [ "$rc" = 77 ]; then
     echo "skip - $name: $(tail -n 1 "$log.err")"
     skipped=$((skipped + 1))
@@ -44,6 +77,7 @@ run_one() {  # run_one NAME CMD...
   passed=$((passed + nok - nskip))
   skipped=$((skipped + nskip))
   failed=$((failed + nfail))
+  echo "# $name: ${secs} s"
   if [ "$nfail" != 0 ]; then
     echo "--- stderr of $name (last 40 lines; full log $log.err)"
     tail -n 40 "$log.err"
@@ -51,17 +85,63 @@ run_one() {  # run_one NAME CMD...
   fi
 }
 
-for t in "$B"/tests/unit/*/*_test "$B"/tests/unit/*/*/*_test; do
-  [ -x "$t" ] || continue
-  name=${t#"$B"/tests/}
+# The programs to run, as "NAME<TAB>CMD ARG", the slow ones first.
+list() {
+  local t name
+  if [ "$LONG" = 1 ]; then
+    for t in "$TOP"/tests/integration/long/*.sh; do
+      [ -f "$t" ] && printf 'integration/long/%s\tbash %s\n' \
+        "$(basename "$t" .sh)" "$t"
+    done
+    return
+  fi
+  for t in "$B"/tests/unit/*/*_test "$B"/tests/unit/*/*/*_test; do
+    [ -x "$t" ] && printf '%s\t%s\n' "${t#"$B"/tests/}" "$t"
+  done
+  for t in "$TOP"/tests/integration/*.sh; do
+    [ -f "$t" ] && printf 'integration/%s\tbash %s\n' \
+      "$(basename "$t" .sh)" "$t"
+  done
+}
+slow_first() {  # the lines of list whose name is in SLOW, in SLOW's order, then the rest
+  local all s
+  all=$(list)
+  for s in $SLOW; do
+    printf '%s\n' "$all" | awk -F'\t' -v n="$s" '$1 == n'
+  done
+  printf '%s\n' "$all" | awk -F'\t' -v slow="$SLOW" '
+    BEGIN { n = split(slow, a, /[ \n]+/); for (i = 1; i <= n; i++) s[a[i]] = 1 }
+    $1 != "" && !($1 in s)'
+}
+
+pending=()
+# reap: report every pending program that has ended.
+reap() {
+  local keep=() n
+  for n in "${pending[@]}"; do
+    if [ -f "$LOGS/${n//\//_}.rc" ]; then
+      report "$n"
+    else
+      keep+=("$n")
+    fi
+  done
+  pending=("${keep[@]+"${keep[@]}"}")
+}
+
+while IFS=$'\t' read -r name cmd; do
+  [ -n "$name" ] || continue
   case "$name" in *"$FILTER"*) ;; *) continue ;; esac
-  run_one "$name" "$t"
-done
-for t in "$TOP"/tests/integration/*.sh; do
-  [ -f "$t" ] || continue
-  name=integration/$(basename "$t" .sh)
-  case "$name" in *"$FILTER"*) ;; *) continue ;; esac
-  run_one "$name" bash "$t"
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
+    wait -n 2>/dev/null
+    reap
+  done
+  # shellcheck disable=SC2086 # CMD is "bash SCRIPT" or a binary's path
+  start "$name" $cmd
+  pending+=("$name")
+done < <(slow_first)
+while [ "${#pending[@]}" -gt 0 ]; do
+  wait -n 2>/dev/null || sleep 0.2
+  reap
 done
 
 if [ "$skipped" != 0 ]; then

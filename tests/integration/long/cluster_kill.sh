@@ -5,7 +5,7 @@
 # temporary file is left, and every host got at most 1 + R requests a
 # second across the workers. CLUSTER_KILL_SEED=N repeats a run's choices
 # (each run prints its seed on stderr).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../lib.sh"
 require_file "$BIN/crawler" "$TESTSERVER"
 require_cmd redis-server redis-cli
 mktemp_dir
