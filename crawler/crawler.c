@@ -359,6 +359,7 @@ struct cmd {
   store_t *store;           /* --replay's or --resume's, or NULL */
   int lock;                 /* from pagedir_lock, or -1 */
   cluster_t *cluster;       /* --cluster: this worker of the shared crawl */
+  coord_t coord;            /* --cluster: its coordinator (c->o.coord) */
   bool discarded;           /* nothing saved: the crawl's files removed */
   bool warc_new;            /* the --warc file did not exist before this run */
   const char *logfile_path; /* --log-file, or NULL */
@@ -1093,7 +1094,8 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
             "given this directory would not be kept out\n",
             prog, dir, PAGEDIR_LOCK, strerror(errno));
   c->o.pagedir = dir;
-  c->o.cluster = c->cluster;
+  c->coord = wcluster_coord(c->cluster);
+  c->o.coord = &c->coord;
   c->o.pagedir_stamp = c->stamp;
 }
 

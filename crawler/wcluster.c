@@ -24,6 +24,12 @@
 #include "url.h"
 #include "webcrawl_int.h"
 
+/* cl_of: the cluster of W's crawl: W's coordinator is this file's. */
+static cluster_t *cl_of(const struct webcrawl *w)
+{
+  return w->co->ctx;
+}
+
 /* ---- joining ---- */
 
 /* in_dir: stat DIR/NAME into *SB; 0, or -1 (errno). */
@@ -332,7 +338,7 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
    * have lost the claim, and the crawl would refuse every worker that
    * joins after. After the cut, which follows the lease's check at
    * once. */
-  int rc = cluster_note_claim(w->cluster, "pagedir", mine, rec, sizeof(rec));
+  int rc = cluster_note_claim(cl_of(w), "pagedir", mine, rec, sizeof(rec));
   if (rc != CRAWL_OK)
     return rc;
   if (strcmp(rec, mine) != 0) {
@@ -357,7 +363,17 @@ static int f_position(void *ctx, cstate_commit_t *st)
   return 0;
 }
 
-int wcluster_start(struct webcrawl *w)
+/* ---- the coordinator (coord.h) ---- */
+
+static const engine_remote_t *c_remote(void *ctx)
+{
+  return cluster_remote(ctx);
+}
+
+/* c_start: the seed is the first item of the shared frontier
+ * (cluster.h): the feeder brings it to whichever worker fetches its
+ * host. */
+static int c_start(struct webcrawl *w)
 {
   cluster_front_t front = { .pack = f_pack,
                             .unpack = f_unpack,
@@ -365,30 +381,40 @@ int wcluster_start(struct webcrawl *w)
                             .position = f_position,
                             .handed = f_handed,
                             .ctx = w };
-  cluster_set_front(w->cluster, &front);
-  return cluster_start(w->cluster, w->e);
+  cluster_set_front(cl_of(w), &front);
+  return cluster_start(cl_of(w), w->e) == 0 ? 0 : -1;
 }
 
-int wcluster_finish(struct webcrawl *w, int status)
+static void c_stop(struct webcrawl *w)
 {
-  int rc = cluster_finish(w->cluster);
+  cluster_finish(cl_of(w));
+}
+
+/* c_finish: stop the cluster's threads; fill W->st with what the crawl
+ * as a whole did (pages saved, why the seed was not saved); on
+ * completion, clear the temporary files left. The status: STATUS,
+ * CRAWL_OK once the crawl is complete, or CRAWL_ECLUSTER (said on
+ * stderr). */
+static int c_finish(struct webcrawl *w, int status)
+{
+  int rc = cluster_finish(cl_of(w));
   w->st->round_trips = rconn_round_trips();
   snprintf(w->st->worker, sizeof(w->st->worker), "%s",
-           cluster_worker(w->cluster));
+           cluster_worker(cl_of(w)));
   if (rc < 0 || status == CRAWL_ECLUSTER) {
-    fprintf(stderr, "crawler: %s: %s\n", cluster_worker(w->cluster),
-            cluster_error(w->cluster)[0] ? cluster_error(w->cluster)
-                                         : "the shared crawl failed");
+    fprintf(stderr, "crawler: %s: %s\n", cluster_worker(cl_of(w)),
+            cluster_error(cl_of(w))[0] ? cluster_error(cl_of(w))
+                                       : "the shared crawl failed");
     return CRAWL_ECLUSTER;
   }
   if (rc != 0)
     return status; /* stopped before the end (an interrupt) */
   /* Complete: what the crawl as a whole did. */
-  long pages = cluster_pages(w->cluster);
+  long pages = cluster_pages(cl_of(w));
   if (pages >= 0)
     w->st->saved = pages;
   char why[sizeof(w->st->seed_why)];
-  if (cluster_note_get(w->cluster, "seed", why, sizeof(why)) == CRAWL_OK) {
+  if (cluster_note_get(cl_of(w), "seed", why, sizeof(why)) == CRAWL_OK) {
     w->st->seed_saved = why[0] == '\0';
     snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
   }
@@ -413,10 +439,16 @@ static void put(strbuf_t *b, char tag, const void *v, size_t n)
   strbuf_add(b, v, n);
 }
 
-void wcluster_robots_keep(struct webcrawl *w, const char *url,
-                          const fetch_result_t *r, bool last,
-                          const char *hostkey)
+/* c_robots_keep: R kept for every worker, unless it is worth asking
+ * again (retryable) and a try is left (LAST false); then, the last try
+ * of the host failing, for that host's gate only (wcluster_robots_for).
+ * The last failure is kept rather than made a pause: a pause would hold
+ * the skipped host's items, and the commit behind them, for its
+ * Retry-After. */
+static void c_robots_keep(struct webcrawl *w, const fitem_t *it,
+                          const char *url, const fetch_result_t *r, bool last)
 {
+  const char *hostkey = it->url; /* a gate's url is its host key */
   if (r->retryable && !last)
     return; /* the next owner asks again, as this one would */
   strbuf_t b = STRBUF_INIT;
@@ -431,12 +463,14 @@ void wcluster_robots_keep(struct webcrawl *w, const char *url,
     put(&b, 'B', r->body, r->len);
   if (r->retryable)
     put(&b, 'H', hostkey, strlen(hostkey)); /* wcluster_robots_for */
-  if (!b.oom && cluster_robots_put(w->cluster, url, b.p, b.len) != CRAWL_OK)
+  if (!b.oom && cluster_robots_put(cl_of(w), url, b.p, b.len) != CRAWL_OK)
     fprintf(stderr, "crawler: robots.txt of '%s' not shared\n", url);
   strbuf_release(&b);
 }
 
-bool wcluster_hand(struct webcrawl *w, fitem_t *it, const struct page *p,
+/* c_hand: to the worker whose partition has KEY (cluster_hand), with
+ * P's chain. */
+static bool c_hand(struct webcrawl *w, fitem_t *it, const struct page *p,
                    const char *to, const char *key)
 {
   strbuf_t b = STRBUF_INIT;
@@ -448,12 +482,14 @@ bool wcluster_hand(struct webcrawl *w, fitem_t *it, const struct page *p,
     strbuf_release(&b);
     return false; /* fetched here, from this worker's bucket (NEEDSWORK) */
   }
-  int gone = cluster_hand(w->cluster, it, to, key, b.p ? b.p : "");
+  int gone = cluster_hand(cl_of(w), it, to, key, b.p ? b.p : "");
   strbuf_release(&b);
   return gone != 0;
 }
 
-int wcluster_chain(struct webcrawl *w, fitem_t *it, struct page *p)
+/* c_arrived: IT came handed over (c_hand): the redirects before it
+ * into P's chain, once. */
+static int c_arrived(struct webcrawl *w, fitem_t *it, struct page *p)
 {
   (void)w;
   const char *chain = cluster_chain(it);
@@ -478,21 +514,56 @@ int wcluster_chain(struct webcrawl *w, fitem_t *it, struct page *p)
   return 0;
 }
 
-void wcluster_pause_host(struct webcrawl *w, const char *hostkey,
-                         double seconds)
+/* c_pause: the wait is the host's in Redis too, before its partition
+ * can move: a next holder must not ask a quarter of a second after a 503
+ * with Retry-After 20. */
+static void c_pause(struct webcrawl *w, const fitem_t *it, double seconds)
 {
-  if (cluster_pause(w->cluster, hostkey, seconds) != CRAWL_OK)
-    fprintf(stderr, "crawler: the pause of '%s' not shared\n", hostkey);
+  bool gate = it->flags & FITEM_GATE; /* its url is its host key */
+  char *key = gate ? NULL : url_host_key_normal(it->url);
+  const char *hostkey = gate ? it->url : key;
+  if (hostkey == NULL || cluster_pause(cl_of(w), hostkey, seconds) != CRAWL_OK)
+    fprintf(stderr, "crawler: the pause of '%s' not shared\n", it->url);
+  free(key);
 }
 
-void wcluster_pause(struct webcrawl *w, const char *url, double seconds)
+/* c_requested: counted for --status (cluster_count). */
+static void c_requested(struct webcrawl *w, const fitem_t *it)
 {
-  char *key = url_host_key_normal(url);
-  if (key == NULL)
-    fprintf(stderr, "crawler: the pause of '%s' not shared\n", url);
-  else
-    wcluster_pause_host(w, key, seconds);
+  if (it->flags & FITEM_GATE) {
+    cluster_count(cl_of(w), it->url);
+    return;
+  }
+  char *key = url_host_key(it->url);
+  if (key != NULL)
+    cluster_count(cl_of(w), key);
   free(key);
+}
+
+/* c_tmp_key: one of this worker's own for each write (cluster_tmp_key):
+ * an item fetched again is not written over the file the commit may be
+ * linking. */
+static unsigned long long c_tmp_key(struct webcrawl *w, const fitem_t *it)
+{
+  (void)it;
+  return cluster_tmp_key(cl_of(w));
+}
+
+/* c_publish: by a link: the temporary file stays until the commit is
+ * recorded, as a committer after this one may publish it again. */
+static int c_publish(struct webcrawl *w, const fitem_t *it, struct page *p,
+                     int id)
+{
+  if (pagedir_publish_link(w->o->pagedir, p->tmp, id) == 0)
+    return 0;
+  /* Gone with the crawl's end, which Redis then lost: the page
+   * unpublished at the takeover is this one (pagedir_publish_kept). */
+  int err = errno;
+  if (err == ENOENT &&
+      pagedir_publish_kept(w->o->pagedir, id, it->url, it->depth) == 0)
+    return 0;
+  errno = err;
+  return -1;
 }
 
 /* field: the field of the stored answer D (LEN bytes, as put wrote it)
@@ -571,12 +642,15 @@ bool wcluster_robots_for(const char *d, size_t len, const char *hostkey)
   return true;
 }
 
-bool wcluster_robots(struct webcrawl *w, const char *url, const char *hostkey,
-                     fetch_result_t *r)
+/* c_robots_get: the answer another worker kept (c_robots_keep) for
+ * IT's host's gate. */
+static bool c_robots_get(struct webcrawl *w, const fitem_t *it, const char *url,
+                         fetch_result_t *r)
 {
+  const char *hostkey = it->url; /* a gate's url is its host key */
   char *d = NULL;
   size_t len = 0;
-  if (cluster_robots_get(w->cluster, url, &d, &len) != CRAWL_OK ||
+  if (cluster_robots_get(cl_of(w), url, &d, &len) != CRAWL_OK ||
       !wcluster_robots_for(d, len, hostkey)) {
     free(d);
     d = NULL;
@@ -587,9 +661,31 @@ bool wcluster_robots(struct webcrawl *w, const char *url, const char *hostkey,
   return ok;
 }
 
-void wcluster_seed(struct webcrawl *w, const char *why)
+/* c_seed_failed: said to every worker. */
+static void c_seed_failed(struct webcrawl *w, const char *why)
 {
-  if (cluster_note_set(w->cluster, "seed", why[0] ? why : "not saved") !=
+  if (cluster_note_set(cl_of(w), "seed", why[0] ? why : "not saved") !=
       CRAWL_OK)
     fprintf(stderr, "crawler: why the seed was not saved is not shared\n");
+}
+
+static const coord_ops_t cluster_ops = {
+  .remote = c_remote,
+  .start = c_start,
+  .stop = c_stop,
+  .finish = c_finish,
+  .robots_get = c_robots_get,
+  .robots_keep = c_robots_keep,
+  .requested = c_requested,
+  .pause = c_pause,
+  .hand = c_hand,
+  .arrived = c_arrived,
+  .tmp_key = c_tmp_key,
+  .publish = c_publish,
+  .seed_failed = c_seed_failed,
+};
+
+coord_t wcluster_coord(cluster_t *cl)
+{
+  return (coord_t){ &cluster_ops, cl };
 }

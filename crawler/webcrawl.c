@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "coord.h"
 #include "crawl.h"
 #include "engine.h"
 #include "fetch.h"
@@ -41,7 +42,6 @@
 #include "store.h"
 #include "tally.h"
 #include "url.h"
-#include "wcluster.h"
 #include "webcrawl_int.h"
 #include "wsitemap.h"
 
@@ -164,10 +164,9 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
     hosts_gate_settle(w->hosts, fr, it, url, &r);
     return;
   }
-  /* A gate's url is its host key. */
-  if (w->cluster != NULL && wcluster_robots(w, url, it->url, &r)) {
-    /* Another worker fetched it: robots.txt once per host per crawl;
-     * unreachable, after the tries it allowed itself. */
+  if (w->co->ops->robots_get(w, it, url, &r)) {
+    /* Asked before, by another worker of a shared crawl: robots.txt once
+     * per host per crawl; unreachable, after the tries it allowed. */
     hosts_gate_settle(w->hosts, fr, it, url, &r);
     return;
   }
@@ -183,24 +182,16 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
                                                 : &w->robots_fetched,
                    1);
   atomic_fetch_add(&w->requests, 1);
-  /* The last failure allowed is kept for every worker: the host is
-   * skipped wherever it goes next, not asked again there with a count
-   * of tries started afresh. Not as a pause: that would hold the
-   * skipped host's items, and the commit behind them, for its
-   * Retry-After. */
-  if (w->cluster != NULL) {
-    wcluster_robots_keep(w, url, &r, hosts_gate_last(w->hosts, it, &r),
-                         it->url);
-    cluster_count(w->cluster, it->url); /* a gate's url is its host key */
-  }
+  /* The last failure allowed is kept too: the host is skipped wherever
+   * it goes next, not asked again there with a count of tries started
+   * afresh (wcluster.c). */
+  w->co->ops->robots_keep(w, it, url, &r, hosts_gate_last(w->hosts, it, &r));
+  w->co->ops->requested(w, it);
   double later = hosts_gate_end(w->hosts, fr, it, url, &r);
   /* Asked again after a failure, when it says (Retry-After) or after
-   * the back-off: by whichever worker holds the host then, so the wait
-   * is the host's in Redis too, before the partition can move: a next
-   * holder must not ask a quarter of a second after a 503 with
-   * Retry-After 20. */
-  if (w->cluster != NULL && later > 0)
-    wcluster_pause_host(w, it->url, later);
+   * the back-off: by whichever worker holds the host then. */
+  if (later > 0)
+    w->co->ops->pause(w, it, later);
 }
 
 /* ---- download threads ---- */
@@ -375,7 +366,7 @@ static engine_fetched_t follow(struct webcrawl *w, engine_t *e, fitem_t *it,
   p->chain[p->hops++] = from;
   p->attempts = 0;
   atomic_fetch_add(&w->redirects, 1);
-  if (w->cluster != NULL && wcluster_hand(w, it, p, to, key)) {
+  if (w->co->ops->hand(w, it, p, to, key)) {
     /* Its host is another worker's: it goes on there. */
     free(to);
     free(key);
@@ -486,7 +477,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
   struct page *p = page_of(it);
   if (p == NULL)
     return ENGINE_PARSE; /* out of memory: commit reports a failure */
-  if (w->cluster != NULL && wcluster_chain(w, it, p) != 0) {
+  if (w->co->ops->arrived(w, it, p) != 0) {
     p->res.outcome = FETCH_NET_ERROR;
     snprintf(p->res.error, sizeof(p->res.error), "out of memory");
     return ENGINE_PARSE;
@@ -517,12 +508,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
   fetcher_get(f, it->url, &p->res);
   archive(w, e, it->url, &p->res);
   atomic_fetch_add(&w->requests, 1);
-  if (w->cluster != NULL) {
-    char *key = url_host_key(it->url);
-    if (key != NULL)
-      cluster_count(w->cluster, key);
-    free(key);
-  }
+  w->co->ops->requested(w, it);
   p->attempts++;
   if (p->res.outcome == FETCH_REDIRECT)
     return follow(w, e, it, p);
@@ -537,23 +523,12 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
      * Retry-After, else for the back-off): the host's other URLs wait,
      * whether or not this one is tried again. */
     frontier_host_pause(engine_frontier(e), it->host, at);
-    if (w->cluster != NULL)
-      wcluster_pause(w, it->url, at - clock_now());
+    w->co->ops->pause(w, it, at - clock_now());
   }
   return again ? retry(w, e, it, at) : ENGINE_PARSE;
 }
 
 /* ---- parse threads ---- */
-
-/* tmp_key: the key naming IT's temporary page file: its seq, or in a
- * shared crawl one of this worker's own for each write (cluster_tmp_key:
- * an item fetched again is not written over the file the commit may be
- * linking). */
-static unsigned long long tmp_key(struct webcrawl *w, const fitem_t *it)
-{
-  return w->cluster != NULL ? cluster_tmp_key(w->cluster)
-                            : (unsigned long long)it->seq;
-}
 
 /* speculate: have the links the commit of IT will add fetched early
  * (engine.h, Speculation), unless the commit may well not add them: a
@@ -620,7 +595,8 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     /* The body waits for the page's adoption on disk (a resumed page's
      * is in its saved file), or is not needed again (noindex, scanned). */
     if (p->stored_id == 0 && !(p->noindex && p->scanned))
-      page_write_tmp(p, it, tmp_key(w, it), w->o->pagedir, w->tmp_flags);
+      page_write_tmp(p, it, w->co->ops->tmp_key(w, it), w->o->pagedir,
+                     w->tmp_flags);
     if (r->body != NULL && p->tmp == NULL && p->write_errno == 0) {
       free(r->body);
       r->body = NULL;
@@ -633,7 +609,8 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     p->tmp = NULL;
   }
   if (!p->noindex && p->stored_id == 0 && p->tmp == NULL)
-    page_write_tmp(p, it, tmp_key(w, it), w->o->pagedir, w->tmp_flags);
+    page_write_tmp(p, it, w->co->ops->tmp_key(w, it), w->o->pagedir,
+                   w->tmp_flags);
   /* The body is on disk now (or not saved); free it before the page waits
    * for commit. */
   free(r->body);
@@ -724,23 +701,8 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
       if (rc != 0)
         return io_fail(w, e, "journal", id, errno ? errno : ENOMEM);
     }
-    if (w->cluster != NULL) {
-      /* Its temporary file stays until the commit is recorded: a
-       * committer after this one may publish it again (wcluster.c). */
-      if (pagedir_publish_link(w->o->pagedir, p->tmp, id) != 0) {
-        /* Gone with the crawl's end, which Redis then lost: the page
-         * unpublished at the takeover is this one (wcluster.c). */
-        int err = errno;
-        if (err != ENOENT ||
-            pagedir_publish_kept(w->o->pagedir, id, it->url, it->depth) != 0)
-          return io_fail(w, e, "save", id, err);
-      }
-    } else {
-      if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0)
-        return io_fail(w, e, "save", id, errno);
-      free(p->tmp);
-      p->tmp = NULL;
-    }
+    if (w->co->ops->publish(w, it, p, id) != 0)
+      return io_fail(w, e, "save", id, errno);
   }
   st->saved++;
   st->bytes += (long long)p->res.len;
@@ -910,24 +872,7 @@ static void seed_not_saved(struct webcrawl *w, const fitem_t *it,
     snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
     snprintf(w->st->seed_failed, sizeof(w->st->seed_failed), "%s", it->url);
   }
-  if (w->cluster != NULL)
-    wcluster_seed(w, why);
-}
-
-/* add_seeds: every seed at depth 0, in the order given (their IDs
- * follow it). Returns 1, or -2 if out of memory. */
-static int add_seeds(struct webcrawl *w)
-{
-  const char *const *v = w->o->seeds ? w->o->seeds : &w->o->seed;
-  size_t n = w->o->seeds ? w->o->nseeds : 1;
-  for (size_t i = 0; i < n; i++) {
-    char *key = url_host_key(v[i]);
-    int rc = key != NULL ? engine_add(w->e, v[i], 0, key) : -2;
-    free(key);
-    if (rc < 0)
-      return -2;
-  }
-  return 1;
+  w->co->ops->seed_failed(w, why);
 }
 
 /* wc_commit: the page's events in the log and its counters, its ID,
@@ -1105,7 +1050,9 @@ static void replay_host(void *arg, const char *key, const char *why)
 
 int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
 {
-  struct webcrawl w = { .o = o, .st = st, .cluster = o->cluster };
+  struct webcrawl w = { .o = o,
+                        .st = st,
+                        .co = o->coord ? o->coord : &coord_local };
   memset(st, 0, sizeof(*st));
   /* "tse-crawler/0.1 (+...)" is named "tse-crawler" in a robots meta, as
    * in robots.txt (robots.h). */
@@ -1209,7 +1156,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .budget = &w.budget,
     .spill_path = spill,
     .gate = robots,
-    .remote = o->cluster ? cluster_remote(o->cluster) : NULL,
+    .remote = w.co->ops->remote(w.co->ctx),
     .hooks = &wc_hooks,
     .ctx = &w,
   };
@@ -1219,22 +1166,18 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
   }
-  /* A shared crawl's seed is the first item of its shared frontier
-   * (cluster.h): the feeder brings it to whichever worker fetches its
-   * host. */
-  int rc = o->cluster ? (wcluster_start(&w) == 0 ? 1 : -2) : add_seeds(&w);
+  int rc = w.co->ops->start(&w);
   /* --max-pages: only the next max_pages items can be saved, so no
    * download goes beyond them (engine_want; speculation is off above):
    * the limit costs at most the failures among them in extra requests. */
   if (o->max_pages > 0)
     engine_want(w.e, (uint64_t)o->max_pages);
-  if (rc == 1 && o->sitemaps &&
+  if (rc == 0 && o->sitemaps &&
       (w.firsts = wsitemap_firsts(o->seeds ? o->seeds : &o->seed,
                                   o->seeds ? o->nseeds : 1)) == NULL)
-    rc = -2;
-  if (rc != 1) {
-    if (o->cluster)
-      cluster_finish(o->cluster);
+    rc = -1;
+  if (rc != 0) {
+    w.co->ops->stop(&w);
     engine_delete(w.e);
     hosts_delete(w.hosts);
     return CRAWL_ENOMEM;
@@ -1243,9 +1186,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   pthread_mutex_lock(&running_lock);
   running = w.e;
   pthread_mutex_unlock(&running_lock);
-  int status = engine_run(w.e);
-  if (o->cluster != NULL)
-    status = wcluster_finish(&w, status);
+  int status = w.co->ops->finish(&w, engine_run(w.e));
   int lost = frontier_error(engine_frontier(w.e));
   if (lost && lost != ENOMEM) /* out of memory: the exit status says so */
     fprintf(stderr,

@@ -19,7 +19,7 @@
 #include "urlfilter.h"
 #include "warc.h"
 
-typedef struct cluster cluster_t;
+struct coord;
 
 typedef struct webcrawl_opts {
   const char *seed;         /* normalised, in scope */
@@ -66,9 +66,9 @@ typedef struct webcrawl_opts {
   const store_t *replay;        /* fetch everything from this saved crawl */
   const store_t *resume;        /* pages saved before, in PAGEDIR itself */
   warc_t *warc;                 /* record every exchange here, or NULL */
-  cluster_t *cluster;           /* one worker of a crawl shared through
-                                   Redis (wcluster.h), or NULL */
-  const char *pagedir_stamp;    /* with CLUSTER: PAGEDIR's marker stamp
+  const struct coord *coord;    /* what the crawl shares with other
+                                   processes (coord.h); NULL: nothing */
+  const char *pagedir_stamp;    /* in a shared crawl: PAGEDIR's marker stamp
                                    as bound (wcluster_pagedir) */
   bool log;                     /* CS50 event lines on LOGFP */
   FILE *logfile;                /* --log-file: every event, robots.txt's

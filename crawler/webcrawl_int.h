@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "budget.h"
-#include "cluster.h"
+#include "coord.h"
 #include "engine.h"
 #include "fetch.h"
 #include "fptable.h"
@@ -17,8 +17,9 @@
 #include "webcrawl.h"
 
 /* One crawl (webcrawl_run's). Fields: see webcrawl.c, which writes them;
- * wcluster.c reads and writes the commit's counts from the committer
- * thread, which is the commit's (webcrawl.c's top comment). */
+ * the coordinators (coord.h) read them, and the cluster's writes the
+ * commit's counts from the committer thread, which is the commit's
+ * (webcrawl.c's top comment). */
 struct webcrawl {
   const webcrawl_opts_t *o;
   char agent[64]; /* our product token: what a robots meta names */
@@ -42,8 +43,7 @@ struct webcrawl {
   budget_t budget;    /* --max-memory (budget.h) */
   page_scan_t scan;   /* how pages are scanned (page_scan) */
   unsigned tmp_flags; /* PAGEDIR_GZIP, PAGEDIR_FSYNC for page files */
-  cluster_t *cluster; /* o->cluster: a crawl shared with other processes,
-                         or NULL */
+  const coord_t *co;  /* o->coord, or coord_local (coord.h) */
   /* The scope: o->scope, or one the seed's redirects widened (widen).
    * Written only while the seed's redirect chain is followed, when no
    * other URL is known, and read by any thread through wc_scope. */

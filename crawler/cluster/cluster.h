@@ -89,7 +89,7 @@ typedef struct cluster_config {
 double cluster_lease_margin(double lease);
 
 /* cluster_join: join crawl CFG->name (creating it if new; *CREATED
- * says), copying CFG. Returns a CSTATE_* status: CRAWL_OK with *OUT
+ * says), copying CFG. Returns a status (crawl.h): CRAWL_OK with *OUT
  * (owned: cluster_delete); else ERR (size N) says why. */
 int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
                  char *err, size_t n);

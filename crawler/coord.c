@@ -1,0 +1,120 @@
+/* coord.c: the local coordinator, one process's crawl (coord.h). */
+#include "coord.h"
+
+#include <stdlib.h>
+
+#include "page.h"
+#include "pagedir.h"
+#include "url.h"
+#include "webcrawl_int.h"
+
+static const engine_remote_t *l_remote(void *ctx)
+{
+  (void)ctx;
+  return NULL; /* the engine's own frontier and commit */
+}
+
+/* l_start: every seed at depth 0, in the order given (their IDs follow
+ * it). */
+static int l_start(struct webcrawl *w)
+{
+  const char *const *v = w->o->seeds ? w->o->seeds : &w->o->seed;
+  size_t n = w->o->seeds ? w->o->nseeds : 1;
+  for (size_t i = 0; i < n; i++) {
+    char *key = url_host_key(v[i]);
+    int rc = key != NULL ? engine_add(w->e, v[i], 0, key) : -2;
+    free(key);
+    if (rc < 0)
+      return -1;
+  }
+  return 0;
+}
+
+static void l_stop(struct webcrawl *w)
+{
+  (void)w;
+}
+
+static int l_finish(struct webcrawl *w, int status)
+{
+  (void)w;
+  return status;
+}
+
+static bool l_robots_get(struct webcrawl *w, const fitem_t *it,
+                         const char *url, fetch_result_t *r)
+{
+  (void)w, (void)it, (void)url, (void)r;
+  return false; /* asked once by this process's gate, never before */
+}
+
+static void l_robots_keep(struct webcrawl *w, const fitem_t *it,
+                          const char *url, const fetch_result_t *r, bool last)
+{
+  (void)w, (void)it, (void)url, (void)r, (void)last;
+}
+
+static void l_requested(struct webcrawl *w, const fitem_t *it)
+{
+  (void)w, (void)it;
+}
+
+static void l_pause(struct webcrawl *w, const fitem_t *it, double seconds)
+{
+  (void)w, (void)it, (void)seconds; /* the frontier's pause is the host's */
+}
+
+static bool l_hand(struct webcrawl *w, fitem_t *it, const struct page *p,
+                   const char *to, const char *key)
+{
+  (void)w, (void)it, (void)p, (void)to, (void)key;
+  return false; /* every host is this process's */
+}
+
+static int l_arrived(struct webcrawl *w, fitem_t *it, struct page *p)
+{
+  (void)w, (void)it, (void)p;
+  return 0;
+}
+
+/* l_tmp_key: IT's seq: an item is written once. */
+static unsigned long long l_tmp_key(struct webcrawl *w, const fitem_t *it)
+{
+  (void)w;
+  return (unsigned long long)it->seq;
+}
+
+/* l_publish: by rename: no one else will publish the file again. */
+static int l_publish(struct webcrawl *w, const fitem_t *it, struct page *p,
+                     int id)
+{
+  (void)it;
+  if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0)
+    return -1;
+  free(p->tmp);
+  p->tmp = NULL;
+  return 0;
+}
+
+static void l_seed_failed(struct webcrawl *w, const char *why)
+{
+  (void)w, (void)why; /* the statistics have it (webcrawl.c) */
+}
+
+static const coord_ops_t local_ops = {
+  .remote = l_remote,
+  .start = l_start,
+  .stop = l_stop,
+  .finish = l_finish,
+  .robots_get = l_robots_get,
+  .robots_keep = l_robots_keep,
+  .requested = l_requested,
+  .pause = l_pause,
+  .hand = l_hand,
+  .arrived = l_arrived,
+  .tmp_key = l_tmp_key,
+  .publish = l_publish,
+  .seed_failed = l_seed_failed,
+};
+
+const coord_t coord_local = { &local_ops, NULL };

@@ -1,0 +1,83 @@
+/* coord.h: the one door between this process's crawl (webcrawl.c) and
+ * whatever the crawl shares with other processes (internal).
+ *
+ * A crawl has one coordinator. The local one (coord_local) shares
+ * nothing: it adds the seeds to this process's frontier, and every other
+ * call leaves the crawl as it is. The cluster's (wcluster.c,
+ * wcluster_coord) shares the crawl through Redis: the seed is the shared
+ * frontier's, robots.txt answers are kept for every worker, a host's
+ * pauses and requests are the crawl's, a redirect to a host of another
+ * worker is handed to it, and pages are published so that the next
+ * committer can publish them again. webcrawl.c calls only these, never
+ * asking which coordinator it has.
+ *
+ * Each call takes the crawl (webcrawl_int.h) and an item IT: a gate
+ * item's url is its host key (frontier.h), a page item's a page's URL. */
+#ifndef CRAWLER_COORD_H
+#define CRAWLER_COORD_H
+
+#include <stdbool.h>
+
+#include "engine.h"
+#include "fetch.h"
+
+struct webcrawl;
+struct page;
+
+typedef struct coord_ops {
+  /* remote: the engine's source and commit seam for this coordinator
+   * (engine.h, engine_remote_t), or NULL for the engine's own. */
+  const engine_remote_t *(*remote)(void *ctx);
+  /* start: the crawl's first items into W->e (the seeds, or the shared
+   * frontier's threads). Returns 0, or -1 (out of memory). Before
+   * engine_run. */
+  int (*start)(struct webcrawl *w);
+  /* stop: after start, whether or not it succeeded, when the crawl will
+   * not run: what start began, undone. */
+  void (*stop)(struct webcrawl *w);
+  /* finish: after engine_run returned STATUS; fills W->st with what the
+   * crawl as a whole did. Returns the crawl's status. */
+  int (*finish)(struct webcrawl *w, int status);
+  /* robots_get: the answer to robots.txt URL for IT's host that the
+   * crawl already has, into *R (zeroed first): true if there was one
+   * (then no request is made). Download thread. */
+  bool (*robots_get)(struct webcrawl *w, const fitem_t *it, const char *url,
+                     fetch_result_t *r);
+  /* robots_keep: R, the answer to robots.txt URL for IT's host, LAST if
+   * no try of the host is left (hosts_gate_last). Download thread. */
+  void (*robots_keep)(struct webcrawl *w, const fitem_t *it, const char *url,
+                      const fetch_result_t *r, bool last);
+  /* requested: a request was made for IT. Download thread. */
+  void (*requested)(struct webcrawl *w, const fitem_t *it);
+  /* pause: IT's host takes no request for SECONDS (Retry-After, a
+   * back-off). Download thread. */
+  void (*pause)(struct webcrawl *w, const fitem_t *it, double seconds);
+  /* hand: IT redirects to TO, of host KEY, P's chain holding the hop:
+   * true if it goes on elsewhere (ENGINE_GONE). Download thread. */
+  bool (*hand)(struct webcrawl *w, fitem_t *it, const struct page *p,
+               const char *to, const char *key);
+  /* arrived: IT is about to be fetched with page P: the redirects it
+   * came through elsewhere into P's chain. Returns 0, or -1 (out of
+   * memory). Download thread. */
+  int (*arrived)(struct webcrawl *w, fitem_t *it, struct page *p);
+  /* tmp_key: the key naming a temporary page file of IT. Parse thread. */
+  unsigned long long (*tmp_key)(struct webcrawl *w, const fitem_t *it);
+  /* publish: P's temporary page file as page ID of IT. Returns 0, or -1
+   * with errno set. Commit. */
+  int (*publish)(struct webcrawl *w, const fitem_t *it, struct page *p,
+                 int id);
+  /* seed_failed: a seed was not saved, for WHY. Commit. */
+  void (*seed_failed)(struct webcrawl *w, const char *why);
+} coord_ops_t;
+
+/* A coordinator: its calls and their context (the cluster's cluster_t;
+ * NULL for the local one). */
+typedef struct coord {
+  const coord_ops_t *ops;
+  void *ctx;
+} coord_t;
+
+/* coord_local: one process's crawl, shared with no other. */
+extern const coord_t coord_local;
+
+#endif /* CRAWLER_COORD_H */
