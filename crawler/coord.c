@@ -41,8 +41,8 @@ static int l_finish(struct webcrawl *w, int status)
   return status;
 }
 
-static bool l_robots_get(struct webcrawl *w, const fitem_t *it,
-                         const char *url, fetch_result_t *r)
+static bool l_robots_get(struct webcrawl *w, const fitem_t *it, const char *url,
+                         fetch_result_t *r)
 {
   (void)w, (void)it, (void)url, (void)r;
   return false; /* asked once by this process's gate, never before */

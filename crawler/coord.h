@@ -64,8 +64,7 @@ typedef struct coord_ops {
   unsigned long long (*tmp_key)(struct webcrawl *w, const fitem_t *it);
   /* publish: P's temporary page file as page ID of IT. Returns 0, or -1
    * with errno set. Commit. */
-  int (*publish)(struct webcrawl *w, const fitem_t *it, struct page *p,
-                 int id);
+  int (*publish)(struct webcrawl *w, const fitem_t *it, struct page *p, int id);
   /* seed_failed: a seed was not saved, for WHY. Commit. */
   void (*seed_failed)(struct webcrawl *w, const char *why);
 } coord_ops_t;

@@ -8,7 +8,6 @@
  * resolving URLs, matching a path against the rules, calling the
  * frontier) works on values taken out under it. */
 #include "hosts.h"
-#include "clock.h"
 
 #include <assert.h>
 #include <pthread.h>
@@ -16,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "hashtable.h"
 #include "robots.h"
 #include "strbuf.h"

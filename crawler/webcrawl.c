@@ -16,7 +16,6 @@
  * outcome of each URL it does not save; the WARC file gets each exchange
  * from the download thread that made it (archive). */
 #include "webcrawl.h"
-#include "clock.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -29,6 +28,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "clock.h"
 #include "coord.h"
 #include "crawl.h"
 #include "engine.h"

@@ -2,13 +2,13 @@
  * fetching them politely from the seed's parse thread, and reading them
  * with common/sitemap.c into the seed's links. */
 #include "wsitemap.h"
-#include "clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "frontier.h"
 #include "robots.h"
 #include "sitemap.h"

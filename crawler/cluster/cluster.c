@@ -5,7 +5,6 @@
  * pool, and failing.
  * */
 #include "cluster.h"
-#include "clock.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cluster_int.h"
 #include "fptable.h"
 #include "hashtable.h"

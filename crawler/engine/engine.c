@@ -79,7 +79,6 @@
  * becomes the committer: it commits items one by one, without the lock,
  * until the next seq is missing. Others just leave their item there. */
 #include "engine.h"
-#include "clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -88,6 +87,7 @@
 #include <string.h>
 
 #include "budget.h"
+#include "clock.h"
 #include "crawl.h"
 #include "fptable.h"
 #include "heap.h"

@@ -45,7 +45,6 @@
  *            queue_only, by a pop (a slot freed), broadcast by close. Waiters
  * re-check: closed or a free slot. */
 #include "frontier.h"
-#include "clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -55,6 +54,7 @@
 #include <time.h>
 
 #include "budget.h"
+#include "clock.h"
 #include "diskq.h"
 #include "fptable.h"
 #include "frontier_int.h"
