@@ -364,11 +364,10 @@ static void check_ca(const char *name, const char *path, bool dir)
                    strerror(errno));
 }
 
-/* parse_option: apply option OPT (getopt_long's return; its value in
- * optarg; NAME the last word it read, for the refusals of a missing
- * value or an unknown option) to C, or refuse; --help and --version
- * print and exit 0. */
-static void parse_option(struct cmd *c, int opt, const char *name)
+/* parse_number: apply OPT if it is an option whose value is a number
+ * (a count, a rate, a size, a time; its value in optarg) to C, or
+ * refuse a bad value. Returns whether OPT is one of them. */
+static bool parse_number(struct cmd *c, int opt)
 {
   webcrawl_opts_t *o = &c->o;
   long v;
@@ -398,35 +397,6 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     if (!parse_double(optarg, 1, 1e6, &o->burst))
       cmdline_refuse(EXIT_USAGE, "--burst: '%s' is not a burst (1 to 1000000)",
                      optarg);
-    break;
-  case O_SCOPE:
-    c->scope_arg[c->nscope++] = optarg; /* room: cmdline_parse */
-    break;
-  case O_DOMAIN:
-    c->domain_arg[c->ndomain++] = optarg;
-    break;
-  case O_ACCEPT:
-    c->accept[c->naccept++] = optarg;
-    break;
-  case O_REJECT:
-    c->reject[c->nreject++] = optarg;
-    break;
-  case O_UA:
-    if (optarg[0] == '\0' || strpbrk(optarg, "\r\n") != NULL)
-      cmdline_refuse(EXIT_USAGE, "--user-agent: must be one non-empty line");
-    o->user_agent = optarg;
-    break;
-  case O_HEADER:
-    c->secret[c->nsecret++] = optarg;
-    add_header(c, optarg);
-    break;
-  case O_SITEMAPS:
-    o->sitemaps = true;
-    break;
-  case O_SEED:
-  case O_SEEDS:
-    c->extra_file[c->nextra] = opt == O_SEEDS;
-    c->extra[c->nextra++] = optarg;
     break;
   case O_MAXP:
     if (!parse_long(optarg, 0, INT_MAX, &o->max_pages))
@@ -459,6 +429,65 @@ static void parse_option(struct cmd *c, int opt, const char *name)
                      optarg);
     o->max_memory = (size_t)dv;
     break;
+  case O_LEASE:
+    if (!parse_double(optarg, 1, 3600, &c->lease))
+      cmdline_refuse(EXIT_USAGE,
+                     "--lease-timeout: '%s' is not 1 to 3600 seconds", optarg);
+    break;
+  default:
+    return false;
+  }
+  return true;
+}
+
+/* parse_repeatable: apply OPT if it is an option that may be given any
+ * number of times (its value in optarg, kept in the order given) to C.
+ * Returns whether OPT is one of them. */
+static bool parse_repeatable(struct cmd *c, int opt)
+{
+  switch (opt) {
+  case O_SCOPE:
+    c->scope_arg[c->nscope++] = optarg; /* room: cmdline_parse */
+    break;
+  case O_DOMAIN:
+    c->domain_arg[c->ndomain++] = optarg;
+    break;
+  case O_ACCEPT:
+    c->accept[c->naccept++] = optarg;
+    break;
+  case O_REJECT:
+    c->reject[c->nreject++] = optarg;
+    break;
+  case O_HEADER:
+    c->secret[c->nsecret++] = optarg;
+    add_header(c, optarg);
+    break;
+  case O_SEED:
+  case O_SEEDS:
+    c->extra_file[c->nextra] = opt == O_SEEDS;
+    c->extra[c->nextra++] = optarg;
+    break;
+  default:
+    return false;
+  }
+  return true;
+}
+
+/* parse_fetching: apply OPT if it is an option of how pages are fetched
+ * and read (its value, if any, in optarg) to C, or refuse a bad value.
+ * Returns whether OPT is one of them. */
+static bool parse_fetching(struct cmd *c, int opt)
+{
+  webcrawl_opts_t *o = &c->o;
+  switch (opt) {
+  case O_UA:
+    if (optarg[0] == '\0' || strpbrk(optarg, "\r\n") != NULL)
+      cmdline_refuse(EXIT_USAGE, "--user-agent: must be one non-empty line");
+    o->user_agent = optarg;
+    break;
+  case O_SITEMAPS:
+    o->sitemaps = true;
+    break;
   case O_FORMAT:
     if (strcmp(optarg, "auto") == 0)
       o->format = FORMAT_AUTO;
@@ -487,6 +516,19 @@ static void parse_option(struct cmd *c, int opt, const char *name)
   case O_RELNOFOLLOW:
     o->respect_rel_nofollow = true;
     break;
+  default:
+    return false;
+  }
+  return true;
+}
+
+/* parse_output: apply OPT if it is an option of where the crawl's pages
+ * go and what it says (its value, if any, in optarg) to C. Returns
+ * whether OPT is one of them. */
+static bool parse_output(struct cmd *c, int opt)
+{
+  webcrawl_opts_t *o = &c->o;
+  switch (opt) {
   case O_COMPRESS:
     o->compress = true;
     break;
@@ -508,11 +550,6 @@ static void parse_option(struct cmd *c, int opt, const char *name)
   case O_NAME:
     c->crawl_name = optarg;
     break;
-  case O_LEASE:
-    if (!parse_double(optarg, 1, 3600, &c->lease))
-      cmdline_refuse(EXIT_USAGE,
-                     "--lease-timeout: '%s' is not 1 to 3600 seconds", optarg);
-    break;
   case O_STATUS:
     c->status = true;
     break;
@@ -523,18 +560,32 @@ static void parse_option(struct cmd *c, int opt, const char *name)
     c->logfile_path = optarg;
     break;
   case O_QUIET:
+  case 'q':
     c->quiet = true;
     break;
   case O_STATS:
     c->stats = true;
     break;
+  default:
+    return false;
+  }
+  return true;
+}
+
+/* parse_option: apply option OPT (getopt_long's return; its value in
+ * optarg; NAME the last word it read, for the refusals of a missing
+ * value or an unknown option) to C, or refuse; --help and --version
+ * print and exit 0. */
+static void parse_option(struct cmd *c, int opt, const char *name)
+{
+  if (parse_number(c, opt) || parse_repeatable(c, opt) ||
+      parse_fetching(c, opt) || parse_output(c, opt))
+    return;
+  switch (opt) {
   case 'h':
   case O_HELP:
     usage();
     exit(0);
-  case 'q':
-    c->quiet = true;
-    break;
   case 'V':
   case O_VERSION:
     printf("crawler %s (libcurl %s, libxml2 %s)\n", CRAWL_VERSION,
