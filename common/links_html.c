@@ -486,111 +486,101 @@ static const char *const table_tags[] = { "caption", "table", "tbody",
                                           "tfoot",   "thead", "tr",
                                           "td",      "th",    NULL };
 
-/* A start tag, name in s->name, attributes read. */
-static void start_tag(scan_t *s)
+/* A start tag in foreign content (s->fdepth > 0: an SVG or MathML
+ * element open). Returns true if the tag is a foreign element (pushed);
+ * false if it is HTML content, after popping the foreign elements it
+ * breaks out of. */
+static bool foreign_start(scan_t *s)
 {
   const char *n = s->name;
-  if (s->fdepth > 0) {
-    const foreign_t *top = &s->fstack[s->fdepth - 1];
-    if (!top->integ) {
-      if (!top->svg && strcmp(top->name, "annotation-xml") == 0 &&
-          strcmp(n, "svg") == 0) {
-        foreign_push(s, true); /* annotation-xml may hold SVG */
-        return;
-      }
-      if (!breaks_out(s)) {
-        foreign_push(s, top->svg);
-        return;
-      }
-      foreign_pop_to_html(s);
-    } else if (!top->svg &&
-               (strcmp(n, "mglyph") == 0 || strcmp(n, "malignmark") == 0)) {
-      foreign_push(s, false); /* MathML, even in a text integration point */
-      return;
+  const foreign_t *top = &s->fstack[s->fdepth - 1];
+  if (!top->integ) {
+    if (!top->svg && strcmp(top->name, "annotation-xml") == 0 &&
+        strcmp(n, "svg") == 0) {
+      foreign_push(s, true); /* annotation-xml may hold SVG */
+      return true;
     }
+    if (!breaks_out(s)) {
+      foreign_push(s, top->svg);
+      return true;
+    }
+    foreign_pop_to_html(s);
+  } else if (!top->svg &&
+             (strcmp(n, "mglyph") == 0 || strcmp(n, "malignmark") == 0)) {
+    foreign_push(s, false); /* MathML, even in a text integration point */
+    return true;
   }
-  /* HTML content. */
-  bool report = s->template_depth == 0;
-  if (s->in_select && s->select_in_table && name_in(n, table_tags))
+  return false;
+}
+
+/* A start tag in a select (s->in_select): most are dropped. Returns
+ * whether the select took the tag; false if the tag closed it and goes
+ * on as in body. */
+static bool select_start(scan_t *s)
+{
+  const char *n = s->name;
+  if (s->select_in_table && name_in(n, table_tags)) {
     s->in_select = false; /* "in select in table": and the tag goes on */
-  if (s->in_select) {
-    if (strcmp(n, "select") == 0) {
-      s->in_select = false;
-      return;
-    }
-    if (strcmp(n, "input") == 0 || strcmp(n, "keygen") == 0 ||
-        strcmp(n, "textarea") == 0) {
-      s->in_select = false; /* and the tag goes on as in body */
-    } else if (strcmp(n, "script") == 0) {
-      set_text(s, T_SCRIPT);
-      return;
-    } else if (strcmp(n, "template") == 0) {
-      s->template_depth++;
-      return;
-    } else {
-      return; /* option, optgroup, hr and everything else */
-    }
+    return false;
   }
-  if (s->mode == M_FRAMESET || s->mode == M_AFTER) {
-    if (strcmp(n, "noframes") == 0)
-      set_text(s, T_RAWTEXT);
-    else if (s->mode == M_FRAMESET && strcmp(n, "frameset") == 0)
-      s->frameset_depth++;
-    else if (s->mode == M_FRAMESET && strcmp(n, "frame") == 0 && report)
-      on_frame(s);
-    return;
+  if (strcmp(n, "select") == 0) {
+    s->in_select = false;
+    return true;
   }
+  if (strcmp(n, "input") == 0 || strcmp(n, "keygen") == 0 ||
+      strcmp(n, "textarea") == 0) {
+    s->in_select = false; /* and the tag goes on as in body */
+    return false;
+  }
+  if (strcmp(n, "script") == 0)
+    set_text(s, T_SCRIPT);
+  else if (strcmp(n, "template") == 0)
+    s->template_depth++;
+  return true; /* option, optgroup, hr and everything else */
+}
+
+/* A start tag once the document is a frameset (M_FRAMESET, M_AFTER):
+ * only frames count. REPORT: not in a template. */
+static void frameset_start(scan_t *s, bool report)
+{
+  const char *n = s->name;
+  if (strcmp(n, "noframes") == 0)
+    set_text(s, T_RAWTEXT);
+  else if (s->mode == M_FRAMESET && strcmp(n, "frameset") == 0)
+    s->frameset_depth++;
+  else if (s->mode == M_FRAMESET && strcmp(n, "frame") == 0 && report)
+    on_frame(s);
+}
+
+/* The start tags of the elements we report, in body or head: a, area,
+ * base, meta, iframe (whose content is raw text). REPORT: not in a
+ * template. Returns whether the tag is one of them. */
+static bool link_start(scan_t *s, bool report)
+{
+  const char *n = s->name;
   switch (n[0]) {
   case 'a':
     if (n[1] == '\0') {
       body_begins(s);
       if (report)
         on_anchor(s);
-      return;
+      return true;
     }
     if (strcmp(n, "area") == 0) {
       body_begins(s);
       s->frameset_ok = false;
       if (report)
         on_anchor(s);
-      return;
+      return true;
     }
-    break;
+    return false;
   case 'b':
     if (strcmp(n, "base") == 0) {
       if (report)
         on_base(s);
-      return;
+      return true;
     }
-    if (strcmp(n, "basefont") == 0 || strcmp(n, "bgsound") == 0)
-      return; /* head elements */
-    if (strcmp(n, "body") == 0) {
-      if (s->template_depth == 0) {
-        s->mode = M_BODY;
-        s->frameset_ok = false;
-      }
-      return;
-    }
-    break;
-  case 'f':
-    if (strcmp(n, "frameset") == 0) {
-      if (s->template_depth > 0)
-        return;
-      if (s->mode == M_HEAD)
-        frameset_begins(s);
-      else if (s->frameset_ok)
-        frameset_begins(s);
-      return;
-    }
-    if (strcmp(n, "frame") == 0) {
-      body_begins(s); /* and ignored there */
-      return;
-    }
-    break;
-  case 'h':
-    if (strcmp(n, "html") == 0 || strcmp(n, "head") == 0)
-      return;
-    break;
+    return false;
   case 'i':
     if (strcmp(n, "iframe") == 0) {
       body_begins(s);
@@ -598,104 +588,182 @@ static void start_tag(scan_t *s)
       if (report)
         on_frame(s);
       set_text(s, T_RAWTEXT);
-      return;
+      return true;
     }
-    if (strcmp(n, "input") == 0) {
-      body_begins(s);
-      if (!s->has[A_TYPE] ||
-          !ascii_strnieq(trimmed(&s->val[A_TYPE]), "hidden", SIZE_MAX))
-        s->frameset_ok = false;
-      return;
-    }
-    break;
-  case 'l':
-    if (strcmp(n, "link") == 0)
-      return;
-    break;
+    return false;
   case 'm':
     if (strcmp(n, "meta") == 0) {
       if (report)
         on_meta(s);
-      return;
+      return true;
     }
-    if (strcmp(n, "math") == 0) {
-      body_begins(s);
-      foreign_push(s, false);
-      return;
-    }
-    break;
+    return false;
+  default:
+    return false;
+  }
+}
+
+/* The start tags of the other elements whose content the tokenizer reads
+ * as text (set_text): noframes, noembed, plaintext, script, style,
+ * title, textarea, xmp. Returns whether the tag is one of them. */
+static bool text_start(scan_t *s)
+{
+  const char *n = s->name;
+  switch (n[0]) {
   case 'n':
     if (strcmp(n, "noframes") == 0) {
       set_text(s, T_RAWTEXT);
-      return;
+      return true;
     }
     if (strcmp(n, "noembed") == 0) {
       body_begins(s);
       set_text(s, T_RAWTEXT);
-      return;
+      return true;
     }
-    if (strcmp(n, "noscript") == 0) {
-      if (s->mode != M_HEAD)
-        body_begins(s); /* scripting off: an ordinary element */
-      return;
-    }
-    break;
+    return false;
   case 'p':
     if (strcmp(n, "plaintext") == 0) {
       body_begins(s);
       set_text(s, T_PLAINTEXT);
-      return;
+      return true;
     }
-    break;
+    return false;
   case 's':
     if (strcmp(n, "script") == 0) {
       set_text(s, T_SCRIPT);
-      return;
+      return true;
     }
     if (strcmp(n, "style") == 0) {
       set_text(s, T_RAWTEXT);
-      return;
+      return true;
     }
-    if (strcmp(n, "select") == 0) {
-      body_begins(s);
-      s->frameset_ok = false;
-      s->in_select = true;
-      s->select_in_table = s->table_depth > 0;
-      return;
-    }
-    if (strcmp(n, "svg") == 0) {
-      body_begins(s);
-      foreign_push(s, true);
-      return;
-    }
-    break;
+    return false;
   case 't':
     if (strcmp(n, "title") == 0) {
       set_text(s, T_RCDATA);
-      return;
+      return true;
     }
     if (strcmp(n, "textarea") == 0) {
       body_begins(s);
       s->frameset_ok = false;
       set_text(s, T_RCDATA);
-      return;
+      return true;
     }
-    if (strcmp(n, "template") == 0) {
-      s->template_depth++;
-      return;
-    }
-    break;
+    return false;
   case 'x':
     if (strcmp(n, "xmp") == 0) {
       body_begins(s);
       s->frameset_ok = false;
       set_text(s, T_RAWTEXT);
-      return;
+      return true;
     }
-    break;
+    return false;
   default:
-    break;
+    return false;
   }
+}
+
+/* The start tags that change the document's structure as tree
+ * construction sees it: html, head and head elements, body, frameset,
+ * frame, input, select, template, noscript, and the roots of foreign
+ * content (math, svg). Returns whether the tag is one of them. */
+static bool structure_start(scan_t *s)
+{
+  const char *n = s->name;
+  switch (n[0]) {
+  case 'b':
+    if (strcmp(n, "basefont") == 0 || strcmp(n, "bgsound") == 0)
+      return true; /* head elements */
+    if (strcmp(n, "body") == 0) {
+      if (s->template_depth == 0) {
+        s->mode = M_BODY;
+        s->frameset_ok = false;
+      }
+      return true;
+    }
+    return false;
+  case 'f':
+    if (strcmp(n, "frameset") == 0) {
+      if (s->template_depth > 0)
+        return true;
+      if (s->mode == M_HEAD)
+        frameset_begins(s);
+      else if (s->frameset_ok)
+        frameset_begins(s);
+      return true;
+    }
+    if (strcmp(n, "frame") == 0) {
+      body_begins(s); /* and ignored there */
+      return true;
+    }
+    return false;
+  case 'h':
+    return strcmp(n, "html") == 0 || strcmp(n, "head") == 0;
+  case 'i':
+    if (strcmp(n, "input") == 0) {
+      body_begins(s);
+      if (!s->has[A_TYPE] ||
+          !ascii_strnieq(trimmed(&s->val[A_TYPE]), "hidden", SIZE_MAX))
+        s->frameset_ok = false;
+      return true;
+    }
+    return false;
+  case 'l':
+    return strcmp(n, "link") == 0;
+  case 'm':
+    if (strcmp(n, "math") == 0) {
+      body_begins(s);
+      foreign_push(s, false);
+      return true;
+    }
+    return false;
+  case 'n':
+    if (strcmp(n, "noscript") == 0) {
+      if (s->mode != M_HEAD)
+        body_begins(s); /* scripting off: an ordinary element */
+      return true;
+    }
+    return false;
+  case 's':
+    if (strcmp(n, "select") == 0) {
+      body_begins(s);
+      s->frameset_ok = false;
+      s->in_select = true;
+      s->select_in_table = s->table_depth > 0;
+      return true;
+    }
+    if (strcmp(n, "svg") == 0) {
+      body_begins(s);
+      foreign_push(s, true);
+      return true;
+    }
+    return false;
+  case 't':
+    if (strcmp(n, "template") == 0) {
+      s->template_depth++;
+      return true;
+    }
+    return false;
+  default:
+    return false;
+  }
+}
+
+/* A start tag, name in s->name, attributes read. */
+static void start_tag(scan_t *s)
+{
+  if (s->fdepth > 0 && foreign_start(s))
+    return;
+  /* HTML content. */
+  bool report = s->template_depth == 0;
+  if (s->in_select && select_start(s))
+    return;
+  if (s->mode == M_FRAMESET || s->mode == M_AFTER) {
+    frameset_start(s, report);
+    return;
+  }
+  if (link_start(s, report) || text_start(s) || structure_start(s))
+    return;
   /* Any other start tag begins the body; these also say the page is no
    * frameset. */
   static const char *const not_ok[] = {
@@ -703,6 +771,7 @@ static void start_tag(scan_t *s)
     "applet", "marquee", "object", "table", "br", "embed",
     "img",    "image",   "keygen", "wbr",   "hr", NULL
   };
+  const char *n = s->name;
   body_begins(s);
   if (s->frameset_ok && name_in(n, not_ok))
     s->frameset_ok = false;
