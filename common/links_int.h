@@ -1,5 +1,5 @@
-/* links_int.h: what links_html.c shares with links_charset.c and the
- * generated links_tables.c.
+/* links_int.h: what links_html.c shares with links_tree.c,
+ * links_charset.c and the generated links_tables.c.
  *
  * Private: not part of the public API, which is links.h. Only the
  * common/links_*.c files include it. */
@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "links.h"
 #include "strbuf.h"
 
 /* One named character reference of the HTML standard: name as written
@@ -84,5 +85,106 @@ size_t links_ascii_prefix(const unsigned char *b, size_t n);
 /* links_put_utf8: append code point CP (below 0x110000) to O as UTF-8.
  * (links_charset.c) */
 void links_put_utf8(strbuf_t *o, uint32_t cp);
+
+/* ---- The HTML scan: links_html.c runs the tokenizer, links_tree.c
+ * keeps what tree construction decides and reports the links; both work
+ * on one scan_t, on the stack of its links_scan_html() call. Every
+ * function below: any thread, on a scan_t no other thread uses. ---- */
+
+/* Where the document is, as tree construction would know it. */
+enum {
+  M_HEAD, /* no body yet: initial .. "after head" */
+  M_BODY, /* in body (also in table, after body ...) */
+  M_FRAMESET,
+  M_AFTER /* after frameset, after after frameset */
+};
+
+/* How the tokenizer reads what follows the current tag. */
+enum { T_DATA, T_RCDATA, T_RAWTEXT, T_SCRIPT, T_PLAINTEXT };
+
+/* The attributes we read, per element (links_html.c, attr_names). */
+enum { A_HREF, A_SRC, A_REL, A_NAME, A_CONTENT, A_TYPE, A_ENC, A_N };
+
+#define NAME_MAX_LEN 24 /* longer tag names match nothing we know */
+#define FOREIGN_MAX 256
+
+typedef struct foreign {
+  char name[NAME_MAX_LEN + 1];
+  bool svg;   /* else MathML */
+  bool integ; /* an HTML or MathML text integration point */
+} foreign_t;
+
+typedef struct scan {
+  const links_sink_t *sink;
+  const unsigned char *b;
+  size_t n, i;
+  /* tree construction */
+  int mode;
+  bool frameset_ok;
+  int frameset_depth;
+  int template_depth;
+  bool in_select;
+  bool select_in_table; /* the select is in a table: table tags end it */
+  int table_depth;      /* <table> elements open, roughly (no implied
+                         * closes): only for select_in_table */
+  foreign_t *fstack;    /* FOREIGN_MAX entries, allocated on first use */
+  int fdepth;
+  int text; /* T_*: how to read what follows the tag just emitted */
+  char text_end[NAME_MAX_LEN + 1]; /* its end tag's name */
+  /* the tag being read */
+  char name[NAME_MAX_LEN + 1];
+  size_t namelen; /* 0 if longer than NAME_MAX_LEN */
+  bool selfclose;
+  bool want; /* its attribute values are needed */
+  bool has[A_N];
+  bool font_attr; /* a color, face or size attribute (foreign breakout) */
+  strbuf_t val[A_N];
+  const char *enc; /* the page's encoding (links_sniff()) */
+  bool qenc;       /* queries are sent in enc, not UTF-8 */
+  /* delivery */
+  bool base_seen;
+  strbuf_t pend; /* held-back links: flags byte, href, NUL; ... */
+  size_t npend;
+  bool stopped;
+  bool nomem;
+} scan_t;
+
+/* HTML's ASCII whitespace; CR counts, as the input stream turns it into
+ * LF before tokenising. */
+static inline bool links_is_ws(unsigned char c)
+{
+  return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* links_scan_nomem: memory ran out; the scan stops (LINKS_ENOMEM). */
+static inline void links_scan_nomem(scan_t *s)
+{
+  s->nomem = true;
+  s->stopped = true;
+}
+
+/* links_start_tag: a start tag, its name in s->name, its attributes read
+ * (those links_wants_values asks for in s->val): what tree construction
+ * makes of it, and the link, base or meta it reports. (links_tree.c) */
+void links_start_tag(scan_t *s);
+
+/* links_end_tag: an end tag, its name in s->name. (links_tree.c) */
+void links_end_tag(scan_t *s);
+
+/* links_data_text: text s->b[from..to) in the data state: non-whitespace
+ * text begins the body and says the page is no frameset. (links_tree.c) */
+void links_data_text(scan_t *s, size_t from, size_t to);
+
+/* links_body_begins: the body begins (M_HEAD becomes M_BODY), unless
+ * the tag is in a template. (links_tree.c) */
+void links_body_begins(scan_t *s);
+
+/* links_deliver_pending: hand the held-back links to the sink, in order,
+ * until one stops the scan; none is held after. (links_tree.c) */
+void links_deliver_pending(scan_t *s);
+
+/* links_wants_values: whether a start tag NAME (lower case) needs its
+ * attribute values, in HTML content. (links_tree.c) */
+bool links_wants_values(const char *name);
 
 #endif /* COMMON_LINKS_INT_H */
