@@ -260,6 +260,108 @@ static cstate_hold_t *hold_of(cstate_hold_t *holds, size_t nh, int part)
   return NULL;
 }
 
+/* take_entry: stream entry E of partition PART (its number PN, one
+ * asked for) of a take's reply into IT (zeroed). Returns CRAWL_OK;
+ * CRAWL_ELOST if E is not what this crawler writes, or CRAWL_ENOMEM,
+ * either with CS->err set and what IT holds for the caller to free
+ * (cstate_items_free). */
+static int take_entry(cstate_t *cs, const redisReply *e, const char *part,
+                      long pn, cstate_item_t *it)
+{
+  const redisReply *item = entry_field(e, "i"), *chain = entry_field(e, "c");
+  const char *host, *url;
+  size_t nhost;
+  if (item == NULL ||
+      cs_item_parse(item->str, item->len, &it->seq, &it->depth, &host, &nhost,
+                    &url) != 0 ||
+      e->element[0]->len >= sizeof(it->id)) {
+    /* Not what this crawler writes: skipped, the commit would wait
+     * for its seq for ever; taken again, every take would stop here.
+     * The data set is not this crawl's as it wrote it. */
+    snprintf(cs->err, sizeof(cs->err),
+             "taking items: a malformed item in partition %s (entry "
+             "%s): not this crawler's",
+             part, rep_str(e->element[0]) ? e->element[0]->str : "?");
+    return CRAWL_ELOST;
+  }
+  it->part = (int)pn;
+  memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);
+  it->url = strdup(url);
+  it->hostkey = strndup(host, nhost);
+  it->chain = chain && chain->str[0] ? strdup(chain->str) : NULL;
+  if (it->url == NULL || it->hostkey == NULL ||
+      (chain && chain->str[0] && !it->chain)) {
+    snprintf(cs->err, sizeof(cs->err), "taking items: out of memory");
+    return CRAWL_ENOMEM;
+  }
+  return CRAWL_OK;
+}
+
+/* take_items: the items of a take's reply ITEMS (partition, entries,
+ * partition, entries, ...) into V, which has room for all; *K of them
+ * filled. Returns CRAWL_OK; CRAWL_ELOST if ITEMS hold a partition not
+ * among the NH HOLDS or a malformed item (not this crawler's), or
+ * CRAWL_ENOMEM; either with CS->err set and V's first *K items for the
+ * caller to free (cstate_items_free). */
+static int take_items(cstate_t *cs, cstate_hold_t *holds, size_t nh,
+                      const redisReply *items, cstate_item_t *v, size_t *k)
+{
+  for (size_t i = 0; i + 1 < items->elements; i += 2) {
+    const char *part = rep_str(items->element[i]);
+    const redisReply *es = items->element[i + 1];
+    if (part == NULL || !rep_is(es, REDIS_REPLY_ARRAY))
+      continue;
+    /* Only a partition asked for: the worker indexes its table of
+     * partitions with it, and a reply may name "100000000". */
+    char *end;
+    long pn = strtol(part, &end, 10);
+    if (end == part || *end != '\0' || pn < 0 || pn >= CSTATE_PARTS ||
+        hold_of(holds, nh, (int)pn) == NULL) {
+      snprintf(cs->err, sizeof(cs->err),
+               "taking items: items of partition '%.20s', not asked for: "
+               "not this crawler's",
+               part);
+      return CRAWL_ELOST;
+    }
+    for (size_t j = 0; j < es->elements; j++) {
+      int rc = take_entry(cs, es->element[j], part, pn, &v[*k]);
+      (*k)++;
+      if (rc != CRAWL_OK)
+        return rc;
+    }
+  }
+  return CRAWL_OK;
+}
+
+/* take_holds: what a take's reply REP says of the NH HOLDS: the
+ * partitions fenced (element 1), the position each stream was read to
+ * (3), and the last entry of each (2). */
+static void take_holds(cstate_hold_t *holds, size_t nh, const redisReply *rep)
+{
+  const redisReply *fenced = rep->element[1], *last = rep->element[2],
+                   *pos = rep->element[3];
+  for (size_t i = 0; i < fenced->elements; i++) {
+    const char *s = rep_str(fenced->element[i]);
+    cstate_hold_t *h = s ? hold_of(holds, nh, atoi(s)) : NULL;
+    if (h != NULL)
+      h->fenced = true;
+  }
+  for (size_t i = 0; i + 1 < pos->elements; i += 2) {
+    const char *s = rep_str(pos->element[i]),
+               *at = rep_str(pos->element[i + 1]);
+    cstate_hold_t *h = s && at ? hold_of(holds, nh, atoi(s)) : NULL;
+    if (h != NULL && strlen(at) < sizeof(h->pos))
+      snprintf(h->pos, sizeof(h->pos), "%s", at);
+  }
+  for (size_t i = 0; i + 1 < last->elements; i += 2) {
+    const char *s = rep_str(last->element[i]),
+               *l = rep_str(last->element[i + 1]);
+    cstate_hold_t *h = s && l ? hold_of(holds, nh, atoi(s)) : NULL;
+    if (h != NULL)
+      snprintf(h->last, sizeof(h->last), "%s", l);
+  }
+}
+
 int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
                 bool recover, size_t max, cstate_item_t **out)
 {
@@ -302,83 +404,13 @@ int cstate_take(cstate_t *cs, cstate_hold_t *holds, size_t nh, const char *id,
     return CRAWL_ENOMEM;
   }
   size_t k = 0;
-  for (size_t i = 0; i + 1 < items->elements; i += 2) {
-    const char *part = rep_str(items->element[i]);
-    const redisReply *es = items->element[i + 1];
-    if (part == NULL || !rep_is(es, REDIS_REPLY_ARRAY))
-      continue;
-    /* Only a partition asked for: the worker indexes its table of
-     * partitions with it, and a reply may name "100000000". */
-    char *end;
-    long pn = strtol(part, &end, 10);
-    if (end == part || *end != '\0' || pn < 0 || pn >= CSTATE_PARTS ||
-        hold_of(holds, nh, (int)pn) == NULL) {
-      cstate_items_free(v, k);
-      snprintf(cs->err, sizeof(cs->err),
-               "taking items: items of partition '%.20s', not asked for: "
-               "not this crawler's",
-               part);
-      freeReplyObject(rep);
-      return CRAWL_ELOST;
-    }
-    for (size_t j = 0; j < es->elements; j++) {
-      const redisReply *e = es->element[j], *item = entry_field(e, "i"),
-                       *chain = entry_field(e, "c");
-      cstate_item_t *it = &v[k];
-      const char *host, *url;
-      size_t nhost;
-      if (item == NULL ||
-          cs_item_parse(item->str, item->len, &it->seq, &it->depth, &host,
-                        &nhost, &url) != 0 ||
-          e->element[0]->len >= sizeof(it->id)) {
-        /* Not what this crawler writes: skipped, the commit would wait
-         * for its seq for ever; taken again, every take would stop here.
-         * The data set is not this crawl's as it wrote it. */
-        cstate_items_free(v, k);
-        snprintf(cs->err, sizeof(cs->err),
-                 "taking items: a malformed item in partition %s (entry "
-                 "%s): not this crawler's",
-                 part, rep_str(e->element[0]) ? e->element[0]->str : "?");
-        freeReplyObject(rep);
-        return CRAWL_ELOST;
-      }
-      it->part = (int)pn;
-      memcpy(it->id, e->element[0]->str, e->element[0]->len + 1);
-      it->url = strdup(url);
-      it->hostkey = strndup(host, nhost);
-      it->chain = chain && chain->str[0] ? strdup(chain->str) : NULL;
-      k++;
-      if (it->url == NULL || it->hostkey == NULL ||
-          (chain && chain->str[0] && !it->chain)) {
-        cstate_items_free(v, k);
-        freeReplyObject(rep);
-        snprintf(cs->err, sizeof(cs->err), "taking items: out of memory");
-        return CRAWL_ENOMEM;
-      }
-    }
+  rc = take_items(cs, holds, nh, items, v, &k);
+  if (rc != CRAWL_OK) {
+    cstate_items_free(v, k);
+    freeReplyObject(rep);
+    return rc;
   }
-  const redisReply *fenced = rep->element[1], *last = rep->element[2],
-                   *pos = rep->element[3];
-  for (size_t i = 0; i < fenced->elements; i++) {
-    const char *s = rep_str(fenced->element[i]);
-    cstate_hold_t *h = s ? hold_of(holds, nh, atoi(s)) : NULL;
-    if (h != NULL)
-      h->fenced = true;
-  }
-  for (size_t i = 0; i + 1 < pos->elements; i += 2) {
-    const char *s = rep_str(pos->element[i]),
-               *at = rep_str(pos->element[i + 1]);
-    cstate_hold_t *h = s && at ? hold_of(holds, nh, atoi(s)) : NULL;
-    if (h != NULL && strlen(at) < sizeof(h->pos))
-      snprintf(h->pos, sizeof(h->pos), "%s", at);
-  }
-  for (size_t i = 0; i + 1 < last->elements; i += 2) {
-    const char *s = rep_str(last->element[i]),
-               *l = rep_str(last->element[i + 1]);
-    cstate_hold_t *h = s && l ? hold_of(holds, nh, atoi(s)) : NULL;
-    if (h != NULL)
-      snprintf(h->last, sizeof(h->last), "%s", l);
-  }
+  take_holds(holds, nh, rep);
   freeReplyObject(rep);
   *out = v;
   return (int)k;
