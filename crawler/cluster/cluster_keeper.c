@@ -82,12 +82,6 @@ void cl_feeder_wake(cluster_t *c)
   cl_unblock(c, false);
 }
 
-/* keep_leases: say this worker is alive, renew what is held, give back
- * the partitions the plan gives others, take those it gives this worker
- * (cstate_keep), and the commit if free: one round trip, and one more
- * for each partition given back. *MOVING: partitions are on their way
- * to or from this worker, or the plan changed in the last second
- * (cstate_keep), so the next tick comes sooner. */
 double cluster_lease_margin(double lease)
 {
   /* A margin for clocks that run at slightly different rates (5%), and
@@ -105,6 +99,120 @@ double cl_lease_end(double t0, double lease)
   return t0 + lease - cluster_lease_margin(lease);
 }
 
+/* give_part: partition I, held here with token TOK (HAD: the token
+ * held before this tick), is one the plan gives another worker. Fetch
+ * nothing more of it; once what is being fetched is done (or after
+ * GIVE_SECONDS), stop acting for it and give it back: its next holder
+ * would fetch those items again. A robots.txt on its way is waited for
+ * longer, GATE_GIVE_SECONDS (the default --timeout): the next holder
+ * would ask it again, and a host's robots.txt is asked once a crawl,
+ * even one slower than GIVE_SECONDS. Bounded: one that drips within a
+ * long --timeout would hold every host of the partition that long.
+ * While it waits, it is held until UNTIL. Returns 0, or cstate_release's
+ * error. Takes c->lock. */
+static int give_part(cluster_t *c, int i, uint64_t tok, uint64_t had,
+                     double until)
+{
+  double now = clock_now();
+  pthread_mutex_lock(&c->lock);
+  struct part *p = &c->parts[i];
+  if (!p->giving || !p->held) {
+    p->giving = true;
+    p->giving_since = now;
+  }
+  bool wait = p->held && tok == had && cl_give_waits(p, now);
+  if (wait)
+    p->until = until;
+  else
+    p->held = false;
+  pthread_mutex_unlock(&c->lock);
+  if (wait)
+    return 0;
+  char what[sizeof("part:-2147483648")]; /* any I: GCC cannot see its range */
+  snprintf(what, sizeof(what), "part:%d", i);
+  int rc = cstate_release(c->kconn, what, c->worker, tok);
+  return rc < 0 ? rc : 0;
+}
+
+/* read_pauses: the pauses its hosts asked of another worker
+ * (Retry-After) hold here too, from before the first item, for each
+ * partition taken this tick (TOK[i] is not HAD[i]); and when pauses were
+ * recorded since the last tick (PAUSES is not c->pauses: one of ours, or
+ * one another worker got from a request made before the partition
+ * moved), those of every partition held and not given (GIVE). Returns
+ * 0, or cstate_pauses's error. Keeper thread. */
+static int read_pauses(cluster_t *c, const uint64_t *tok, const uint64_t *had,
+                       const bool *give, long pauses)
+{
+  int readp[CSTATE_PARTS];
+  size_t nread = 0;
+  for (int i = 0; i < CSTATE_PARTS; i++)
+    if (tok[i] != 0 && !give[i] && (pauses != c->pauses || tok[i] != had[i]))
+      readp[nread++] = i;
+  int rc = cstate_pauses(c->kconn, readp, nread, apply_pause, c);
+  if (rc < 0)
+    return rc;
+  c->pauses = pauses;
+  return 0;
+}
+
+/* hold_taken: hold the NTAKEN partitions TAKEN, which this tick gave this
+ * worker, with their tokens (TOK) until UNTIL; read again the items
+ * dropped unfinished since the last tick; wake the feeder if it has
+ * more now, or one BACK (given back, or renewed after its time was up),
+ * or items to read again. Takes c->lock. */
+static void hold_taken(cluster_t *c, const int *taken, size_t ntaken,
+                       const uint64_t *tok, double until, bool back)
+{
+  pthread_mutex_lock(&c->lock);
+  for (size_t j = 0; j < ntaken; j++) {
+    struct part *p = &c->parts[taken[j]];
+    /* Its busy counts stay: items of an earlier hold may still end. */
+    *p = (struct part){ .held = true,
+                        .fresh = true,
+                        .token = tok[taken[j]],
+                        .until = until,
+                        .busy = p->busy,
+                        .gates = p->gates };
+  }
+  /* Items dropped unfinished since the last tick (keeper_test.c). */
+  bool again = cl_parts_refresh(c);
+  pthread_mutex_unlock(&c->lock);
+  /* The feeder may wait on the partitions it had: it has more now, one
+   * back (given back, or renewed after its time was up), or items to
+   * read again (feeder_test.c). */
+  if (ntaken > 0 || again || back)
+    cl_feeder_wake(c);
+}
+
+/* keep_commit: the commit's lease as this tick left it: held with token
+ * CTOK until UNTIL, a new turn if the token is new; or, CTOK 0, not
+ * held. Takes c->lock. */
+static void keep_commit(cluster_t *c, uint64_t ctok, double until)
+{
+  pthread_mutex_lock(&c->lock);
+  if (ctok != 0) {
+    /* Decided on the state now: the committer may have ended its turn
+     * while the leases were on their way. */
+    if (!c->commit_held || ctok != c->commit_token) {
+      c->commit_turn++;
+      c->commit_token = ctok;
+    }
+    c->commit_held = true;
+    c->commit_until = until;
+    pthread_cond_broadcast(&c->ccond);
+  } else {
+    c->commit_held = false;
+  }
+  pthread_mutex_unlock(&c->lock);
+}
+
+/* keep_leases: say this worker is alive, renew what is held, give back
+ * the partitions the plan gives others, take those it gives this worker
+ * (cstate_keep), and the commit if free: one round trip, and one more
+ * for each partition given back. *MOVING: partitions are on their way
+ * to or from this worker, or the plan changed in the last second
+ * (cstate_keep), so the next tick comes sooner. */
 static int keep_leases(cluster_t *c, double t0, bool *moving)
 {
   long ms = (long)(c->lease * 1000);
@@ -133,32 +241,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
   bool back = false;
   for (int i = 0; i < CSTATE_PARTS; i++) {
     if (tok[i] != 0 && give[i]) {
-      /* Fetch nothing more of it; once what is being fetched is done
-       * (or after GIVE_SECONDS), stop acting for it and give it back:
-       * its next holder would fetch those items again. A robots.txt on
-       * its way is waited for longer, GATE_GIVE_SECONDS (the default
-       * --timeout): the next holder would ask it again, and a host's
-       * robots.txt is asked once a crawl, even one slower than
-       * GIVE_SECONDS. Bounded: one that drips within a long --timeout
-       * would hold every host of the partition that long. */
-      double now = clock_now();
-      pthread_mutex_lock(&c->lock);
-      struct part *p = &c->parts[i];
-      if (!p->giving || !p->held) {
-        p->giving = true;
-        p->giving_since = now;
-      }
-      bool wait = p->held && tok[i] == had[i] && cl_give_waits(p, now);
-      if (wait)
-        p->until = until;
-      else
-        p->held = false;
-      pthread_mutex_unlock(&c->lock);
-      if (wait)
-        continue;
-      char what[16];
-      snprintf(what, sizeof(what), "part:%d", i);
-      rc = cstate_release(c->kconn, what, c->worker, tok[i]);
+      rc = give_part(c, i, tok[i], had[i], until);
       if (rc < 0)
         return rc;
     } else if (tok[i] != 0 && tok[i] == had[i]) {
@@ -177,55 +260,11 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
       pthread_mutex_unlock(&c->lock);
     }
   }
-  /* The pauses its hosts asked of another worker (Retry-After) hold
-   * here too, from before the first item; and when pauses were recorded
-   * since the last tick (one of ours, or one another worker got from a
-   * request made before the partition moved), those of every partition
-   * held. */
-  int readp[CSTATE_PARTS];
-  size_t nread = 0;
-  for (int i = 0; i < CSTATE_PARTS; i++)
-    if (tok[i] != 0 && !give[i] && (pauses != c->pauses || tok[i] != had[i]))
-      readp[nread++] = i;
-  rc = cstate_pauses(c->kconn, readp, nread, apply_pause, c);
+  rc = read_pauses(c, tok, had, give, pauses);
   if (rc < 0)
     return rc;
-  c->pauses = pauses;
-  pthread_mutex_lock(&c->lock);
-  for (size_t j = 0; j < ntaken; j++) {
-    struct part *p = &c->parts[taken[j]];
-    /* Its busy counts stay: items of an earlier hold may still end. */
-    *p = (struct part){ .held = true,
-                        .fresh = true,
-                        .token = tok[taken[j]],
-                        .until = until,
-                        .busy = p->busy,
-                        .gates = p->gates };
-  }
-  /* Items dropped unfinished since the last tick (keeper_test.c). */
-  bool again = cl_parts_refresh(c);
-  pthread_mutex_unlock(&c->lock);
-  /* The feeder may wait on the partitions it had: it has more now, one
-   * back (given back, or renewed after its time was up), or items to
-   * read again (feeder_test.c). */
-  if (ntaken > 0 || again || back)
-    cl_feeder_wake(c);
-  /* The commit. */
-  pthread_mutex_lock(&c->lock);
-  if (ctok != 0) {
-    /* Decided on the state now: the committer may have ended its turn
-     * while the leases were on their way. */
-    if (!c->commit_held || ctok != c->commit_token) {
-      c->commit_turn++;
-      c->commit_token = ctok;
-    }
-    c->commit_held = true;
-    c->commit_until = until;
-    pthread_cond_broadcast(&c->ccond);
-  } else {
-    c->commit_held = false;
-  }
-  pthread_mutex_unlock(&c->lock);
+  hold_taken(c, taken, ntaken, tok, until, back);
+  keep_commit(c, ctok, until);
   return 0;
 }
 
