@@ -23,13 +23,12 @@
 #include <unistd.h>
 
 #include "crawler.h"
-#include "cstate.h"
 #include "fptable.h"
-#include "rconn.h"
 #include "scope.h"
 #include "strbuf.h"
 #include "url.h"
 #include "urlfilter.h"
+#include "wcluster.h"
 
 #define MAX_DEPTH 1000
 /* --max-memory: 512 MiB. A crawl of a million pages holds about half of
@@ -612,16 +611,14 @@ static void check_cluster(struct cmd *c)
     cmdline_refuse(EXIT_USAGE, "--cluster and --crawl-name go together");
   if (c->status && c->cluster_url == NULL)
     cmdline_refuse(EXIT_USAGE, "--status needs --cluster and --crawl-name");
-  if (c->crawl_name != NULL && !cstate_name_ok(c->crawl_name))
+  if (c->crawl_name != NULL && !wcluster_name_ok(c->crawl_name))
     cmdline_refuse(
       EXIT_USAGE,
       "--crawl-name '%s': use 1 to 64 letters, digits, '-', '_', '.'",
       c->crawl_name);
-  char host[256], err[320];
-  int port, db;
+  char err[320];
   if (c->cluster_url != NULL &&
-      rconn_parse_url(c->cluster_url, host, sizeof(host), &port, &db, err,
-                      sizeof(err)) != 0)
+      !wcluster_url_ok(c->cluster_url, err, sizeof(err)))
     cmdline_refuse(EXIT_USAGE, "--cluster: %s", err);
 }
 
@@ -637,6 +634,7 @@ void cmdline_parse(int argc, char *argv[], struct cmd *c)
       .format = FORMAT_AUTO, .logfp = stdout,
     },
     .lock = -1,
+    .coord = coord_local,
     .lease = 10,
     .argc = argc,
     .argv = argv,

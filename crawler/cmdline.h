@@ -13,7 +13,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cluster.h"
 #include "coord.h"
 #include "crawl.h"
 #include "webcrawl.h"
@@ -62,8 +61,8 @@ struct cmd {
   scope_t *in_scope;        /* of SCOPE and DOMAIN; owned */
   store_t *store;           /* --replay's or --resume's, or NULL */
   int lock;                 /* from pagedir_lock, or -1 */
-  cluster_t *cluster;       /* --cluster: this worker of the shared crawl */
-  coord_t coord;            /* --cluster: its coordinator (c->o.coord) */
+  coord_t coord;            /* what the crawl shares: coord_local, or
+                               --cluster's (then c->o.coord) */
   bool discarded;           /* nothing saved: the crawl's files removed */
   bool warc_new;            /* the --warc file did not exist before this run */
   const char *logfile_path; /* --log-file, or NULL */

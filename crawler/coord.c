@@ -101,6 +101,11 @@ static void l_seed_failed(struct webcrawl *w, const char *why)
   (void)w, (void)why; /* the statistics have it (webcrawl.c) */
 }
 
+static void l_close(void *ctx)
+{
+  (void)ctx;
+}
+
 static const coord_ops_t local_ops = {
   .remote = l_remote,
   .start = l_start,
@@ -115,6 +120,7 @@ static const coord_ops_t local_ops = {
   .tmp_key = l_tmp_key,
   .publish = l_publish,
   .seed_failed = l_seed_failed,
+  .close = l_close,
 };
 
 const coord_t coord_local = { &local_ops, NULL };

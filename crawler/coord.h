@@ -67,6 +67,9 @@ typedef struct coord_ops {
   int (*publish)(struct webcrawl *w, const fitem_t *it, struct page *p, int id);
   /* seed_failed: a seed was not saved, for WHY. Commit. */
   void (*seed_failed)(struct webcrawl *w, const char *why);
+  /* close: free the coordinator's context CTX (the crawl has ended, or
+   * never ran). */
+  void (*close)(void *ctx);
 } coord_ops_t;
 
 /* A coordinator: its calls and their context (the cluster's cluster_t;

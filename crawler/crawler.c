@@ -163,8 +163,9 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
                    strerror(errno));
   char err[512];
   bool created;
+  cluster_t *cl;
   int rc = wcluster_join(c->cluster_url, c->crawl_name, c->lease, params, &c->o,
-                         &c->cluster, &created, err, sizeof(err));
+                         &cl, &created, err, sizeof(err));
   if (rc == CRAWL_EMISMATCH)
     cmdline_refuse(exit_code(rc), "--cluster: %s", err);
   if (rc == CRAWL_EDONE) {
@@ -187,7 +188,7 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
     exit(exit_code(rc));
   }
   (void)created; /* whoever binds the directory first makes it */
-  rc = wcluster_pagedir(c->cluster, c->crawl_name, dir, params, c->stamp,
+  rc = wcluster_pagedir(cl, c->crawl_name, dir, params, c->stamp,
                         sizeof(c->stamp), err, sizeof(err));
   if (rc == CRAWL_EMISMATCH)
     cmdline_refuse(exit_code(rc), "pageDirectory: %s", err);
@@ -211,7 +212,7 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
             "given this directory would not be kept out\n",
             prog, dir, PAGEDIR_LOCK, strerror(errno));
   c->o.pagedir = dir;
-  c->coord = wcluster_coord(c->cluster);
+  c->coord = wcluster_coord(cl);
   c->o.coord = &c->coord;
   c->o.pagedir_stamp = c->stamp;
 }
@@ -513,8 +514,8 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
     pagedir_unlock_shared(c->lock);
   else if (c->lock >= 0)
     pagedir_unlock(c->dir, c->lock);
-  cluster_delete(c->cluster);
-  c->cluster = NULL;
+  c->coord.ops->close(c->coord.ctx);
+  c->coord = coord_local;
   if (c->o.log)
     fflush(stdout);
   return rc;

@@ -176,6 +176,18 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
   return CRAWL_OK;
 }
 
+bool wcluster_name_ok(const char *name)
+{
+  return cstate_name_ok(name);
+}
+
+bool wcluster_url_ok(const char *url, char *err, size_t n)
+{
+  char host[256];
+  int port, db;
+  return rconn_parse_url(url, host, sizeof(host), &port, &db, err, n) == 0;
+}
+
 int wcluster_join(const char *url, const char *name, double lease,
                   const pagedir_params_t *params, const webcrawl_opts_t *o,
                   cluster_t **out, bool *created, char *err, size_t n)
@@ -669,6 +681,11 @@ static void c_seed_failed(struct webcrawl *w, const char *why)
     fprintf(stderr, "crawler: why the seed was not saved is not shared\n");
 }
 
+static void c_close(void *ctx)
+{
+  cluster_delete(ctx);
+}
+
 static const coord_ops_t cluster_ops = {
   .remote = c_remote,
   .start = c_start,
@@ -683,6 +700,7 @@ static const coord_ops_t cluster_ops = {
   .tmp_key = c_tmp_key,
   .publish = c_publish,
   .seed_failed = c_seed_failed,
+  .close = c_close,
 };
 
 coord_t wcluster_coord(cluster_t *cl)

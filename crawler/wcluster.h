@@ -19,6 +19,14 @@
 #include "pagedir.h"
 #include "webcrawl.h"
 
+/* wcluster_name_ok: whether NAME may name a shared crawl (1 to 64
+ * letters, digits, '-', '_', '.'). */
+bool wcluster_name_ok(const char *name);
+
+/* wcluster_url_ok: whether URL is a Redis URL a worker can use
+ * (redis://HOST[:PORT][/DB]); if not, ERR (size N) says why. */
+bool wcluster_url_ok(const char *url, char *err, size_t n);
+
 /* wcluster_join: join crawl NAME at Redis URL as one worker, with leases
  * of LEASE seconds, creating it if new (*CREATED): the options that must
  * agree are PARAMS (what the marker records) and O's rate, burst,
