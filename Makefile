@@ -9,8 +9,8 @@
 #                   build, crawl the bundled course site
 #   make asan       build under build/asan with ASan+UBSan, run all tests
 #   make tsan       build under build/tsan with TSan, run all tests
-#   make check-deps check the layering (libcs50 <- common <- crawler/engine
-#                   <- crawler/cluster <- crawler), that libcrawler.so needs no libcurl,
+#   make check-deps check the layering (libcs50 <- common <- engine <- cluster
+#                   <- web <- programs), that libcrawler.so needs no libcurl,
 #                   libxml2, libcrypto or hiredis, and that every header compiles
 #                   on its own
 #   make programs   the programs and libraries only (no tests)
@@ -24,14 +24,15 @@
 #   make bench      benchmarks (bench/), about 8 minutes (bench/RESULTS.md)
 #   make fuzz       libFuzzer targets (tests/fuzz/), FUZZ_SECONDS (30) each
 #   make format     clang-format (.clang-format) every tracked .c/.h of
-#                   libcs50 common crawler tests bench, in place
+#                   libcs50 common engine cluster web programs tests
+#                   bench, in place
 #   make check-format  list the files make format would change; fails if
 #                   any (CI runs it)
 #   make deps       install the Debian packages the build and tests need
 #   make deps-build only those building and running need
 #   make clean
 
-PROG_SUBDIRS := libcs50 common crawler/engine crawler/cluster crawler
+PROG_SUBDIRS := libcs50 common engine cluster web programs
 SUBDIRS := $(PROG_SUBDIRS) tests
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -101,12 +102,13 @@ check-deps: all
 	$(CC) -o $(B)/stub-common $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcommon.a -Wl,--no-whole-archive $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib libcrypto)
 	$(CC) -o $(B)/stub-engine $(B)/stub.c -Wl,--whole-archive $(B)/lib/libengine.a -Wl,--no-whole-archive $(B)/lib/libcommon.a $(B)/lib/libcs50.a -pthread
 	$(CC) -o $(B)/stub-cluster $(B)/stub.c -Wl,--whole-archive $(B)/lib/libcluster.a -Wl,--no-whole-archive $(B)/lib/libengine.a $(B)/lib/libcommon.a $(B)/lib/libcs50.a -pthread $$(pkg-config --libs hiredis)
+	$(CC) -o $(B)/stub-web $(B)/stub.c -Wl,--whole-archive $(B)/lib/libwebcrawl.a -Wl,--no-whole-archive $(B)/lib/libcluster.a $(B)/lib/libengine.a $(B)/lib/libcommon.a $(B)/lib/libcs50.a -pthread $$(pkg-config --libs libcurl libxml-2.0 zlib libcrypto hiredis)
 	@if readelf -d $(B)/lib/libcrawler.so | grep NEEDED | grep -E 'libcurl|libxml2|libcrypto|libssl|libhiredis'; then \
 	  echo "libcrawler.so must need none of these"; exit 1; fi
-	@for h in libcs50/*.h common/*.h crawler/engine/*.h crawler/cluster/*.h crawler/*.h; do \
+	@for h in libcs50/*.h common/*.h engine/*.h cluster/*.h web/*.h programs/*.h; do \
 	  printf '#include "$(CURDIR)/%s"\n' "$$h" > $(B)/hdr.c; \
 	  $(CC) -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -pedantic \
-	    -Ilibcs50 -Icommon -Icrawler/engine -Icrawler/cluster -Icrawler $$(pkg-config --cflags libcurl libxml-2.0 zlib libcrypto) \
+	    -Ilibcs50 -Icommon -Iengine -Icluster -Iweb $$(pkg-config --cflags libcurl libxml-2.0 zlib libcrypto) \
 	    -fsyntax-only $(B)/hdr.c || { echo "header $$h does not compile alone"; exit 1; }; \
 	done; echo "check-deps: layering and headers ok"
 
@@ -116,10 +118,10 @@ check-deps: all
 # -I.../tse. A library is NAME:SOVERSION. The version is crawl.h's
 # CRAWL_VERSION.
 VERSION := $(shell sed -n 's/^\#define CRAWL_VERSION "\(.*\)"$$/\1/p' \
-             crawler/engine/crawl.h)
+             engine/crawl.h)
 INST_PROGS := crawler robotscheck tsepagedir urlnorm
 INST_LIBS := libcrawler:1 libtsepagedir:2
-INST_HEADERS := crawler/engine/crawl.h common/tsepagedir.h
+INST_HEADERS := engine/crawl.h common/tsepagedir.h
 INST_MAN1 := man/crawler.1 man/robotscheck.1 man/tsepagedir.1 man/urlnorm.1
 INST_MAN3 := man/crawl.3 man/tsepagedir.3
 # man tsepagedir_load, man crawl_strerror: a link per function to its page.
@@ -128,7 +130,7 @@ INST_MAN3_LINKS := crawl_strerror:crawl \
   ${patsubst %,%:tsepagedir,${shell sed -n \
     's/^TSEPAGEDIR_EXTERN [^(]*\b\(tsepagedir_[a-z_]*\)(.*/\1/p' \
     common/tsepagedir.h}}
-INST_PC := crawler/engine/libcrawler.pc.in common/libtsepagedir.pc.in
+INST_PC := engine/libcrawler.pc.in common/libtsepagedir.pc.in
 
 # The programs and libraries alone: what make install and the packages
 # need, without the tests and their server.

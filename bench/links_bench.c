@@ -9,7 +9,7 @@
  * files, MB, links per pass, passes, MB/s and ms per page. Nothing is
  * written to disk; file reading is not timed.
  *
- * -r ROOT=URL also resolves every link the way crawler/webcrawl.c's
+ * -r ROOT=URL also resolves every link the way web/webcrawl.c's
  * on_base() and on_link() do, with each file's URL being URL followed by
  * its path without the prefix ROOT (every file must be under ROOT): per
  * page, url_base_init() on the page URL (again on the first <base href>,

@@ -67,7 +67,7 @@
  *                     noindex ID URL N HOPS.. FOLLOW K
  *                       fetched, noindex; FOLLOW "follow" or "nofollow";
  *                       K > 0 names DIR/.noindex-K, its links, 0 none
- *                   Replay and resume use it (crawler/store.h).
+ *                   Replay and resume use it (web/store.h).
  *   DIR/.noindex-K  the links of a noindex page the crawl followed, in
  *                   the form of a page file (URL, depth, then one link a
  *                   line, "CLASS HREF" as the crawler classified it, a

@@ -40,8 +40,8 @@ OPT ?= -O2
 CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
           -pedantic -Wstrict-prototypes -Wshadow -g $(OPT) -fPIC \
           -fvisibility=hidden -pthread $(SANFLAGS) \
-          -I$(TOP)/libcs50 -I$(TOP)/common -I$(TOP)/crawler/engine \
-          -I$(TOP)/crawler -I$(TOP)/crawler/cluster $(PKG_CFLAGS) \
+          -I$(TOP)/libcs50 -I$(TOP)/common -I$(TOP)/engine \
+          -I$(TOP)/cluster -I$(TOP)/web $(PKG_CFLAGS) \
           $(EXTRA_CFLAGS)
 LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
 # hiredis: its libraries only. Its pkg-config cflags add
@@ -50,14 +50,14 @@ LDFLAGS := -pthread $(SANFLAGS) $(EXTRA_LDFLAGS)
 # in the system's include directory without them.
 LDLIBS := $(PKG_LIBS) $(shell pkg-config --libs hiredis 2>/dev/null)
 
-# Static archives, in link order (dependencies point down: crawler ->
-# crawler/cluster -> crawler/engine -> common -> libcs50).
+# Static archives, in link order (dependencies point down: programs ->
+# web -> cluster -> engine -> common -> libcs50).
 LIB_CS50 := $(B)/lib/libcs50.a
 LIB_COMMON := $(B)/lib/libcommon.a
 LIB_ENGINE := $(B)/lib/libengine.a
 LIB_WEBCRAWL := $(B)/lib/libwebcrawl.a
-# A crawl shared through Redis (crawler/cluster): above the engine, below
-# the program; hiredis.
+# A crawl shared through Redis (cluster/): above the engine, below the
+# web front end; hiredis.
 LIB_CLUSTER := $(B)/lib/libcluster.a
 CLUSTER_LIBS := $(shell pkg-config --libs hiredis 2>/dev/null)
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # mk/format.sh [--check]: run clang-format, with the root .clang-format, on
-# every .c and .h git tracks under libcs50, common, crawler, tests and
-# bench: in place (make format), or, with --check, changing nothing: list
-# the files it would change and fail if there is one (make check-format).
+# every .c and .h git tracks under libcs50, common, engine, cluster, web,
+# programs, tests and bench: in place (make format), or, with --check,
+# changing nothing: list the files it would change and fail if there is one
+# (make check-format).
 #
 # The list comes from git ls-files, so a new file or directory is covered
 # once it is added. The fuzz inputs (tests/fuzz/corpus, regressions) are
@@ -27,7 +28,8 @@ ver=$("$CF" --version | sed -n 's/.*version \([0-9][0-9]*\).*/\1/p')
 [ "$ver" = 14 ] ||
   echo "format: $CF is version ${ver:-unknown}; .clang-format is tuned" \
     "for 14, results may differ" >&2
-files=$(git ls-files -- 'libcs50/*.[ch]' 'common/*.[ch]' 'crawler/*.[ch]' \
+files=$(git ls-files -- 'libcs50/*.[ch]' 'common/*.[ch]' 'engine/*.[ch]' \
+  'cluster/*.[ch]' 'web/*.[ch]' 'programs/*.[ch]' \
   'tests/*.[ch]' 'bench/*.[ch]' \
   ':(exclude)tests/fuzz/corpus' ':(exclude)tests/fuzz/regressions') || {
   echo "format: git ls-files failed: not a git work tree?" >&2

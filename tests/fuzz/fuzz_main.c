@@ -3,7 +3,7 @@
  * (links_html, links_text, url, robots, sitemap, pagedir, warc) and
  * -fsanitize=fuzzer,address,undefined. An entry function that reports a
  * broken invariant aborts, so libFuzzer keeps the input as a crash.
- * Every driver links crawler/warc.c too, so the crawler-layer targets are
+ * Every driver links web/warc.c too, so the crawler-layer targets are
  * all in the table. */
 #define FUZZ_WITH_CRAWLER 1
 #include "fuzz_targets.c"

@@ -1,6 +1,6 @@
 /* fuzz_replay.c: replay the fuzz inputs kept in the tree through the entry
  * functions of fuzz_targets.c, for a regression test in the ordinary build
- * (tests/unit/common/fuzz_regress_test.c and tests/unit/crawler/
+ * (tests/unit/common/fuzz_regress_test.c and tests/unit/web/
  * fuzz_regress_warc_test.c #include this file; define
  * FUZZ_WITH_CRAWLER first for the crawler-layer targets).
  *

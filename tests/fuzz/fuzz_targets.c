@@ -1,7 +1,7 @@
 /* fuzz_targets.c: the fuzz targets' entry functions, shared by the libFuzzer
  * drivers (tests/fuzz/fuzz_main.c, built by `make fuzz` with clang) and by
  * the regression replays (tests/unit/common/fuzz_regress_test.c and, for
- * the warc target, tests/unit/crawler/fuzz_regress_warc_test.c through
+ * the warc target, tests/unit/web/fuzz_regress_warc_test.c through
  * fuzz_replay.c; built in every normal, asan and tsan build), which
  * #include this file.
  *
@@ -48,9 +48,9 @@
  *
  * The common-layer targets build against libcommon and libcs50 alone;
  * defining FUZZ_WITH_CRAWLER before including this file adds the targets
- * that need crawler/ code (libengine): the libFuzzer drivers define it,
+ * that need web/ code (libengine): the libFuzzer drivers define it,
  * tests/unit/common/fuzz_regress_test.c does not (it links common/ only)
- * and tests/unit/crawler/fuzz_regress_warc_test.c does.
+ * and tests/unit/web/fuzz_regress_warc_test.c does.
  *
  * fuzz_setup() must run once, single-threaded, before any entry function
  * (curl_global_init, xmlInitParser, a UTF-8 LC_CTYPE so that the IDN code

@@ -14,7 +14,7 @@ mktemp_dir
 P=$TEST_DIR/prefix
 SAMPLES=$TOP/pageDirectory-samples
 VERSION=$(sed -n 's/^#define CRAWL_VERSION "\(.*\)"$/\1/p' \
-  "$TOP/crawler/engine/crawl.h")
+  "$TOP/engine/crawl.h")
 
 make -s -C "$TOP" install PREFIX="$P" >"$TEST_DIR/make.out" 2>&1
 check_eq "make install into a temporary prefix succeeds" "$?" 0

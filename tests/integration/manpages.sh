@@ -14,7 +14,7 @@ mktemp_dir
 M=$TOP/man
 PAGES="crawler.1 urlnorm.1 robotscheck.1 tsepagedir.1 crawl.3 tsepagedir.3"
 VERSION=$(sed -n 's/^#define CRAWL_VERSION "\(.*\)"$/\1/p' \
-  "$TOP/crawler/engine/crawl.h")
+  "$TOP/engine/crawl.h")
 
 for p in $PAGES; do
   groff -ww -man -Tutf8 "$M/$p" >/dev/null 2>"$TEST_DIR/$p.groff"
@@ -99,8 +99,8 @@ session robotscheck.1
 names() {  # names HEADER PATTERN
   grep -oE "$2" "$TOP/$1" | sort -u
 }
-for n in $(names crawler/engine/crawl.h '\bcrawl(_[a-z]+)?\(' | tr -d '(') \
-         $(names crawler/engine/crawl.h '\bCRAWL_[A-Z]+\b' | grep -vx CRAWL_EXTERN); do
+for n in $(names engine/crawl.h '\bcrawl(_[a-z]+)?\(' | tr -d '(') \
+         $(names engine/crawl.h '\bCRAWL_[A-Z]+\b' | grep -vx CRAWL_EXTERN); do
   check "crawl(3) names $n" grep -qw -- "$n" "$M/crawl.3"
 done
 funcs=$(names common/tsepagedir.h '\btsepagedir_[a-z_]+\(' | tr -d '(')
@@ -119,7 +119,7 @@ case "$B" in
   *)
     example crawl.3 >"$TEST_DIR/crawl_example.c"
     cc -std=gnu11 -Wall -Wextra -Werror -o "$TEST_DIR/crawl_example" \
-      "$TEST_DIR/crawl_example.c" -I"$TOP/crawler/engine" -L"$B/lib" \
+      "$TEST_DIR/crawl_example.c" -I"$TOP/engine" -L"$B/lib" \
       -lcrawler -pthread >&2
     check_eq "crawl(3)'s example builds" "$?" 0
     check_eq "crawl(3)'s example runs and prints each link" \

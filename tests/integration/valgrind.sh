@@ -4,11 +4,11 @@
 . "$(dirname "$0")/lib.sh"
 require_cmd valgrind
 case "$B" in */asan|*/tsan) skip_all "valgrind runs on the plain build" ;; esac
-require_file "$B/tests/unit/crawler/engine/crawl_test"
+require_file "$B/tests/unit/engine/crawl_test"
 mktemp_dir
 CRAWL_TEST_SLOW=1 valgrind -q --leak-check=full --error-exitcode=9 \
   --errors-for-leak-kinds=definite,possible \
-  "$B/tests/unit/crawler/engine/crawl_test" >"$TEST_DIR/out" 2>"$TEST_DIR/err"
+  "$B/tests/unit/engine/crawl_test" >"$TEST_DIR/out" 2>"$TEST_DIR/err"
 rc=$?
 cat "$TEST_DIR/err" >&2
 check_eq "crawl_test under valgrind: no memory error or leak" \

@@ -30,7 +30,7 @@ STATE=/var/lib/tse-crawler-install-deb-test
 export DEBIAN_FRONTEND=noninteractive
 
 VERSION=$(sed -n 's/^#define CRAWL_VERSION "\(.*\)"$/\1/p' \
-  "$TOP/crawler/engine/crawl.h")
+  "$TOP/engine/crawl.h")
 check_eq "debian/changelog's version is CRAWL_VERSION" \
   "$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)" "$VERSION"
 for f in $DEBS; do

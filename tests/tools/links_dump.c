@@ -4,7 +4,7 @@
  *   links_dump LIST   LIST has one page a line, "URL<TAB>FILE<TAB>CHARSET"
  *                     (CHARSET may be empty: none in HTTP). For each page,
  *                     prints "== FILE", then each link as page_scan() in
- *                     crawler/page.c resolves it: against the first
+ *                     web/page.c resolves it: against the first
  *                     <base href> (resolved against URL) if it resolves,
  *                     else URL; in normal form; links that give no http(s)
  *                     URL are left out.

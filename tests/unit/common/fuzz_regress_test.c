@@ -3,7 +3,7 @@
  * fuzz_targets.c), in the ordinary build, so `make test`, `make asan` and
  * `make tsan` keep every bug fuzzing once found fixed. The replay itself
  * (which inputs, where from) is tests/fuzz/fuzz_replay.c; this test takes
- * the common-layer targets, tests/unit/crawler/fuzz_regress_warc_test.c
+ * the common-layer targets, tests/unit/web/fuzz_regress_warc_test.c
  * the crawler-layer one. */
 #include "../../fuzz/fuzz_replay.c"
 

@@ -1,4 +1,4 @@
-/* pagecheck_test.c: unit tests for crawler/pagecheck (traps, binary
+/* pagecheck_test.c: unit tests for web/pagecheck (traps, binary
  * bodies, sniffing, the maxDepth robots meta check). */
 #include "pagecheck.h"
 

@@ -85,7 +85,7 @@ typedef struct engine_hooks {
 } engine_hooks_t;
 
 /* engine_remote: a frontier shared with other processes (the crawler's
- * --cluster, crawler/cluster/), seen through these calls; NULL in
+ * --cluster, cluster/), seen through these calls; NULL in
  * engine_config_t for a crawl of this process alone. In ordered mode
  * only. With a remote:
  * - items enter this process's frontier through engine_inject (they were

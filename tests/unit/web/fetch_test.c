@@ -1,4 +1,4 @@
-/* fetch_test.c: unit tests for crawler/fetch's words for failures (no
+/* fetch_test.c: unit tests for web/fetch's words for failures (no
  * network: the requests themselves are the integration tests'). */
 #include "fetch.h"
 

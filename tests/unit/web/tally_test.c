@@ -1,4 +1,4 @@
-/* tally_test.c: unit tests for crawler/tally, counts by cause. */
+/* tally_test.c: unit tests for web/tally, counts by cause. */
 #include "tally.h"
 
 #include "../../testhelp.h"

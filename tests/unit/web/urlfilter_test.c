@@ -1,4 +1,4 @@
-/* urlfilter_test.c: unit tests for crawler/urlfilter: wget's rule (any
+/* urlfilter_test.c: unit tests for web/urlfilter: wget's rule (any
  * accept, no reject), unanchored extended expressions, refusals that
  * name the option, and concurrent readers. */
 #include "urlfilter.h"

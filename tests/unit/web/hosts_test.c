@@ -1,4 +1,4 @@
-/* hosts_test.c: unit tests for crawler/hosts: the robots.txt gate over a
+/* hosts_test.c: unit tests for web/hosts: the robots.txt gate over a
  * real frontier (answers made up, no HTTP), the per-host page limit, the
  * back-off, and the table under concurrent callers. */
 #include "clock.h"

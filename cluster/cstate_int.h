@@ -1,5 +1,5 @@
 /* cstate_int.h: what cstate.c, cstate_queue.c and cstate_status.c share
- * (private to crawler/cluster/). */
+ * (private to cluster/). */
 #ifndef CRAWLER_CLUSTER_CSTATE_INT_H
 #define CRAWLER_CLUSTER_CSTATE_INT_H
 

@@ -1,7 +1,7 @@
 /* wcluster.h: the crawler's side of a crawl shared by many processes
  * through Redis (--cluster; internal).
  *
- * crawler/cluster/ knows the shared crawl and the engine; this module
+ * cluster/ knows the shared crawl and the engine; this module
  * knows the crawler: which options must agree across workers, how a
  * page's record travels to the commit (page_pack, page_unpack), how the
  * page directory follows the commit from one committer to the next, and

@@ -1,4 +1,4 @@
-/* webcrawl_test.c: unit tests for crawler/webcrawl: webcrawl_interrupt
+/* webcrawl_test.c: unit tests for web/webcrawl: webcrawl_interrupt
  * from another thread while crawls start and end, as crawler.c's signal
  * thread calls it (a SIGINT at the very end of a crawl).
  *

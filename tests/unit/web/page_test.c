@@ -1,4 +1,4 @@
-/* page_test.c: unit tests for crawler/page, the record of one item. */
+/* page_test.c: unit tests for web/page, the record of one item. */
 #include "page.h"
 
 #include "../../testhelp.h"

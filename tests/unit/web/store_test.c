@@ -1,4 +1,4 @@
-/* store_test.c: unit tests for crawler/store: a saved page directory
+/* store_test.c: unit tests for web/store: a saved page directory
  * answering fetches (store_fetch) as replay and resume use it, and the
  * outcomes of URLs not saved, journaled (store_record_*) and replayed
  * (store_answer). */

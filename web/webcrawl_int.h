@@ -1,5 +1,5 @@
 /* webcrawl_int.h: the crawl's state, shared by webcrawl.c and
- * wcluster.c (private to crawler/). */
+ * wcluster.c (private to web/). */
 #ifndef CRAWLER_WEBCRAWL_INT_H
 #define CRAWLER_WEBCRAWL_INT_H
 

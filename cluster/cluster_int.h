@@ -1,5 +1,5 @@
 /* cluster_int.h: what the worker's files share (private to
- * crawler/cluster/): its constants, its state, and the calls between
+ * cluster/): its constants, its state, and the calls between
  * its threads.
  *
  * Locks: `lock` guards the lease table (parts, commit_*), inflight,
