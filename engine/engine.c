@@ -1,47 +1,6 @@
-/* engine.c: see engine.h.
- *
- * Locks (no lock is held while a hook runs):
- *   seen_lock  guards seen, next_seq. Taken by engine_add, mark_seen and
- *              speculate (inside lock).
- *   lock       guards the fetched-page queue (phead/ptail, nfetched),
- *              downloaders, pushing, the reorder heap, committing,
- *              next_commit, wanted, commit_depth, and the speculation
- *              records (smap,
- *              next_spec, every struct spec).
- * Only speculation nests them, always in this order: lock, then
- * seen_lock or the frontier's lock. Nothing takes lock while holding
- * either of those.
- * Atomics: pending (items added and not finished), stopped, failure;
- * the elastic pool's idle, threads, space_wait, last_grow (below).
- * The frontier has its own lock (frontier.h).
- *
- * Condition variable `fetched` (on lock): parse threads wait on it while
- * the page queue is empty and downloaders are still running, and
- * engine_run until no downloader is left; signalled by each push of a
- * fetched page, broadcast when the last downloader exits. push_fetched
- * and parse_main signal after unlocking, so that the thread woken does
- * not block at once on the lock its waker still holds.
- * Condition variable `space` (on lock): with a fetched_limit, downloaders
- * wait on it while the page queue is full, nobody is pushing into a
- * bounded frontier (`pushing`) and the engine is not stopping; signalled
- * by each pop of a fetched page, broadcast when such a push starts and on
- * stop. Parked speculative items are not in the page queue and do not
- * count against the limit (their own bound is the frontier's spec_out).
- *
- * Speculation: each speculative item has a struct spec (it->spec), found
- * by URL fingerprint in smap (an fptable) until it is adopted or dropped.
- * The bound of cfg.speculate records, and the budget, are
- * engine_speculate's to keep; each record is charged SPEC_COST while it
- * lives. Its item is queued in the frontier, or in a download thread, or
- * parked (fetched, waiting for adoption; the record owns it).
- * sweep() drops the records the commit went past (engine.h).
- * Adoption of a parked or queued item completes at once (a queued one is
- * promoted in the frontier); an item being fetched or given its
- * speculative parse is only marked (adopted, seq, depth), and settle()
- * completes it after that parse.
- * engine_add looks the URL up in smap after inserting it into seen, and
- * engine_speculate checks seen inside lock, so no URL is both queued for
- * real and speculated.
+/* engine.c: see engine.h. The engine's data, its locks and condition
+ * variables are described in engine_int.h; speculation is in
+ * engine_spec.c.
  *
  * Elastic download pool (cfg.download_max > cfg.download_workers): the
  * pool starts with download_workers threads. A thread that takes an item
@@ -89,68 +48,15 @@
 #include "budget.h"
 #include "clock.h"
 #include "crawl.h"
+#include "engine_int.h"
 #include "fptable.h"
 #include "heap.h"
-
-/* A speculative item's record (guarded by engine.lock). */
-struct spec {
-  uint64_t fp[2]; /* fingerprint of the URL it was speculated as */
-  fitem_t *it;    /* its item, wherever it is */
-  bool parked;    /* fetched; the record owns the item */
-  bool adopted;   /* adopted while being fetched: seq, depth are set */
-  bool dead;      /* dropped while being fetched */
-  uint64_t seq;
-  int depth;
-  int pdepth; /* the depth it was speculated at */
-};
-
-/* What a record costs the budget: itself and its table slot (the item is
- * the frontier's to charge while queued; parked, the page's owner). */
-enum { SPEC_COST = sizeof(struct spec) + BUDGET_OVERHEAD + 64 };
 
 /* The elastic pool (above): a grown thread's stack (the hooks' deepest
  * path, libcurl with TLS, uses a small part of it; only the pages touched
  * count in memory), and how long the pool must not have grown before a
  * thread may leave. */
 enum { DL_STACK = 1024 * 1024, GROW_QUIET = 1000, GROW_STEP = 2 };
-
-struct engine {
-  engine_config_t cfg;
-  engine_hooks_t hooks;
-  frontier_t *frontier;
-
-  pthread_mutex_t seen_lock;
-  fptable_t *seen; /* fingerprints of URLs added or marked seen */
-  uint64_t next_seq;
-
-  pthread_mutex_t lock;
-  pthread_cond_t fetched, space;
-  fitem_t *phead, *ptail; /* fetched pages waiting for a parse thread */
-  size_t nfetched;        /* pages in that queue */
-  int pushing;            /* engine_add calls inside frontier_push */
-  int downloaders;        /* download threads still running, grown
-                             ones from before they start */
-  heap_t *order;          /* reorder heap: parsed items by seq */
-  bool committing;
-  uint64_t next_commit;
-  uint64_t wanted;  /* engine_want: items wanted from the commit point;
-                       UINT64_MAX = no bound. Under lock; the horizon it
-                       gives is set once lock is let go */
-  int commit_depth; /* depth of the last item committed */
-  fptable_t *smap;  /* URL fingerprint -> struct spec *; NULL = no
-                       speculation */
-  uint64_t next_spec;
-
-  atomic_int idle;        /* download threads in frontier_pop */
-  atomic_int threads;     /* download threads, leaving ones not */
-  atomic_int space_wait;  /* downloaders waiting on `space` */
-  atomic_llong last_grow; /* ms (clock_now) of the last growth */
-
-  atomic_size_t pending;
-  atomic_bool stopped;
-  atomic_int failure; /* engine_fail's status; 0 = none */
-  bool ran;
-};
 
 /* seq_less: the reorder heap's order. */
 static bool seq_less(const void *a, const void *b)
@@ -217,16 +123,6 @@ engine_t *engine_new(const engine_config_t *cfg)
   return e;
 }
 
-size_t engine_speculating(engine_t *e)
-{
-  if (e->smap == NULL)
-    return 0;
-  pthread_mutex_lock(&e->lock);
-  size_t n = fptable_count(e->smap);
-  pthread_mutex_unlock(&e->lock);
-  return n;
-}
-
 frontier_t *engine_frontier(engine_t *e)
 {
   return e->frontier;
@@ -237,8 +133,7 @@ bool engine_stopped(engine_t *e)
   return atomic_load(&e->stopped);
 }
 
-/* drop: free IT and its data. No lock held. */
-static void drop(engine_t *e, fitem_t *it)
+void engine_drop(engine_t *e, fitem_t *it)
 {
   if (e->hooks.release)
     e->hooks.release(e->cfg.ctx, it);
@@ -250,9 +145,7 @@ static void drop(engine_t *e, fitem_t *it)
 /* A shared seen set keeps 80 bits of a fingerprint (engine.h). */
 #define FP80_MASK UINT64_C(0xffff000000000000)
 
-/* engine_fingerprint: URL's fingerprint as E's seen set keeps it. */
-static void engine_fingerprint(const engine_t *e, const char *url,
-                               uint64_t fp[2])
+void engine_fingerprint(const engine_t *e, const char *url, uint64_t fp[2])
 {
   fptable_hash128(url, strlen(url), fp);
   if (e->cfg.remote != NULL)
@@ -264,7 +157,7 @@ static void drop_list(engine_t *e, fitem_t *it)
 {
   while (it) {
     fitem_t *next = it->next;
-    drop(e, it);
+    engine_drop(e, it);
     it = next;
   }
 }
@@ -272,26 +165,9 @@ static void drop_list(engine_t *e, fitem_t *it)
 /* finish: the item is done; the last one ends the crawl. */
 static void finish(engine_t *e, fitem_t *it)
 {
-  drop(e, it);
+  engine_drop(e, it);
   if (atomic_fetch_sub(&e->pending, 1) == 1)
     frontier_close(e->frontier);
-}
-
-/* ---- speculation records (caller holds e->lock) ---- */
-
-/* spec_free: free record S (out of smap already). */
-static void spec_free(engine_t *e, struct spec *s)
-{
-  budget_give(e->cfg.budget, SPEC_COST);
-  free(s);
-}
-
-static void make_ordinary(fitem_t *it, uint64_t seq, int depth)
-{
-  it->seq = seq;
-  it->depth = depth;
-  it->flags &= ~FITEM_SPEC;
-  it->spec = NULL;
 }
 
 /* queue_fetched: put IT on the queue for the parse threads, waking none
@@ -307,146 +183,10 @@ static void queue_fetched(engine_t *e, fitem_t *it)
   e->ptail = it;
 }
 
-/* append_fetched: put IT on the queue for the parse threads, never
- * waiting for space (used where waiting could deadlock: commit, and
- * download threads holding the lock). */
-static void append_fetched(engine_t *e, fitem_t *it)
+void engine_append_fetched(engine_t *e, fitem_t *it)
 {
   queue_fetched(e, it);
   pthread_cond_signal(&e->fetched);
-}
-
-/* adopt: a commit added the URL of record S, just taken out of smap, as
- * SEQ at DEPTH. */
-static void adopt(engine_t *e, struct spec *s, uint64_t seq, int depth)
-{
-  fitem_t *it = s->it;
-  if (s->parked) {
-    spec_free(e, s);
-    make_ordinary(it, seq, depth);
-    frontier_spec_return(e->frontier);
-    append_fetched(e, it);
-  } else if (frontier_promote(e->frontier, it, seq, depth)) {
-    spec_free(e, s);
-  } else {
-    /* Being fetched or parsed: settle() finishes the adoption. */
-    s->adopted = true;
-    s->seq = seq;
-    s->depth = depth;
-  }
-}
-
-/* unspeculate: the URL of record S, just taken out of smap, is claimed
- * otherwise; drop its item. Returns an item for the caller to drop() once
- * unlocked. */
-static fitem_t *unspeculate(engine_t *e, struct spec *s)
-{
-  fitem_t *it = s->it;
-  if (s->parked) {
-    frontier_spec_return(e->frontier);
-  } else if (!frontier_withdraw(e->frontier, it)) {
-    s->dead = true; /* being fetched or parsed: settle() drops it */
-    return NULL;
-  }
-  spec_free(e, s);
-  return it;
-}
-
-/* settle: speculative IT was fetched and given its speculative parse:
- * park it until it is adopted, or drop it. Returns IT if it was adopted
- * meanwhile (it is ordinary now: the caller parses and commits it), else
- * NULL. Parse thread. */
-static fitem_t *settle(engine_t *e, fitem_t *it)
-{
-  pthread_mutex_lock(&e->lock);
-  struct spec *s = it->spec;
-  bool dead = s->dead, adopted = s->adopted;
-  if (adopted) {
-    make_ordinary(it, s->seq, s->depth);
-  } else if (!dead) {
-    s->parked = true;
-    s->it = it;
-  }
-  if (adopted || dead)
-    spec_free(e, s);
-  pthread_mutex_unlock(&e->lock);
-  if (adopted || dead)
-    frontier_spec_return(e->frontier);
-  if (dead) {
-    drop(e, it);
-    return NULL;
-  }
-  return adopted ? it : NULL;
-}
-
-int engine_speculate(engine_t *e, const char *url, int depth,
-                     const char *hostkey)
-{
-  if (e->smap == NULL || atomic_load(&e->stopped))
-    return 0;
-  uint64_t fp[2];
-  engine_fingerprint(e, url, fp);
-  fitem_t *it = NULL;
-  struct spec *s = NULL;
-  int rc = 0;
-  pthread_mutex_lock(&e->lock);
-  if (fptable_count(e->smap) >= e->cfg.speculate ||
-      budget_full(e->cfg.budget, 0.75) || fptable_find(e->smap, fp, NULL))
-    goto out;
-  pthread_mutex_lock(&e->seen_lock);
-  bool seen = fptable_find(e->seen, fp, NULL);
-  pthread_mutex_unlock(&e->seen_lock);
-  if (seen || (it = fitem_new(url, depth)) == NULL ||
-      (s = calloc(1, sizeof(*s))) == NULL)
-    goto out;
-  it->seq = FITEM_SPEC_SEQ + e->next_spec++;
-  it->flags = FITEM_SPEC;
-  it->spec = s;
-  s->it = it;
-  s->fp[0] = fp[0];
-  s->fp[1] = fp[1];
-  s->pdepth = depth;
-  /* If the table cannot grow, the URL only goes unspeculated; so if the
-   * frontier is full (-4). */
-  if (fptable_insert(e->smap, fp, &s) != 1)
-    goto out;
-  if (frontier_requeue(e->frontier, it, hostkey, 0) != 0) {
-    fptable_remove(e->smap, fp, NULL);
-    goto out;
-  }
-  budget_force(e->cfg.budget, SPEC_COST);
-  it = NULL;
-  s = NULL;
-  rc = 1;
-out:
-  pthread_mutex_unlock(&e->lock);
-  free(s);
-  fitem_delete(it);
-  return rc;
-}
-
-/* speculated: handle the speculative item of the URL with fingerprint FP,
- * if any, now that the URL is claimed: adopted as SEQ at DEPTH if ADOPT,
- * else dropped. Returns true if there was one. */
-static bool speculated(engine_t *e, const uint64_t fp[2], bool adopt_it,
-                       uint64_t seq, int depth)
-{
-  if (e->smap == NULL)
-    return false;
-  fitem_t *gone = NULL;
-  struct spec *s;
-  pthread_mutex_lock(&e->lock);
-  bool found = fptable_remove(e->smap, fp, &s);
-  if (found) {
-    if (adopt_it)
-      adopt(e, s, seq, depth);
-    else
-      gone = unspeculate(e, s);
-  }
-  pthread_mutex_unlock(&e->lock);
-  if (gone)
-    drop(e, gone);
-  return found;
 }
 
 int engine_mark_seen(engine_t *e, const char *url)
@@ -457,7 +197,7 @@ int engine_mark_seen(engine_t *e, const char *url)
   int rc = fptable_insert(e->seen, fp, NULL);
   pthread_mutex_unlock(&e->seen_lock);
   if (rc == 1)
-    speculated(e, fp, false, 0, 0);
+    engine_spec_claim(e, fp, false, 0, 0);
   const engine_remote_t *r = e->cfg.remote;
   if (rc == 1 && r != NULL) {
     int err = r->seen(r->ctx, url, fp);
@@ -500,7 +240,7 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
     return 1;
   }
   atomic_fetch_add(&e->pending, 1);
-  if (speculated(e, fp, true, it->seq, depth)) {
+  if (engine_spec_claim(e, fp, true, it->seq, depth)) {
     fitem_delete(it);
     return 1;
   }
@@ -541,9 +281,7 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
   return 1;
 }
 
-/* push_fetched: IT, fetched (or failed), goes on to a parse thread; its
- * frontier slot is free from now on. */
-static void push_fetched(engine_t *e, fitem_t *it)
+void engine_push_fetched(engine_t *e, fitem_t *it)
 {
   frontier_done(e->frontier, it);
   pthread_mutex_lock(&e->lock);
@@ -560,72 +298,25 @@ static void push_fetched(engine_t *e, fitem_t *it)
   pthread_cond_signal(&e->fetched);
 }
 
-/* requeue_spec: engine_requeue for a speculative item. */
-static void requeue_spec(engine_t *e, fitem_t *it, const char *new_url,
-                         const char *hostkey, double not_before)
-{
-  pthread_mutex_lock(&e->lock);
-  struct spec *s = it->spec;
-  if (s->dead) {
-    spec_free(e, s);
-    pthread_mutex_unlock(&e->lock);
-    frontier_spec_return(e->frontier);
-    frontier_done(e->frontier, it);
-    drop(e, it);
-    return;
-  }
-  if (new_url != NULL) {
-    fitem_t *n = fitem_set_url(it, new_url);
-    if (n == NULL) {
-      pthread_mutex_unlock(&e->lock);
-      push_fetched(e, it); /* goes on as a failed fetch */
-      return;
-    }
-    it = n;
-  }
-  frontier_spec_return(e->frontier); /* back in the frontier, not out */
-  if (s->adopted) {
-    make_ordinary(it, s->seq, s->depth);
-    spec_free(e, s);
-    if (frontier_requeue(e->frontier, it, hostkey, not_before) != 0) {
-      frontier_done(e->frontier, it);
-      append_fetched(e, it); /* stopping: on to parse as it is */
-    }
-    pthread_mutex_unlock(&e->lock);
-    return;
-  }
-  s->it = it;
-  bool queued = frontier_requeue(e->frontier, it, hostkey, not_before) == 0;
-  if (!queued) {
-    fptable_remove(e->smap, s->fp, NULL);
-    spec_free(e, s);
-  }
-  pthread_mutex_unlock(&e->lock);
-  if (!queued) {
-    frontier_done(e->frontier, it);
-    drop(e, it);
-  }
-}
-
 void engine_requeue(engine_t *e, fitem_t *it, const char *new_url,
                     const char *hostkey, double not_before)
 {
   /* The download worker still owns IT here; a failure hands it to parse
    * so the item is finished (and counted) like any failed fetch. */
   if (it->flags & FITEM_SPEC) {
-    requeue_spec(e, it, new_url, hostkey, not_before);
+    engine_spec_requeue(e, it, new_url, hostkey, not_before);
     return;
   }
   fitem_t *n = it;
   if (new_url != NULL) {
     n = fitem_set_url(it, new_url);
     if (n == NULL) {
-      push_fetched(e, it);
+      engine_push_fetched(e, it);
       return;
     }
   }
   if (frontier_requeue(e->frontier, n, hostkey, not_before) != 0)
-    push_fetched(e, n);
+    engine_push_fetched(e, n);
 }
 
 static void *download_main(void *arg);
@@ -737,7 +428,7 @@ static void *download_main(void *arg)
     uint32_t host = it->host;
     switch (e->hooks.fetch(e->cfg.ctx, ws, e, it)) {
     case ENGINE_PARSE:
-      push_fetched(e, it);
+      engine_push_fetched(e, it);
       break;
     case ENGINE_REQUEUED:
       break;
@@ -788,57 +479,6 @@ static fitem_t *order_next(engine_t *e, fitem_t **twice)
   return heap_pop(e->order);
 }
 
-/* struct sweep: the records sweep() drops. */
-struct sweep {
-  int depth;
-  struct spec **v;
-  size_t n, cap;
-  bool nomem;
-};
-
-static void sweep_one(void *arg, const uint64_t fp[2], const void *value)
-{
-  struct sweep *w = arg;
-  struct spec *s;
-  (void)fp;
-  memcpy(&s, value, sizeof(s));
-  if (s->pdepth > w->depth)
-    return;
-  if (w->n == w->cap) {
-    size_t cap = w->cap ? 2 * w->cap : 64;
-    struct spec **v = realloc(w->v, cap * sizeof(*v));
-    if (v == NULL) {
-      w->nomem = true; /* they stay, and go at the end of the crawl */
-      return;
-    }
-    w->v = v;
-    w->cap = cap;
-  }
-  w->v[w->n++] = s;
-}
-
-/* sweep: the commit is at its first item of DEPTH: no add at DEPTH or
- * less is to come, so drop the speculations made at those depths. Caller
- * holds e->lock. Returns a list (by ->next) of items to drop() once
- * unlocked. */
-static fitem_t *sweep(engine_t *e, int depth)
-{
-  struct sweep w = { .depth = depth };
-  fptable_iterate(e->smap, &w, sweep_one);
-  fitem_t *gone = NULL;
-  for (size_t i = 0; i < w.n; i++) {
-    struct spec *s = w.v[i];
-    fptable_remove(e->smap, s->fp, NULL);
-    fitem_t *it = unspeculate(e, s);
-    if (it != NULL) {
-      it->next = gone;
-      gone = it;
-    }
-  }
-  free(w.v);
-  return gone;
-}
-
 /* horizon_at: the seq downloads may not reach while the item with seq
  * FROM is the first one not committed (or being committed): cfg.window
  * and engine_want's bound, whichever is nearer; UINT64_MAX = none.
@@ -886,7 +526,7 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     /* Out of memory: nothing can be committed after IT, so stop. */
     pthread_mutex_unlock(&e->lock);
     engine_fail(e, CRAWL_ENOMEM);
-    drop(e, it);
+    engine_drop(e, it);
     return;
   }
   if (e->committing) {
@@ -902,7 +542,7 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     if (next->depth > e->commit_depth) {
       e->commit_depth = next->depth;
       if (e->smap != NULL)
-        gone = sweep(e, next->depth);
+        gone = engine_spec_sweep(e, next->depth);
     }
     pthread_mutex_unlock(&e->lock);
     drop_list(e, gone);
@@ -914,7 +554,7 @@ static void commit_in_order(engine_t *e, fitem_t *it)
       if (!heap_push(e->order, next)) {
         pthread_mutex_unlock(&e->lock);
         engine_fail(e, CRAWL_ENOMEM);
-        drop(e, next);
+        engine_drop(e, next);
         pthread_mutex_lock(&e->lock);
       }
       break;
@@ -958,7 +598,7 @@ static void *parse_main(void *arg)
     pthread_mutex_unlock(&e->lock);
     if (it == NULL)
       break;
-    /* Once unlocked (see push_fetched). */
+    /* Once unlocked (see engine_push_fetched). */
     pthread_cond_signal(&e->space);
     if (!e->cfg.ordered) {
       e->hooks.parse(e->cfg.ctx, e, it);
@@ -968,13 +608,13 @@ static void *parse_main(void *arg)
     if (it->flags & FITEM_SPEC) {
       if (!atomic_load(&e->stopped))
         e->hooks.parse(e->cfg.ctx, e, it);
-      if ((it = settle(e, it)) == NULL)
+      if ((it = engine_spec_settle(e, it)) == NULL)
         continue;
     }
     if (atomic_load(&e->stopped)) {
       /* Nothing is committed after a stop: a resumed crawl derives it
        * all again from the saved pages. */
-      drop(e, it);
+      engine_drop(e, it);
     } else if (e->cfg.remote != NULL) {
       /* Committed wherever the shared crawl commits (engine.h). */
       e->hooks.parse(e->cfg.ctx, e, it);
@@ -1082,7 +722,7 @@ int engine_inject(engine_t *e, const char *url, int depth, uint64_t seq,
   atomic_fetch_add(&e->pending, 1);
   int rc = frontier_push(e->frontier, it, hostkey);
   if (rc != 0) {
-    fitem_delete(it); /* not drop(): TICKET stays the caller's */
+    fitem_delete(it); /* not engine_drop(): TICKET stays the caller's */
     if (atomic_fetch_sub(&e->pending, 1) == 1)
       frontier_close(e->frontier);
     return rc == -1 ? -1 : -2;
@@ -1153,18 +793,6 @@ void engine_unhold(engine_t *e)
     frontier_close(e->frontier);
 }
 
-/* free_spec: engine_delete's end of record VALUE (a struct spec *). */
-static void free_spec(void *arg, const uint64_t fp[2], const void *value)
-{
-  engine_t *e = arg;
-  struct spec *s;
-  (void)fp;
-  memcpy(&s, value, sizeof(s));
-  if (s->parked)
-    drop(e, s->it);
-  spec_free(e, s);
-}
-
 void engine_delete(engine_t *e)
 {
   if (e == NULL)
@@ -1176,10 +804,9 @@ void engine_delete(engine_t *e)
   drop_list(e, frontier_take_all(e->frontier));
   drop_list(e, e->phead);
   for (size_t i = 0; i < heap_count(e->order); i++)
-    drop(e, heap_get(e->order, i));
+    engine_drop(e, heap_get(e->order, i));
   /* What speculation still holds: parked items (no thread runs now). */
-  if (e->smap != NULL)
-    fptable_iterate(e->smap, e, free_spec);
+  engine_spec_drop_all(e);
   fptable_delete(e->smap);
   frontier_delete(e->frontier);
   fptable_delete(e->seen);
