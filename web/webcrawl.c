@@ -47,10 +47,6 @@
 
 enum { MAX_REDIRECTS = 10 };
 
-/* engine_run's status is returned as it is. */
-_Static_assert((int)CRAWL_ESTOPPED == (int)CRAWL_ESTOPPED, "statuses");
-_Static_assert((int)CRAWL_EIO == (int)CRAWL_EIO, "statuses");
-
 /* running: the engine of the crawl in progress, or NULL. Process-wide
  * because webcrawl_interrupt takes no handle: crawler.c's signal thread
  * has none to give. Hence one webcrawl_run at a time per process
@@ -111,17 +107,16 @@ static void log_file(struct webcrawl *w, int depth, const char *label,
           depth, label, url, why ? " (" : "", why ? why : "", why ? ")" : "");
 }
 
-static void log_event(struct webcrawl *w, int depth, const char *label,
-                      const char *url)
+void wc_log_event(struct webcrawl *w, int depth, const char *label,
+                  const char *url)
 {
   if (w->o->log)
     fprintf(w->o->logfp, "%2d %*s%9s: %s\n", depth, depth, "", label, url);
   log_file(w, depth, label, url, NULL);
 }
 
-/* log_reason: an event with the reason for it, "LABEL: URL (WHY)". */
-static void log_reason(struct webcrawl *w, int depth, const char *label,
-                       const char *url, const char *why)
+void wc_log_reason(struct webcrawl *w, int depth, const char *label,
+                   const char *url, const char *why)
 {
   if (w->o->log)
     fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "", label, url,
@@ -287,8 +282,8 @@ static bool widen(struct webcrawl *w, const char *to)
   }
   pthread_mutex_unlock(&w->widen_lock);
   if (s != NULL) {
-    log_event(w, 0, "Scope", w->added[w->nadded - 2]);
-    log_event(w, 0, "Scope", w->added[w->nadded - 1]);
+    wc_log_event(w, 0, "Scope", w->added[w->nadded - 2]);
+    wc_log_event(w, 0, "Scope", w->added[w->nadded - 1]);
   }
   free(all);
   free(p[0]);
@@ -617,413 +612,6 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   r->body = NULL;
 }
 
-/* ---- commit ---- */
-
-static void progress(struct webcrawl *w, bool final)
-{
-  if (!w->o->progress)
-    return;
-  double now = clock_now();
-  if (!final && now - w->last_progress < 0.25)
-    return;
-  w->last_progress = now;
-  double el = now - w->start;
-  /* The rate of requests made, not of pages saved: a resumed crawl
-   * saves its earlier pages again in a moment, read back, not asked. */
-  long requests = atomic_load(&w->requests);
-  fprintf(stderr,
-          "\r\033[K%ld saved, %zu queued, %ld failed, %.1f requests/s, "
-          "%d:%02d elapsed",
-          w->st->saved, frontier_count(engine_frontier(w->e)), w->st->failed,
-          el > 0 ? requests / el : 0.0, (int)(el / 60), (int)el % 60);
-  if (final)
-    fputs("\r\033[K", stderr);
-  fflush(stderr);
-}
-
-/* io_fail: a page could not be saved: report once, stop the crawl. */
-static bool io_fail(struct webcrawl *w, engine_t *e, const char *what, int id,
-                    int err)
-{
-  w->st->write_errors++;
-  w->io_failed = true;
-  fprintf(stderr, "crawler: cannot %s page %d in '%s': %s\n", what, id,
-          w->o->pagedir, strerror(err));
-  engine_stop(e);
-  return false;
-}
-
-/* save: give page IT its ID: journal what its file does not say, then
- * publish it (or, on resume, check that it was saved under this ID).
- * Returns false if the crawl must stop. */
-static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
-{
-  webcrawl_stats_t *st = w->st;
-  int id = (int)st->saved + 1;
-  unsigned sync = w->o->fsync ? PAGEDIR_FSYNC : 0;
-  if (p->stored_id != 0) {
-    if (p->stored_id != id) {
-      fprintf(stderr,
-              "crawler: cannot resume: '%s' was saved as page %d "
-              "but comes out as page %d now; the site changed since the "
-              "interrupted crawl\n",
-              it->url, p->stored_id, id);
-      w->io_failed = true;
-      engine_stop(e);
-      return false;
-    }
-  } else {
-    if (w->o->resume != NULL && id <= store_count(w->o->resume))
-      return io_fail(w, e, "resume: the site changed; not overwriting", id,
-                     EEXIST);
-    for (int i = 0; i < p->hops; i++)
-      if (pagedir_journal_add(w->o->pagedir, "redirect", id, p->chain[i],
-                              i + 1 < p->hops ? p->chain[i + 1] : it->url,
-                              sync) != 0)
-        return io_fail(w, e, "journal", id, errno);
-    const char *ct = p->res.content_type;
-    if (ct != NULL && strcmp(ct, "text/html") != 0 &&
-        strpbrk(ct, "\r\n") == NULL &&
-        pagedir_journal_add(w->o->pagedir, "ctype", id, it->url, ct, sync) != 0)
-      return io_fail(w, e, "journal", id, errno);
-    const char *xr = p->res.x_robots_tag;
-    if (xr != NULL && strpbrk(xr, "\r\n") == NULL &&
-        pagedir_journal_add(w->o->pagedir, "xrobots", id, it->url, xr, sync) !=
-          0)
-      return io_fail(w, e, "journal", id, errno);
-    if (p->sitemapped) {
-      /* What its sitemaps gave, for a resume or a replay (wsitemap.h). */
-      char *list = wsitemap_journal(p);
-      int rc = list ? pagedir_journal_add(w->o->pagedir, "sitemap", id, it->url,
-                                          list, sync)
-                    : -1;
-      free(list);
-      if (rc != 0)
-        return io_fail(w, e, "journal", id, errno ? errno : ENOMEM);
-    }
-    if (w->co->ops->publish(w, it, p, id) != 0)
-      return io_fail(w, e, "save", id, errno);
-  }
-  st->saved++;
-  st->bytes += (long long)p->res.len;
-  if (it->depth == 0)
-    st->seed_saved = true;
-  log_event(w, it->depth, "Saved", it->url);
-  hosts_count_saved(w->hosts, it->host);
-  return true;
-}
-
-/* lost_to_oom: URL could not be kept for lack of memory: the crawl can no
- * longer be the complete one, so it stops and webcrawl_run says so. */
-static void lost_to_oom(struct webcrawl *w, engine_t *e, const char *url)
-{
-  if (!w->oom)
-    fprintf(stderr, "crawler: out of memory at '%s'\n", url);
-  w->oom = true;
-  engine_stop(e);
-}
-
-/* commit_link: log link L of a page at depth D and, if it is a
- * candidate, add it at D + 1; count what is ignored, and why. */
-static void commit_link(struct webcrawl *w, engine_t *e, int d,
-                        const struct link *l)
-{
-  webcrawl_stats_t *st = w->st;
-  if (l->cls == L_INVALID) {
-    st->ign_invalid++;
-    log_event(w, d, "IgnBad", l->url);
-    return;
-  }
-  log_event(w, d, "Found", l->url);
-  long *n = NULL;
-  const char *label = NULL;
-  switch (l->cls) {
-  case L_EXTERN:
-    n = &st->ign_extern;
-    label = "IgnExtrn";
-    break;
-  case L_NOFOLLOW:
-    n = &st->ign_rel_nofollow;
-    label = "IgnFollow";
-    break;
-  case L_TRAP:
-    n = &st->ign_trap;
-    label = "IgnTrap";
-    break;
-  case L_FILTERED:
-    n = &st->ign_filtered;
-    label = "IgnFilter";
-    break;
-  case L_NONPAGE:
-    n = &st->ign_nonpage;
-    label = "IgnType";
-    break;
-  default:
-    break;
-  }
-  if (n != NULL) {
-    (*n)++;
-    log_event(w, d, label, l->url);
-    return;
-  }
-  int rc = engine_add(e, l->url, d + 1, l->key);
-  if (rc == 1) {
-    log_event(w, d, "Added", l->url);
-  } else if (rc == 0) {
-    st->ign_dupl++;
-    log_event(w, d, "IgnDupl", l->url);
-  } else if (rc == -2) {
-    lost_to_oom(w, e, l->url);
-  } else if (rc == -3 && !w->io_failed) {
-    /* The frontier's spill: the crawl stops as on a full disk. */
-    w->st->write_errors++;
-    w->io_failed = true;
-    fprintf(stderr,
-            "crawler: cannot queue '%s' on disk in '%s' (--max-memory): "
-            "%s\n",
-            l->url, w->o->pagedir, strerror(errno));
-  }
-}
-
-struct commit_links {
-  struct webcrawl *w;
-  engine_t *e;
-  int depth;
-};
-
-static void commit_each(void *arg, const struct link *l)
-{
-  struct commit_links *c = arg;
-  commit_link(c->w, c->e, c->depth, l);
-}
-
-/* links_of: page_links_each for store_record_noindex. */
-static int links_of(void *page, void (*fn)(void *arg, const struct link *l),
-                    void *arg)
-{
-  return page_links_each(page, fn, arg);
-}
-
-/* The outcomes commit journals for an item it does not save. */
-enum outcome { O_FAILED, O_ROBOTS, O_BINARY, O_DUPLICATE, O_NOINDEX };
-
-/* record_outcome: journal outcome O of IT (P its record) with the pages
- * saved so far (store.h, Outcomes), unless this crawl replays it from the
- * journal, which holds it already. Returns false if the crawl must
- * stop. */
-static bool record_outcome(struct webcrawl *w, engine_t *e, const fitem_t *it,
-                           const struct page *p, enum outcome o)
-{
-  const char *first = p->hops > 0 ? p->chain[0] : it->url;
-  if (w->o->resume != NULL && store_replayed(w->o->resume, first))
-    return true;
-  const store_item_t item = { .url = it->url,
-                              .chain = p->chain,
-                              .hops = p->hops,
-                              .depth = it->depth,
-                              .seq = (unsigned long long)it->seq };
-  const char *dir = w->o->pagedir;
-  int tag = (int)w->st->saved;
-  unsigned sync = w->o->fsync ? PAGEDIR_FSYNC : 0;
-  /* A noindex page's links, if the commit follows them. */
-  size_t nlinks = p->nofollow || it->depth >= w->o->max_depth ? 0
-                                                              : page_links(p);
-  int rc;
-  switch (o) {
-  case O_FAILED:
-    rc = store_record_failed(dir, tag, &item, &p->res, sync);
-    break;
-  case O_ROBOTS:
-    rc = store_record_robots(dir, tag, &item, p->robots, sync);
-    break;
-  case O_BINARY:
-    rc = store_record_binary(dir, tag, &item, sync);
-    break;
-  case O_DUPLICATE:
-    rc = store_record_duplicate(dir, tag, &item, sync);
-    break;
-  default:
-    rc = store_record_noindex(dir, tag, &item, p->nofollow, (int)w->st->noindex,
-                              links_of, (void *)p, nlinks,
-                              sync | (w->o->compress ? PAGEDIR_GZIP : 0));
-    break;
-  }
-  if (rc == 0)
-    return true;
-  w->st->write_errors++;
-  w->io_failed = true;
-  fprintf(stderr, "crawler: cannot journal the outcome of '%s' in '%s': %s\n",
-          it->url, dir, strerror(errno));
-  engine_stop(e);
-  return false;
-}
-
-/* seed_not_saved: if IT is a seed (an item at depth 0), count it, and
- * for the first keep WHY (borrowed; copied) for the statistics: the
- * crawl then failed at its first step, which the program reports
- * (webcrawl_stats_t). */
-static void seed_not_saved(struct webcrawl *w, const fitem_t *it,
-                           const char *why)
-{
-  if (it->depth != 0)
-    return;
-  /* One thread at a time: the commit's. */
-  if (w->st->seeds_failed++ == 0) {
-    snprintf(w->st->seed_why, sizeof(w->st->seed_why), "%s", why);
-    snprintf(w->st->seed_failed, sizeof(w->st->seed_failed), "%s", it->url);
-  }
-  w->co->ops->seed_failed(w, why);
-}
-
-/* wc_commit: the page's events in the log and its counters, its ID,
- * and its links added at depth + 1 (see the top of this file). */
-static void wc_commit(void *ctx, engine_t *e, fitem_t *it)
-{
-  struct webcrawl *w = ctx;
-  webcrawl_stats_t *st = w->st;
-  struct page *p = it->data;
-  int d = it->depth;
-
-  if (p == NULL) {
-    st->failed++;
-    tally_add(&st->failures, "out of memory");
-    seed_not_saved(w, it, "out of memory");
-    log_reason(w, d, "Failed", it->url, "out of memory");
-    return;
-  }
-  /* Limits are decided here, in commit order, whatever the download
-   * threads skipped early: the log is the same for any timing. */
-  if (atomic_load(&w->limit_reached))
-    return;
-  if (hosts_full(w->hosts, it->host)) {
-    st->ign_host_limit++;
-    log_event(w, d, "IgnLimit", it->url);
-    return;
-  }
-  if (p->skipped)
-    return;
-  if (p->read_errno) {
-    /* Its body could not be read back (its temporary or saved file):
-     * stop as on an I/O error; --resume goes on from here. */
-    io_fail(w, e, "read back", (int)st->saved + 1, p->read_errno);
-    return;
-  }
-  if (p->nomem) {
-    w->oom = true;
-    fprintf(stderr, "crawler: out of memory while parsing '%s'\n", it->url);
-    engine_stop(e);
-    return;
-  }
-  if (p->robots != NULL) {
-    if (hosts_is_unreachable(p->robots)) {
-      st->ign_unreachable++;
-      /* Each host's reason: few, and they say what the URLs met. */
-      tally_add(&st->unreachable, p->robots);
-    } else {
-      st->ign_robots++;
-    }
-    seed_not_saved(w, it, p->robots);
-    log_reason(w, d, "IgnRobots", it->url, p->robots);
-    record_outcome(w, e, it, p, O_ROBOTS);
-    return;
-  }
-  if (p->res.outcome == FETCH_OK && p->binary) {
-    st->failed++;
-    st->binary++;
-    tally_add(&st->failures, "not a page");
-    seed_not_saved(w, it, "not a page: binary content");
-    log_reason(w, d, "Failed", it->url, "not a page: binary content");
-    record_outcome(w, e, it, p, O_BINARY);
-    return;
-  }
-  if (p->res.outcome != FETCH_OK) {
-    st->failed++;
-    switch (p->res.outcome) {
-    case FETCH_HTTP_ERROR:
-      st->http_errors++;
-      break;
-    case FETCH_WRONG_TYPE:
-      st->wrong_type++;
-      break;
-    case FETCH_TOO_LARGE:
-      st->too_large++;
-      break;
-    default:
-      st->net_errors++;
-      break;
-    }
-    char cause[TALLY_WHAT];
-    tally_add(&st->failures, fetch_cause(&p->res, cause, sizeof(cause)));
-    seed_not_saved(w, it, p->res.error);
-    log_reason(w, d, "Failed", it->url, p->res.error);
-    record_outcome(w, e, it, p, O_FAILED);
-    return;
-  }
-  st->fetched++;
-  log_event(w, d, "Fetched", it->url);
-  for (int i = 0; i < p->hops; i++) {
-    if (engine_mark_seen(e, p->chain[i]) == -2)
-      lost_to_oom(w, e, p->chain[i]);
-    log_event(w, d, "Redirect", p->chain[i]);
-  }
-  int seen = p->hops > 0 ? engine_mark_seen(e, it->url) : 1;
-  if (seen == -2) {
-    lost_to_oom(w, e, it->url);
-    return;
-  }
-  if (seen == 0) {
-    /* Redirected to a page an earlier page already claimed. */
-    st->dup_redirects++;
-    log_event(w, d, "IgnDupl", it->url);
-    record_outcome(w, e, it, p, O_DUPLICATE);
-    return;
-  }
-  if (w->io_failed)
-    return;
-  if (p->spill_errno) {
-    /* Its links did not all reach the disk: stop as on a full disk. */
-    io_fail(w, e, "spill the links of", (int)st->saved + 1, p->spill_errno);
-    return;
-  }
-  if (p->noindex) {
-    st->noindex++;
-    seed_not_saved(w, it, "noindex");
-    log_event(w, d, "IgnIndex", it->url);
-    if (!record_outcome(w, e, it, p, O_NOINDEX))
-      return;
-  } else if (p->stored_id != 0 || p->tmp != NULL) {
-    if (!save(w, e, it, p))
-      return;
-    if (w->o->max_pages > 0 && st->saved >= w->o->max_pages) {
-      /* What is left drains unfetched: at once, not a page a commit. */
-      atomic_store(&w->limit_reached, true);
-      engine_want(e, UINT64_MAX);
-      return;
-    }
-    if (w->o->max_pages > 0)
-      engine_want(e, (uint64_t)(w->o->max_pages - st->saved));
-  } else {
-    st->write_errors++;
-    w->io_failed = true;
-    fprintf(stderr, "crawler: cannot write a page to '%s': %s\n", w->o->pagedir,
-            strerror(p->write_errno));
-    engine_stop(e);
-    return;
-  }
-  if (p->nofollow && d < w->o->max_depth) {
-    st->nofollow++;
-    log_event(w, d, "IgnFollow", it->url);
-  } else if (d < w->o->max_depth) {
-    log_event(w, d, "Scanning", it->url);
-    struct commit_links c = { w, e, d };
-    if (page_links_each(p, commit_each, &c) != 0) {
-      io_fail(w, e, "read back the links of", (int)st->saved, errno);
-      return;
-    }
-  }
-  progress(w, false);
-}
-
 static void wc_release(void *ctx, fitem_t *it)
 {
   (void)ctx;
@@ -1048,16 +636,11 @@ static void replay_host(void *arg, const char *key, const char *why)
     w->oom = true;
 }
 
-int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
+/* fetch_setup: W's download pool bound (its return: engine_config_t's
+ * download_max) and the fetchers' configuration. */
+static int fetch_setup(struct webcrawl *w)
 {
-  struct webcrawl w = { .o = o,
-                        .st = st,
-                        .co = o->coord ? o->coord : &coord_local };
-  memset(st, 0, sizeof(*st));
-  /* "tse-crawler/0.1 (+...)" is named "tse-crawler" in a robots meta, as
-   * in robots.txt (robots.h). */
-  snprintf(w.agent, sizeof(w.agent), "%.*s",
-           (int)strcspn(o->user_agent, "/ \t"), o->user_agent);
+  const webcrawl_opts_t *o = w->o;
   int dmax = o->download_max > o->download_workers ? o->download_max : 0;
   /* A download in flight holds its page, outside the budget: an elastic
    * pool grows to at most a thread per THREAD_MEMORY of it. */
@@ -1069,7 +652,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
            ? (int)(o->max_memory / THREAD_MEMORY)
            : 0;
   long conns = connection_share(o->download_workers, &dmax);
-  w.fcfg = (fetch_config_t){
+  w->fcfg = (fetch_config_t){
     .max_connects = conns,
     .user_agent = o->user_agent,
     .headers = o->headers,
@@ -1085,48 +668,43 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .ca_dir = o->ca_dir,
     .insecure = o->insecure,
   };
-  atomic_init(&w.redirects, 0);
-  atomic_init(&w.retries, 0);
-  atomic_init(&w.limit_reached, false);
-  atomic_init(&w.robots_fetched, 0);
-  atomic_init(&w.robots_failed, 0);
-  atomic_init(&w.requests, 0);
-  atomic_init(&w.warc_failed, false);
-  atomic_init(&w.sitemaps_fetched, 0);
-  atomic_init(&w.sitemaps_failed, 0);
-  /* robots.txt applies, and hosts are gated for it, unless ignored or
-   * nothing is fetched from the hosts (replay). */
-  bool robots = !o->ignore_robots && o->replay == NULL;
-  budget_init(&w.budget, o->max_memory);
-  atomic_init(&w.scope, o->scope);
-  pthread_mutex_init(&w.widen_lock, NULL);
-  w.scan = (page_scan_t){ .scope = o->scope,
-                          .filter = o->filter,
-                          .respect_rel_nofollow = o->respect_rel_nofollow,
-                          .agent = o->ignore_robots ? NULL : w.agent,
-                          .budget = &w.budget,
-                          .dir = o->pagedir };
-  w.tmp_flags = (o->compress ? PAGEDIR_GZIP : 0) |
-                (o->fsync ? PAGEDIR_FSYNC : 0);
-  /* The frontier's URLs beyond the budget wait here. */
-  char *spill = o->max_memory ? pagedir_tmp_path(o->pagedir, "queue", 0) : NULL;
-  w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host, robots);
-  if (w.hosts == NULL || (o->max_memory && spill == NULL)) {
-    hosts_delete(w.hosts);
-    free(spill);
-    return CRAWL_ENOMEM;
-  }
-  if (robots && o->resume != NULL) {
-    /* Hosts whose robots.txt the interrupted crawl could not fetch stay
-     * so: their URLs come out as they would have then. */
-    store_unreachable_hosts(o->resume, replay_host, &w);
-    if (w.oom) {
-      hosts_delete(w.hosts);
-      free(spill);
-      return CRAWL_ENOMEM;
-    }
-  }
-  engine_config_t cfg = {
+  return dmax;
+}
+
+/* state_init: W's counters, budget, scope and scanning, before any
+ * thread. */
+static void state_init(struct webcrawl *w)
+{
+  const webcrawl_opts_t *o = w->o;
+  atomic_init(&w->redirects, 0);
+  atomic_init(&w->retries, 0);
+  atomic_init(&w->limit_reached, false);
+  atomic_init(&w->robots_fetched, 0);
+  atomic_init(&w->robots_failed, 0);
+  atomic_init(&w->requests, 0);
+  atomic_init(&w->warc_failed, false);
+  atomic_init(&w->sitemaps_fetched, 0);
+  atomic_init(&w->sitemaps_failed, 0);
+  budget_init(&w->budget, o->max_memory);
+  atomic_init(&w->scope, o->scope);
+  pthread_mutex_init(&w->widen_lock, NULL);
+  w->scan = (page_scan_t){ .scope = o->scope,
+                           .filter = o->filter,
+                           .respect_rel_nofollow = o->respect_rel_nofollow,
+                           .agent = o->ignore_robots ? NULL : w->agent,
+                           .budget = &w->budget,
+                           .dir = o->pagedir };
+  w->tmp_flags = (o->compress ? PAGEDIR_GZIP : 0) |
+                 (o->fsync ? PAGEDIR_FSYNC : 0);
+}
+
+/* engine_setup: the engine's configuration for W: DMAX download threads
+ * at most, ROBOTS gates, SPILL (borrowed; NULL for none). */
+static engine_config_t engine_setup(struct webcrawl *w, int dmax, bool robots,
+                                    const char *spill)
+{
+  const webcrawl_opts_t *o = w->o;
+  return (engine_config_t){
     .download_workers = o->download_workers,
     .download_max = dmax,
     .parse_workers = o->parse_workers,
@@ -1153,13 +731,79 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     .speculate_out = o->max_memory ? 0 : 256,
     .rate = o->rate,
     .burst = o->burst,
-    .budget = &w.budget,
+    .budget = &w->budget,
     .spill_path = spill,
     .gate = robots,
-    .remote = w.co->ops->remote(w.co->ctx),
+    .remote = w->co->ops->remote(w->co->ctx),
     .hooks = &wc_hooks,
-    .ctx = &w,
+    .ctx = w,
   };
+}
+
+/* stats_collect: what the crawl did into W->st, once the engine has
+ * stopped; the engine and the hosts' table are freed on the way. */
+static void stats_collect(struct webcrawl *w)
+{
+  const webcrawl_opts_t *o = w->o;
+  webcrawl_stats_t *st = w->st;
+  st->hosts = (long)frontier_hosts(engine_frontier(w->e));
+  st->bound = frontier_bound(engine_frontier(w->e), clock_now());
+  tally_sort(&st->failures);
+  tally_sort(&st->unreachable);
+  engine_delete(w->e);
+  fptable_delete(w->firsts);
+  st->redirects = atomic_load(&w->redirects);
+  st->retries = atomic_load(&w->retries);
+  st->robots_fetched = atomic_load(&w->robots_fetched);
+  st->robots_failed = atomic_load(&w->robots_failed);
+  st->sitemaps_fetched = atomic_load(&w->sitemaps_fetched);
+  st->sitemaps_failed = atomic_load(&w->sitemaps_failed);
+  st->requests = atomic_load(&w->requests);
+  hosts_delete(w->hosts);
+  if (!widened(w, st))
+    w->io_failed = true;
+  st->elapsed = clock_now() - w->start;
+  st->mem_peak = atomic_load(&w->budget.peak);
+  st->spilled = atomic_load(&w->budget.spilled);
+  st->spill_peak = atomic_load(&w->budget.peak_disk);
+  if (o->warc != NULL)
+    st->warc_records = warc_records(o->warc);
+}
+
+int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
+{
+  struct webcrawl w = { .o = o,
+                        .st = st,
+                        .co = o->coord ? o->coord : &coord_local };
+  memset(st, 0, sizeof(*st));
+  /* "tse-crawler/0.1 (+...)" is named "tse-crawler" in a robots meta, as
+   * in robots.txt (robots.h). */
+  snprintf(w.agent, sizeof(w.agent), "%.*s",
+           (int)strcspn(o->user_agent, "/ \t"), o->user_agent);
+  int dmax = fetch_setup(&w);
+  state_init(&w);
+  /* robots.txt applies, and hosts are gated for it, unless ignored or
+   * nothing is fetched from the hosts (replay). */
+  bool robots = !o->ignore_robots && o->replay == NULL;
+  /* The frontier's URLs beyond the budget wait here. */
+  char *spill = o->max_memory ? pagedir_tmp_path(o->pagedir, "queue", 0) : NULL;
+  w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host, robots);
+  if (w.hosts == NULL || (o->max_memory && spill == NULL)) {
+    hosts_delete(w.hosts);
+    free(spill);
+    return CRAWL_ENOMEM;
+  }
+  if (robots && o->resume != NULL) {
+    /* Hosts whose robots.txt the interrupted crawl could not fetch stay
+     * so: their URLs come out as they would have then. */
+    store_unreachable_hosts(o->resume, replay_host, &w);
+    if (w.oom) {
+      hosts_delete(w.hosts);
+      free(spill);
+      return CRAWL_ENOMEM;
+    }
+  }
+  engine_config_t cfg = engine_setup(&w, dmax, robots, spill);
   w.e = engine_new(&cfg);
   free(spill); /* copied */
   if (w.e == NULL) {
@@ -1196,29 +840,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   pthread_mutex_lock(&running_lock);
   running = NULL; /* no interrupt reaches the engine from here on */
   pthread_mutex_unlock(&running_lock);
-  progress(&w, true);
-  st->hosts = (long)frontier_hosts(engine_frontier(w.e));
-  st->bound = frontier_bound(engine_frontier(w.e), clock_now());
-  tally_sort(&st->failures);
-  tally_sort(&st->unreachable);
-  engine_delete(w.e);
-  fptable_delete(w.firsts);
-  st->redirects = atomic_load(&w.redirects);
-  st->retries = atomic_load(&w.retries);
-  st->robots_fetched = atomic_load(&w.robots_fetched);
-  st->robots_failed = atomic_load(&w.robots_failed);
-  st->sitemaps_fetched = atomic_load(&w.sitemaps_fetched);
-  st->sitemaps_failed = atomic_load(&w.sitemaps_failed);
-  st->requests = atomic_load(&w.requests);
-  hosts_delete(w.hosts);
-  if (!widened(&w, st))
-    w.io_failed = true;
-  st->elapsed = clock_now() - w.start;
-  st->mem_peak = atomic_load(&w.budget.peak);
-  st->spilled = atomic_load(&w.budget.spilled);
-  st->spill_peak = atomic_load(&w.budget.peak_disk);
-  if (o->warc != NULL)
-    st->warc_records = warc_records(o->warc);
+  wc_progress(&w, true);
+  stats_collect(&w);
   if (w.oom)
     return CRAWL_ENOMEM;
   if (w.io_failed || atomic_load(&w.warc_failed))

@@ -60,6 +60,21 @@ struct webcrawl {
 void wc_log_file(struct webcrawl *w, int depth, const char *label,
                  const char *url, const char *why);
 
+/* wc_log_event: an event, "DEPTH LABEL: URL" on the --log stream and in
+ * the --log-file. wc_log_reason: the same with the reason for it, "LABEL:
+ * URL (WHY)". Any thread. */
+void wc_log_event(struct webcrawl *w, int depth, const char *label,
+                  const char *url);
+void wc_log_reason(struct webcrawl *w, int depth, const char *label,
+                   const char *url, const char *why);
+
+/* wc_commit: the engine's commit hook (webcrawl_commit.c). Commit. */
+void wc_commit(void *ctx, engine_t *e, fitem_t *it);
+
+/* wc_progress: a progress line on stderr now and then (FINAL: the last,
+ * at once), unless quiet. Commit, or the main thread after the crawl. */
+void wc_progress(struct webcrawl *w, bool final);
+
 /* wc_archive: R's exchange with URL into the WARC file, if any, and its
  * raw copies dropped (webcrawl.c, archive). Any thread. */
 void wc_archive(struct webcrawl *w, engine_t *e, const char *url,
