@@ -61,79 +61,12 @@ enum { MAX_REDIRECTS = 10 };
 static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
 static engine_t *running;
 
-/* archive: write the exchange in R to the WARC file, if there is one, and
- * drop the raw copies. A write failure stops the crawl (nothing may be
- * fetched that cannot be archived). Download threads. */
-static void archive(struct webcrawl *w, engine_t *e, const char *url,
-                    fetch_result_t *r)
-{
-  if (w->o->warc != NULL && warc_write_exchange(w->o->warc, url, r) != 0 &&
-      !atomic_exchange(&w->warc_failed, true)) {
-    fprintf(stderr, "crawler: cannot write the WARC file: %s\n",
-            strerror(errno));
-    engine_stop(e);
-  }
-  free(r->raw_request);
-  free(r->raw_head);
-  free(r->raw_body);
-  r->raw_request = r->raw_head = r->raw_body = NULL;
-  r->raw_request_len = r->raw_head_len = r->raw_body_len = 0;
-}
-
 void webcrawl_interrupt(void)
 {
   pthread_mutex_lock(&running_lock);
   if (running != NULL)
     engine_stop(running);
   pthread_mutex_unlock(&running_lock);
-}
-
-/* log_file: one event line in the --log-file, "TIME DEPTH LABEL URL" and
- * " (WHY)" if WHY: TIME in ISO 8601 UTC to the millisecond, DEPTH -1 for
- * what is no page (robots.txt). One fprintf a line: stdio's lock keeps
- * the lines of several threads whole. */
-static void log_file(struct webcrawl *w, int depth, const char *label,
-                     const char *url, const char *why)
-{
-  if (w->o->logfile == NULL)
-    return;
-  struct timespec ts;
-  struct tm tm;
-  char t[32] = "";
-  clock_gettime(CLOCK_REALTIME, &ts);
-  if (gmtime_r(&ts.tv_sec, &tm) != NULL)
-    strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S", &tm);
-  fprintf(w->o->logfile, "%s.%03ldZ %d %s %s%s%s%s\n", t, ts.tv_nsec / 1000000,
-          depth, label, url, why ? " (" : "", why ? why : "", why ? ")" : "");
-}
-
-void wc_log_event(struct webcrawl *w, int depth, const char *label,
-                  const char *url)
-{
-  if (w->o->log)
-    fprintf(w->o->logfp, "%2d %*s%9s: %s\n", depth, depth, "", label, url);
-  log_file(w, depth, label, url, NULL);
-}
-
-void wc_log_reason(struct webcrawl *w, int depth, const char *label,
-                   const char *url, const char *why)
-{
-  if (w->o->log)
-    fprintf(w->o->logfp, "%2d %*s%9s: %s (%s)\n", depth, depth, "", label, url,
-            why);
-  log_file(w, depth, label, url, why);
-}
-
-void wc_log_file(struct webcrawl *w, int depth, const char *label,
-                 const char *url, const char *why)
-{
-  log_file(w, depth, label, url, why);
-}
-
-void wc_archive(struct webcrawl *w, engine_t *e, const char *url,
-                fetch_result_t *r)
-{
-  archive(w, e, url, r);
 }
 
 /* ---- robots.txt ---- */
@@ -166,12 +99,12 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
     return;
   }
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
-  archive(w, e, url, &r);
+  wc_archive(w, e, url, &r);
   if (r.outcome == FETCH_OK || r.outcome == FETCH_REDIRECT)
-    log_file(w, -1, "Robots", url,
-             r.outcome == FETCH_OK ? "fetched" : "a redirect");
+    wc_log_file(w, -1, "Robots", url,
+                r.outcome == FETCH_OK ? "fetched" : "a redirect");
   else
-    log_file(w, -1, "Robots", url, r.error[0] ? r.error : "failed");
+    wc_log_file(w, -1, "Robots", url, r.error[0] ? r.error : "failed");
   /* A failure (webcrawl.h) before hosts_gate_end frees R. */
   atomic_fetch_add(hosts_robots_unreachable(&r) ? &w->robots_failed
                                                 : &w->robots_fetched,
@@ -501,7 +434,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
     return ENGINE_PARSE;
   }
   fetcher_get(f, it->url, &p->res);
-  archive(w, e, it->url, &p->res);
+  wc_archive(w, e, it->url, &p->res);
   atomic_fetch_add(&w->requests, 1);
   w->co->ops->requested(w, it);
   p->attempts++;

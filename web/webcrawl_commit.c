@@ -463,4 +463,3 @@ void wc_commit(void *ctx, engine_t *e, fitem_t *it)
   }
   wc_progress(w, false);
 }
-

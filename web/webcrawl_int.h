@@ -54,7 +54,7 @@ struct webcrawl {
   size_t nscopes, nadded;
 };
 
-/* wc_log_file: an event in the --log-file only (webcrawl.c, log_file):
+/* wc_log_file: an event in the --log-file only (webcrawl_log.c):
  * "TIME DEPTH LABEL URL (WHY)", WHY NULL for none, DEPTH -1 for what is
  * no page. Any thread. */
 void wc_log_file(struct webcrawl *w, int depth, const char *label,
@@ -76,7 +76,7 @@ void wc_commit(void *ctx, engine_t *e, fitem_t *it);
 void wc_progress(struct webcrawl *w, bool final);
 
 /* wc_archive: R's exchange with URL into the WARC file, if any, and its
- * raw copies dropped (webcrawl.c, archive). Any thread. */
+ * raw copies dropped (webcrawl_log.c). Any thread. */
 void wc_archive(struct webcrawl *w, engine_t *e, const char *url,
                 fetch_result_t *r);
 
