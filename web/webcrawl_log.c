@@ -13,9 +13,9 @@
 #include "warc.h"
 #include "webcrawl_int.h"
 
-/* wc_log_file: "TIME DEPTH LABEL URL" and " (WHY)" if WHY: TIME in ISO 8601 UTC to the millisecond, DEPTH -1 for
- * what is no page (robots.txt). One fprintf a line: stdio's lock keeps
- * the lines of several threads whole. */
+/* wc_log_file: "TIME DEPTH LABEL URL" and " (WHY)" if WHY: TIME in ISO 8601 UTC
+ * to the millisecond, DEPTH -1 for what is no page (robots.txt). One fprintf a
+ * line: stdio's lock keeps the lines of several threads whole. */
 void wc_log_file(struct webcrawl *w, int depth, const char *label,
                  const char *url, const char *why)
 {
