@@ -8,7 +8,9 @@
 #   make demo       install what building needs (no test-only package),
 #                   build, crawl the bundled course site
 #   make asan       build under build/asan with ASan+UBSan, run all tests
-#   make tsan       build under build/tsan with TSan, run all tests
+#                   and the soak tests
+#   make tsan       build under build/tsan with TSan, run all tests and the
+#                   soak tests
 #   make check-deps check the layering (libcs50 <- common <- engine <- cluster
 #                   <- web <- programs), that libcrawler.so needs no libcurl,
 #                   libxml2, libcrypto or hiredis, and that every header compiles
@@ -67,11 +69,16 @@ asan: deps
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  tests/run.sh $(CURDIR)/$(B)/asan $(T)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  tests/run.sh --long $(CURDIR)/$(B)/asan $(T)
 
 tsan: deps
 	@for d in $(SUBDIRS); do $(MAKE) --no-print-directory -j$(JOBS) -C $$d SAN=thread all || exit 1; done
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  tests/run.sh $(CURDIR)/$(B)/tsan $(T)
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  tests/run.sh --long $(CURDIR)/$(B)/tsan $(T)
 
 demo: deps-build
 	@$(MAKE) --no-print-directory all

@@ -10,15 +10,18 @@
 # check that did not run, counted as skipped, not passed. One that exits
 # non-zero without a "not ok" line (a crash, a timeout) counts as one
 # failure; exit 77 from a script means the whole script is skipped (one
-# skip). Each program's stdout and stderr are kept in BUILD_DIR/test-logs/
-# and the tail of its stderr is shown when it fails.
+# skip). Each program's stdout and stderr are kept, once the run ends, in
+# BUILD_DIR/test-logs/ (test-logs-long/ with --long), and the tail of its
+# stderr is shown when it fails; until then they are in a directory of the
+# run's own, so that two runs on one build directory count their own.
 #
 # The programs run in parallel, TEST_JOBS at once (default: twice the
 # cores, as most of a script's time is spent waiting on its servers,
 # leases and deadlines), the longest first; each program's lines are
 # printed together when it ends, followed by its wall time. Each test
-# starts its own servers on ports the kernel picks, in a directory of its
-# own, so tests share nothing.
+# starts its own servers (on ports the kernel picks, Redis on a free one
+# below the kernel's range) in a directory of its own; what tests share
+# (the npm packages of the build tree) they take one at a time.
 set -u
 LONG=0
 if [ "${1:-}" = --long ]; then
@@ -29,11 +32,18 @@ B=${1:?usage: run.sh [--long] BUILD_DIR [FILTER]}
 FILTER=${2:-}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 export B TOP BIN="$B/bin" TESTS_BIN="$B/tests"
+JOBS=${TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 2)))}
+case "$JOBS" in
+'' | *[!0-9]* | 0*)
+  echo "run.sh: TEST_JOBS must be a count of 1 or more, not '$JOBS'" >&2
+  exit 2
+  ;;
+esac
 LOGS="$B/test-logs"
-rm -rf "$LOGS" && mkdir -p "$LOGS"
+[ "$LONG" = 1 ] && LOGS="$B/test-logs-long"
+RUN=$(mktemp -d "$B/.test-run.XXXXXX") || exit 2
 # Bound every test program: a hang is a failure, never a stuck CI.
 TEST_TIMEOUT=${TEST_TIMEOUT:-900}
-JOBS=${TEST_JOBS:-$((2 * $(nproc 2>/dev/null || echo 2)))}
 
 # The scripts that take longest (each over 20 s here), started first so
 # that the run ends soon after the longest does.
@@ -44,21 +54,47 @@ integration/archive integration/memory integration/realweb"
 
 passed=0 failed=0 skipped=0
 
-# start NAME CMD...: run CMD in the background, its stdout to LOG.out,
-# stderr to LOG.err, then its exit status and wall seconds to LOG.rc.
+# start NAME PATH: run the test program at PATH (a script if it ends in
+# .sh) in the background, stdin empty, its stdout to LOG.out, stderr to
+# LOG.err, then its exit status and wall seconds to LOG.rc. `timeout` runs
+# it in a process group of its own, and its pid goes to LOG.pid, for stop.
 start() {
-  local name=$1 log="$LOGS/${1//\//_}"
-  shift
+  local name=$1 path=$2 log="$RUN/${1//\//_}"
+  local cmd=("$path")
+  case "$path" in *.sh) cmd=(bash "$path") ;; esac
   (
     s=$SECONDS
-    timeout -k 10 "$TEST_TIMEOUT" "$@" >"$log.out" 2>"$log.err"
+    timeout -k 10 "$TEST_TIMEOUT" "${cmd[@]}" >"$log.out" 2>"$log.err" \
+      </dev/null &
+    echo $! >"$log.pid"
+    wait $!
     echo "$? $((SECONDS - s))" >"$log.rc.tmp" && mv "$log.rc.tmp" "$log.rc"
-  ) &
+  ) </dev/null &
 }
+
+# keep_logs: the run's files become LOGS.
+keep_logs() {
+  rm -rf "$LOGS" && mv "$RUN" "$LOGS"
+}
+
+# stop: on SIGINT or SIGTERM, the tests still running get SIGTERM (each
+# script's EXIT trap then stops its servers), the run ends with 130.
+stop() {
+  trap - INT TERM
+  local f
+  for f in "$RUN"/*.pid; do
+    [ -f "${f%.pid}.rc" ] || kill -TERM "$(cat "$f")" 2>/dev/null
+  done
+  wait
+  keep_logs
+  echo "run.sh: interrupted" >&2
+  exit 130
+}
+trap stop INT TERM
 
 # report NAME: print what NAME's program said and count it.
 report() {
-  local name=$1 log="$LOGS/${1//\//_}"
+  local name=$1 log="$RUN/${1//\//_}" kept="$LOGS/${1//\//_}"
   local rc secs nok nfail nskip
   read -r rc secs <"$log.rc"
   grep -E '^(ok|not ok) ' "$log.out"
@@ -79,18 +115,18 @@ report() {
   failed=$((failed + nfail))
   echo "# $name: ${secs} s"
   if [ "$nfail" != 0 ]; then
-    echo "--- stderr of $name (last 40 lines; full log $log.err)"
+    echo "--- stderr of $name (last 40 lines; full log $kept.err)"
     tail -n 40 "$log.err"
     echo "---"
   fi
 }
 
-# The programs to run, as "NAME<TAB>CMD ARG", the slow ones first.
+# The programs to run, as "NAME<TAB>PATH", the slow ones first.
 list() {
   local t name
   if [ "$LONG" = 1 ]; then
     for t in "$TOP"/tests/integration/long/*.sh; do
-      [ -f "$t" ] && printf 'integration/long/%s\tbash %s\n' \
+      [ -f "$t" ] && printf 'integration/long/%s\t%s\n' \
         "$(basename "$t" .sh)" "$t"
     done
     return
@@ -99,8 +135,7 @@ list() {
     [ -x "$t" ] && printf '%s\t%s\n' "${t#"$B"/tests/}" "$t"
   done
   for t in "$TOP"/tests/integration/*.sh; do
-    [ -f "$t" ] && printf 'integration/%s\tbash %s\n' \
-      "$(basename "$t" .sh)" "$t"
+    [ -f "$t" ] && printf 'integration/%s\t%s\n' "$(basename "$t" .sh)" "$t"
   done
 }
 slow_first() {  # the lines of list whose name is in SLOW, in SLOW's order, then the rest
@@ -119,7 +154,7 @@ pending=()
 reap() {
   local keep=() n
   for n in "${pending[@]}"; do
-    if [ -f "$LOGS/${n//\//_}.rc" ]; then
+    if [ -f "$RUN/${n//\//_}.rc" ]; then
       report "$n"
     else
       keep+=("$n")
@@ -128,15 +163,14 @@ reap() {
   pending=("${keep[@]+"${keep[@]}"}")
 }
 
-while IFS=$'\t' read -r name cmd; do
+while IFS=$'\t' read -r name path; do
   [ -n "$name" ] || continue
   case "$name" in *"$FILTER"*) ;; *) continue ;; esac
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do
     wait -n 2>/dev/null
     reap
   done
-  # shellcheck disable=SC2086 # CMD is "bash SCRIPT" or a binary's path
-  start "$name" $cmd
+  start "$name" "$path"
   pending+=("$name")
 done < <(slow_first)
 while [ "${#pending[@]}" -gt 0 ]; do
@@ -144,6 +178,7 @@ while [ "${#pending[@]}" -gt 0 ]; do
   reap
 done
 
+keep_logs
 if [ "$skipped" != 0 ]; then
   echo "$passed passed, $failed failed, $skipped skipped"
 else

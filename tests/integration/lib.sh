@@ -184,8 +184,14 @@ mktemp_dir() {  # mktemp_dir [VAR]
 }
 
 lib_cleanup() {
-  local rc=$? d
+  local rc=$? d p
   trap - EXIT INT TERM
+  # Workers still running in the background (the script was stopped, or
+  # failed first): each is a `timeout` leading a process group of its
+  # own with its program, which goes with it.
+  for p in $(jobs -p); do
+    kill -KILL -- "-$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null
+  done
   server_stop
   redis_stop
   for d in "${LIB_TMPDIRS[@]+"${LIB_TMPDIRS[@]}"}"; do
@@ -201,6 +207,18 @@ lib_cleanup() {
 trap lib_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+# npm_install SPEC...: npm packages (name@version) into $B/npm, the build
+# tree's, one install at a time: tests run in parallel, and an install
+# that overlaps another removes the packages the other is adding (npm
+# prunes what its package.json does not list yet). Status: npm's.
+npm_install() {
+  mkdir -p "$B/npm" || return 1
+  (
+    flock 9 || exit 1
+    npm install --prefix "$B/npm" --no-audit --no-fund "$@" >&2
+  ) 9>"$B/npm/.lock"
+}
 
 # ----------------------------------------------------------- server
 
@@ -346,11 +364,15 @@ redis_spawn() {
 redis_start() {
   require_cmd redis-server redis-cli
   mktemp_dir REDIS_DIR
-  local try
-  # A port picked at random; one in use makes redis-server exit at once,
-  # and redis_up checks that the server answering is ours.
+  local try low
+  # A port picked at random below the kernel's ephemeral range: no
+  # connection another test makes can take it while this Redis is down
+  # for a restart. One in use makes redis-server exit at once, and
+  # redis_up checks that the server answering is ours.
+  read -r low _ </proc/sys/net/ipv4/ip_local_port_range 2>/dev/null
+  [ "${low:-0}" -gt 12000 ] 2>/dev/null || low=32768
   for try in $(seq 20); do
-    REDIS_PORT=$((20000 + RANDOM % 40000))
+    REDIS_PORT=$((10000 + RANDOM % (low - 10000)))
     if redis_spawn; then
       REDIS_URL=redis://127.0.0.1:$REDIS_PORT
       return 0

@@ -21,9 +21,7 @@ NPM=$B/npm
 if [ ! -f "$NPM/node_modules/parse5/package.json" ] ||
    [ ! -f "$NPM/node_modules/whatwg-url/package.json" ] ||
    [ ! -f "$NPM/node_modules/html-encoding-sniffer/package.json" ]; then
-  mkdir -p "$NPM"
-  npm install --prefix "$NPM" --no-audit --no-fund parse5@7.3.0 \
-    whatwg-url@14.2.0 html-encoding-sniffer@4.0.0 >&2 ||
+  npm_install parse5@7.3.0 whatwg-url@14.2.0 html-encoding-sniffer@4.0.0 ||
     skip_all "cannot install parse5 and whatwg-url from the npm registry"
 fi
 REF=$TOP/tests/differential/links_ref.js

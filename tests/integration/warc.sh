@@ -10,8 +10,7 @@ mktemp_dir
 # warcio, installed once per build tree from the npm registry.
 WARCIO=$B/npm/node_modules/.bin/warcio
 if [ ! -x "$WARCIO" ]; then
-  mkdir -p "$B/npm"
-  npm install --prefix "$B/npm" --no-audit --no-fund warcio@2 >&2 ||
+  npm_install warcio@2 ||
     skip_all "cannot install warcio from the npm registry"
 fi
 
