@@ -56,41 +56,45 @@ passed=0 failed=0 skipped=0
 
 # start NAME PATH: run the test program at PATH (a script if it ends in
 # .sh) in the background, stdin empty, its stdout to LOG.out, stderr to
-# LOG.err, then its exit status and wall seconds to LOG.rc. `timeout` runs
-# it in a process group of its own, and its pid goes to LOG.pid, for stop.
+# LOG.err, then its exit status and wall seconds to LOG.rc. `timeout`, the
+# background subshell's child, runs it in a process group of its own.
 start() {
   local name=$1 path=$2 log="$RUN/${1//\//_}"
   local cmd=("$path")
   case "$path" in *.sh) cmd=(bash "$path") ;; esac
   (
+    # The run's signals are stop's to pass on: a Ctrl-C reaches this
+    # subshell too, and its death would leave the test running unseen.
+    trap '' INT TERM HUP
     s=$SECONDS
-    timeout -k 10 "$TEST_TIMEOUT" "${cmd[@]}" >"$log.out" 2>"$log.err" \
-      </dev/null &
-    echo $! >"$log.pid"
-    wait $!
+    timeout -k 10 "$TEST_TIMEOUT" "${cmd[@]}" >"$log.out" 2>"$log.err"
     echo "$? $((SECONDS - s))" >"$log.rc.tmp" && mv "$log.rc.tmp" "$log.rc"
   ) </dev/null &
 }
 
-# keep_logs: the run's files become LOGS.
+# keep_logs: the run's files become LOGS (if another run's are there at
+# that moment, they stay in RUN, and the run says so).
 keep_logs() {
-  rm -rf "$LOGS" && mv "$RUN" "$LOGS"
+  rm -rf "$LOGS"
+  mv -T "$RUN" "$LOGS" 2>/dev/null ||
+    echo "run.sh: this run's logs are in $RUN" >&2
 }
 
-# stop: on SIGINT or SIGTERM, the tests still running get SIGTERM (each
-# script's EXIT trap then stops its servers), the run ends with 130.
+# stop: on SIGINT, SIGTERM or SIGHUP, the tests still running get SIGTERM
+# through their `timeout` (each script's EXIT trap then stops its servers
+# and workers); the run ends with 130.
 stop() {
-  trap - INT TERM
-  local f
-  for f in "$RUN"/*.pid; do
-    [ -f "${f%.pid}.rc" ] || kill -TERM "$(cat "$f")" 2>/dev/null
+  trap - INT TERM HUP
+  local sp
+  for sp in $(jobs -p); do
+    pkill -TERM -P "$sp" 2>/dev/null
   done
   wait
   keep_logs
   echo "run.sh: interrupted" >&2
   exit 130
 }
-trap stop INT TERM
+trap stop INT TERM HUP
 
 # report NAME: print what NAME's program said and count it.
 report() {
@@ -178,6 +182,7 @@ while [ "${#pending[@]}" -gt 0 ]; do
   reap
 done
 
+trap - INT TERM HUP
 keep_logs
 if [ "$skipped" != 0 ]; then
   echo "$passed passed, $failed failed, $skipped skipped"

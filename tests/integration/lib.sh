@@ -187,9 +187,14 @@ lib_cleanup() {
   local rc=$? d p
   trap - EXIT INT TERM
   # Workers still running in the background (the script was stopped, or
-  # failed first): each is a `timeout` leading a process group of its
-  # own with its program, which goes with it.
+  # failed first): a job is a `timeout` leading a process group of its
+  # own with its program, or a subshell whose children are; each group
+  # goes. (A worker started inside $(...) is no job of this shell: its
+  # own timeout bounds it.)
   for p in $(jobs -p); do
+    for c in $(pgrep -P "$p"); do
+      kill -KILL -- "-$c" 2>/dev/null
+    done
     kill -KILL -- "-$p" 2>/dev/null || kill -KILL "$p" 2>/dev/null
   done
   server_stop
@@ -208,15 +213,21 @@ trap lib_cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# npm_install SPEC...: npm packages (name@version) into $B/npm, the build
-# tree's, one install at a time: tests run in parallel, and an install
-# that overlaps another removes the packages the other is adding (npm
-# prunes what its package.json does not list yet). Status: npm's.
+# npm_install SPEC...: npm packages (name@version) in $B/npm, the build
+# tree's: installed unless they are there, looked for and installed by one
+# test at a time: tests run in parallel, and an install that overlaps
+# another removes the packages the other is adding (npm prunes what its
+# package.json does not list yet). Status: 0 when they are there.
 npm_install() {
   mkdir -p "$B/npm" || return 1
   (
     flock 9 || exit 1
-    npm install --prefix "$B/npm" --no-audit --no-fund "$@" >&2
+    for spec in "$@"; do
+      [ -f "$B/npm/node_modules/${spec%@*}/package.json" ] || {
+        npm install --prefix "$B/npm" --no-audit --no-fund "$@" >&2
+        exit
+      }
+    done
   ) 9>"$B/npm/.lock"
 }
 

@@ -18,12 +18,8 @@ require_cmd npm node python3
 mktemp_dir
 # Pinned: a new parse5 may follow a newer HTML standard; change on purpose.
 NPM=$B/npm
-if [ ! -f "$NPM/node_modules/parse5/package.json" ] ||
-   [ ! -f "$NPM/node_modules/whatwg-url/package.json" ] ||
-   [ ! -f "$NPM/node_modules/html-encoding-sniffer/package.json" ]; then
-  npm_install parse5@7.3.0 whatwg-url@14.2.0 html-encoding-sniffer@4.0.0 ||
-    skip_all "cannot install parse5 and whatwg-url from the npm registry"
-fi
+npm_install parse5@7.3.0 whatwg-url@14.2.0 html-encoding-sniffer@4.0.0 ||
+  skip_all "cannot install parse5 and whatwg-url from the npm registry"
 REF=$TOP/tests/differential/links_ref.js
 FIX=$TOP/tests/fixtures/links
 

@@ -9,10 +9,8 @@ require_cmd npm node python3
 mktemp_dir
 # warcio, installed once per build tree from the npm registry.
 WARCIO=$B/npm/node_modules/.bin/warcio
-if [ ! -x "$WARCIO" ]; then
-  npm_install warcio@2 ||
-    skip_all "cannot install warcio from the npm registry"
-fi
+npm_install warcio@2 && [ -x "$WARCIO" ] ||
+  skip_all "cannot install warcio from the npm registry"
 
 S=$TEST_DIR/site
 cp -r "$SITES/course" "$S"
