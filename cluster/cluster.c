@@ -477,3 +477,34 @@ void cluster_delete(cluster_t *c)
   pthread_mutex_destroy(&c->lock);
   free(c);
 }
+
+bool cluster_name_ok(const char *name)
+{
+  return cstate_name_ok(name);
+}
+
+bool cluster_url_ok(const char *url, char *err, size_t n)
+{
+  char host[256];
+  int port, db;
+  return rconn_parse_url(url, host, sizeof(host), &port, &db, err, n) == 0;
+}
+
+int cluster_status(const char *url, const char *name, FILE *fp, char *err,
+                   size_t n)
+{
+  cstate_t *cs = NULL;
+  int rc = cstate_open(url, name, &cs, err, n);
+  if (rc != CRAWL_OK)
+    return rc;
+  rc = cstate_status(cs, fp);
+  if (rc < 0)
+    snprintf(err, n, "%s", cstate_error(cs));
+  cstate_close(cs);
+  return rc;
+}
+
+long cluster_round_trips(void)
+{
+  return rconn_round_trips();
+}

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "cstate.h"
 #include "engine.h"
@@ -161,6 +162,23 @@ void cluster_count(cluster_t *c, const char *hostkey);
  * again here is written under another name while the commit may link
  * the first. Any thread. */
 uint64_t cluster_tmp_key(cluster_t *c);
+
+/* cluster_name_ok: whether NAME may name a shared crawl (cstate_name_ok). */
+bool cluster_name_ok(const char *name);
+
+/* cluster_url_ok: whether URL is a Redis URL, "redis://HOST[:PORT][/DB]"
+ * (rconn_parse_url); if not, ERR (size N) says why. */
+bool cluster_url_ok(const char *url, char *err, size_t n);
+
+/* cluster_status: print crawl NAME's state at Redis URL to FP
+ * (cstate_status). Returns 1 complete, 0 running, or a negative status
+ * (crawl.h; ERR, size N, says why). */
+int cluster_status(const char *url, const char *name, FILE *fp, char *err,
+                   size_t n);
+
+/* cluster_round_trips: the Redis round trips of this process's
+ * connections so far (rconn_round_trips). Any thread. */
+long cluster_round_trips(void);
 
 /* cluster_note_set, cluster_note_get: cstate_note_set/get. */
 int cluster_note_set(cluster_t *c, const char *field, const char *value);

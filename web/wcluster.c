@@ -178,14 +178,12 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
 
 bool wcluster_name_ok(const char *name)
 {
-  return cstate_name_ok(name);
+  return cluster_name_ok(name);
 }
 
 bool wcluster_url_ok(const char *url, char *err, size_t n)
 {
-  char host[256];
-  int port, db;
-  return rconn_parse_url(url, host, sizeof(host), &port, &db, err, n) == 0;
+  return cluster_url_ok(url, err, n);
 }
 
 int wcluster_join(const char *url, const char *name, double lease,
@@ -281,15 +279,7 @@ out:
 int wcluster_status(const char *url, const char *name, FILE *fp, char *err,
                     size_t n)
 {
-  cstate_t *cs = NULL;
-  int rc = cstate_open(url, name, &cs, err, n);
-  if (rc != CRAWL_OK)
-    return rc;
-  rc = cstate_status(cs, fp);
-  if (rc < 0)
-    snprintf(err, n, "%s", cstate_error(cs));
-  cstate_close(cs);
-  return rc;
+  return cluster_status(url, name, fp, err, n);
 }
 
 /* ---- the front end (cluster_front_t) ---- */
@@ -410,7 +400,7 @@ static void c_stop(struct webcrawl *w)
 static int c_finish(struct webcrawl *w, int status)
 {
   int rc = cluster_finish(cl_of(w));
-  w->st->round_trips = rconn_round_trips();
+  w->st->round_trips = cluster_round_trips();
   snprintf(w->st->worker, sizeof(w->st->worker), "%s",
            cluster_worker(cl_of(w)));
   if (rc < 0 || status == CRAWL_ECLUSTER) {
