@@ -127,7 +127,7 @@ report() {
 
 # The programs to run, as "NAME<TAB>PATH", the slow ones first.
 list() {
-  local t name
+  local t
   if [ "$LONG" = 1 ]; then
     for t in "$TOP"/tests/integration/long/*.sh; do
       [ -f "$t" ] && printf 'integration/long/%s\t%s\n' \
@@ -142,15 +142,15 @@ list() {
     [ -f "$t" ] && printf 'integration/%s\t%s\n' "$(basename "$t" .sh)" "$t"
   done
 }
-slow_first() {  # the lines of list whose name is in SLOW, in SLOW's order, then the rest
-  local all s
-  all=$(list)
-  for s in $SLOW; do
-    printf '%s\n' "$all" | awk -F'\t' -v n="$s" '$1 == n'
-  done
-  printf '%s\n' "$all" | awk -F'\t' -v slow="$SLOW" '
-    BEGIN { n = split(slow, a, /[ \n]+/); for (i = 1; i <= n; i++) s[a[i]] = 1 }
-    $1 != "" && !($1 in s)'
+# slow_first: list's lines, those named in SLOW first, in SLOW's order.
+slow_first() {
+  list | awk -F'\t' -v slow="$SLOW" '
+    BEGIN { n = split(slow, order, /[ \n]+/)
+            for (i = 1; i <= n; i++) rank[order[i]] = i }
+    $1 in rank { first[rank[$1]] = $0; next }
+    { rest[++r] = $0 }
+    END { for (i = 1; i <= n; i++) if (i in first) print first[i]
+          for (i = 1; i <= r; i++) print rest[i] }'
 }
 
 pending=()
