@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "crawler.h"
 #include "fptable.h"
 #include "scope.h"
@@ -611,14 +612,14 @@ static void check_cluster(struct cmd *c)
     cmdline_refuse(EXIT_USAGE, "--cluster and --crawl-name go together");
   if (c->status && c->cluster_url == NULL)
     cmdline_refuse(EXIT_USAGE, "--status needs --cluster and --crawl-name");
-  if (c->crawl_name != NULL && !wcluster_name_ok(c->crawl_name))
+  if (c->crawl_name != NULL && !cluster_name_ok(c->crawl_name))
     cmdline_refuse(
       EXIT_USAGE,
       "--crawl-name '%s': use 1 to 64 letters, digits, '-', '_', '.'",
       c->crawl_name);
   char err[320];
   if (c->cluster_url != NULL &&
-      !wcluster_url_ok(c->cluster_url, err, sizeof(err)))
+      !cluster_url_ok(c->cluster_url, err, sizeof(err)))
     cmdline_refuse(EXIT_USAGE, "--cluster: %s", err);
 }
 

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "cmdline.h"
 #include "crawl.h"
 #include "crawler.h"
@@ -584,8 +585,8 @@ static int exit_status(int rc, const struct cmd *c, const webcrawl_stats_t *st)
 static int show_status(const struct cmd *c)
 {
   char err[512];
-  int rc = wcluster_status(c->cluster_url, c->crawl_name, stdout, err,
-                           sizeof(err));
+  int rc = cluster_status(c->cluster_url, c->crawl_name, stdout, err,
+                          sizeof(err));
   if (rc < 0) {
     fprintf(stderr, "%s: --status: %s\n", prog, err);
     return EXIT_CLUSTER;

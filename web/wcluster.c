@@ -176,16 +176,6 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
   return CRAWL_OK;
 }
 
-bool wcluster_name_ok(const char *name)
-{
-  return cluster_name_ok(name);
-}
-
-bool wcluster_url_ok(const char *url, char *err, size_t n)
-{
-  return cluster_url_ok(url, err, n);
-}
-
 int wcluster_join(const char *url, const char *name, double lease,
                   const pagedir_params_t *params, const webcrawl_opts_t *o,
                   cluster_t **out, bool *created, char *err, size_t n)
@@ -274,12 +264,6 @@ out:
   free(text);
   free(key);
   return rc;
-}
-
-int wcluster_status(const char *url, const char *name, FILE *fp, char *err,
-                    size_t n)
-{
-  return cluster_status(url, name, fp, err, n);
 }
 
 /* ---- the front end (cluster_front_t) ---- */

@@ -11,21 +11,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "cluster.h"
 #include "coord.h"
 #include "fetch.h"
 #include "pagedir.h"
 #include "webcrawl.h"
-
-/* wcluster_name_ok: whether NAME may name a shared crawl (1 to 64
- * letters, digits, '-', '_', '.'). */
-bool wcluster_name_ok(const char *name);
-
-/* wcluster_url_ok: whether URL is a Redis URL a worker can use
- * (redis://HOST[:PORT][/DB]); if not, ERR (size N) says why. */
-bool wcluster_url_ok(const char *url, char *err, size_t n);
 
 /* wcluster_join: join crawl NAME at Redis URL as one worker, with leases
  * of LEASE seconds, creating it if new (*CREATED): the options that must
@@ -54,12 +45,6 @@ int wcluster_join(const char *url, const char *name, double lease,
 int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
                      const pagedir_params_t *params, char *stamp, size_t sn,
                      char *err, size_t n);
-
-/* wcluster_status: print crawl NAME's state at Redis URL to FP.
- * Returns 1 complete, 0 running, or a negative status (crawl.h) (ERR,
- * size N, says why). */
-int wcluster_status(const char *url, const char *name, FILE *fp, char *err,
-                    size_t n);
 
 /* wcluster_coord: the coordinator (coord.h) of worker CL's crawl: the
  * crawl shared through Redis. Its context is CL (borrowed). */
