@@ -41,17 +41,10 @@ static int l_finish(struct webcrawl *w, int status)
   return status;
 }
 
-static bool l_robots_get(struct webcrawl *w, const fitem_t *it, const char *url,
-                         fetch_result_t *r)
+static hosts_cache_t l_robots(void *ctx)
 {
-  (void)w, (void)it, (void)url, (void)r;
-  return false; /* asked once by this process's gate, never before */
-}
-
-static void l_robots_keep(struct webcrawl *w, const fitem_t *it,
-                          const char *url, const fetch_result_t *r, bool last)
-{
-  (void)w, (void)it, (void)url, (void)r, (void)last;
+  (void)ctx;
+  return (hosts_cache_t){ NULL, NULL }; /* each host asked once, here */
 }
 
 static void l_requested(struct webcrawl *w, const fitem_t *it)
@@ -111,8 +104,7 @@ static const coord_ops_t local_ops = {
   .start = l_start,
   .stop = l_stop,
   .finish = l_finish,
-  .robots_get = l_robots_get,
-  .robots_keep = l_robots_keep,
+  .robots = l_robots,
   .requested = l_requested,
   .pause = l_pause,
   .hand = l_hand,

@@ -5,8 +5,9 @@
  * nothing: it adds the seeds to this process's frontier, and every other
  * call leaves the crawl as it is. The cluster's (wcluster.c,
  * wcluster_coord) shares the crawl through Redis: the seed is the shared
- * frontier's, robots.txt answers are kept for every worker, a host's
- * pauses and requests are the crawl's, a redirect to a host of another
+ * frontier's, robots.txt answers are kept for every worker (a cache the
+ * host gates consult, hosts.h), a host's pauses and requests are the
+ * crawl's, a redirect to a host of another
  * worker is handed to it, and pages are published so that the next
  * committer can publish them again. webcrawl.c calls only these, never
  * asking which coordinator it has.
@@ -20,6 +21,7 @@
 
 #include "engine.h"
 #include "fetch.h"
+#include "hosts.h"
 
 struct webcrawl;
 struct page;
@@ -38,15 +40,10 @@ typedef struct coord_ops {
   /* finish: after engine_run returned STATUS; fills W->st with what the
    * crawl as a whole did. Returns the crawl's status. */
   int (*finish)(struct webcrawl *w, int status);
-  /* robots_get: the answer to robots.txt URL for IT's host that the
-   * crawl already has, into *R (zeroed first): true if there was one
-   * (then no request is made). Download thread. */
-  bool (*robots_get)(struct webcrawl *w, const fitem_t *it, const char *url,
-                     fetch_result_t *r);
-  /* robots_keep: R, the answer to robots.txt URL for IT's host, LAST if
-   * no try of the host is left (hosts_gate_last). Download thread. */
-  void (*robots_keep)(struct webcrawl *w, const fitem_t *it, const char *url,
-                      const fetch_result_t *r, bool last);
+  /* robots: the cache of robots.txt answers the crawl's host gates
+   * consult (hosts.h), its context CTX's or none (ops NULL). Before the
+   * crawl starts; it serves until close. */
+  hosts_cache_t (*robots)(void *ctx);
   /* requested: a request was made for IT. Download thread. */
   void (*requested)(struct webcrawl *w, const fitem_t *it);
   /* pause: IT's host takes no request for SECONDS (Retry-After, a

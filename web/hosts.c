@@ -63,10 +63,11 @@ struct hosts {
   int retries;
   long max_pages;
   bool robots;
+  hosts_cache_t cache; /* ops NULL if none */
 };
 
 hosts_t *hosts_new(const char *user_agent, int retries, long max_pages,
-                   bool robots)
+                   bool robots, const hosts_cache_t *cache)
 {
   hosts_t *h = calloc(1, sizeof(*h));
   if (h == NULL)
@@ -76,6 +77,8 @@ hosts_t *hosts_new(const char *user_agent, int retries, long max_pages,
   h->retries = retries;
   h->max_pages = max_pages;
   h->robots = robots;
+  if (cache != NULL)
+    h->cache = *cache;
   return h;
 }
 
@@ -98,14 +101,31 @@ static struct hoststate *hoststate_get(hosts_t *h, uint32_t id)
   return &h->v[id];
 }
 
+/* gate_then: how a gate step of HOST ends, told to the frontier: with
+ * AGAIN at 0 or above, the gate is asked for again then (clock_now()'s
+ * time; 0: at once); else the host opens, to a request every INTERVAL
+ * seconds at most if above 0 (Crawl-delay). Without the lock. */
+static void gate_then(frontier_t *fr, uint32_t host, double again,
+                      double interval)
+{
+  if (again >= 0) {
+    frontier_gate_retry(fr, host, again);
+    return;
+  }
+  if (interval > 0)
+    frontier_host_interval(fr, host, interval);
+  frontier_gate_done(fr, host);
+}
+
 /* hop_charged: whether the robots.txt redirect target U (owned) of IT's
  * host may be fetched now, charged to the host it goes to. The pop of the
  * gate item took its own host's token; a target on another host takes
  * that host's instead (the token of IT's host is given back), or, if
  * that host may not be fetched yet, U is kept for the next gate item,
- * asked for when it may (and false is returned). IT's host is gating
- * (hosts_gate_begin has set it). */
-static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it, char *u)
+ * to be asked for at *AGAIN, when it may (and false is returned). IT's
+ * host is gating (hosts_gate_begin has set it). */
+static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it, char *u,
+                        double *again)
 {
   char *key = url_host_key_normal(u);
   if (key != NULL && strcmp(key, it->url) == 0) {
@@ -123,7 +143,7 @@ static bool hop_charged(hosts_t *h, frontier_t *fr, const fitem_t *it, char *u)
   hs->gating = false;
   hs->next_url = u;
   pthread_mutex_unlock(&h->lock);
-  frontier_gate_retry(fr, it->host, when);
+  *again = when;
   return false;
 }
 
@@ -141,74 +161,12 @@ int hosts_replay_unreachable(hosts_t *h, const char *key, const char *why)
   return 0;
 }
 
-/* replayed: the skip reason replayed for the host of the gate item IT,
- * if this is its first gate step; else NULL. Caller holds h->lock. */
-static const char *replayed(hosts_t *h, const struct hoststate *hs,
-                            const fitem_t *it)
-{
-  if (h->replayed == NULL || hs->next_url != NULL || hs->hops > 0 ||
-      hs->failures > 0)
-    return NULL;
-  return hashtable_find(h->replayed, it->url); /* a gate item's URL is
-                                                   its host key */
-}
-
 bool hosts_robots_unreachable(const fetch_result_t *r)
 {
   if (r->outcome == FETCH_OK || r->outcome == FETCH_REDIRECT)
     return false;
   return !(r->outcome == FETCH_HTTP_ERROR && r->status >= 400 &&
            r->status < 500 && r->status != 429);
-}
-
-bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it, char **url)
-{
-  /* Made before the lock is taken; unused after a redirect. */
-  char *first = url_resolve_normalized(it->url, "/robots.txt");
-  pthread_mutex_lock(&h->lock);
-  struct hoststate *hs = hoststate_get(h, it->host);
-  if (hs == NULL) {
-    pthread_mutex_unlock(&h->lock);
-    free(first);
-    frontier_gate_retry(fr, it->host, clock_now() + 1);
-    return false;
-  }
-  assert(!hs->gating && !hs->open);
-  const char *why = replayed(h, hs, it);
-  if (why != NULL) {
-    /* Unreachable in the crawl resumed: as the last failed attempt
-     * would leave it (hosts_gate_end), without asking. */
-    hs->rules = robots_disallow_all();
-    hs->unreachable = strdup(why);
-    hs->skip = hs->unreachable ? hs->unreachable : HOSTS_UNREACHABLE;
-    hs->open = true;
-    pthread_mutex_unlock(&h->lock);
-    free(first);
-    frontier_gate_done(fr, it->host);
-    return false;
-  }
-  char *u = hs->next_url ? hs->next_url : first;
-  hs->next_url = NULL;
-  if (u == NULL) {
-    /* NEEDSWORK: a host key always resolves, so this is out of memory,
-     * and the host's URLs are then skipped under a reason that is not
-     * the real one; retrying the gate later would be truer. */
-    hs->skip = "no robots.txt URL";
-    hs->open = true;
-  } else {
-    hs->gating = true;
-  }
-  pthread_mutex_unlock(&h->lock);
-  if (u != first)
-    free(first);
-  if (u == NULL) {
-    frontier_gate_done(fr, it->host);
-    return false;
-  }
-  if (u != first && !hop_charged(h, fr, it, u))
-    return false;
-  *url = u;
-  return true;
 }
 
 /* unreachable_text: the skip reason for a robots.txt that failed for
@@ -230,26 +188,22 @@ bool hosts_is_unreachable(const char *why)
            0;
 }
 
-bool hosts_gate_last(hosts_t *h, const fitem_t *it, const fetch_result_t *r)
-{
-  if (!hosts_robots_unreachable(r))
-    return false;
-  pthread_mutex_lock(&h->lock);
-  bool last = it->host < h->n &&
-              (r->final || h->v[it->host].failures >= h->retries);
-  pthread_mutex_unlock(&h->lock);
-  return last;
-}
-
-/* gate_end: hosts_gate_end, or with SETTLED hosts_gate_settle. */
-static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
-                       fetch_result_t *r, bool settled)
+/* gate_answer: what the answer R to URL says for the host of the gate
+ * item IT, whose gate is under way: its rules are set and it is to open
+ * (-1 returned; *INTERVAL its Crawl-delay, if above 0), or its gate is
+ * to be asked for again at the time returned (0: at once), for gate_then
+ * to tell the frontier. The cache is told R, unless SETTLED: R came from
+ * it, and an unreachable one is then final at once. URL and R's contents
+ * are freed. Without the lock. */
+static double gate_answer(hosts_t *h, const fitem_t *it, char *url,
+                          fetch_result_t *r, bool settled, double *interval)
 {
   /* Parsed and resolved before the lock is taken; the redirect target
    * is dropped if the hops are used up. */
   robots_t *parsed = r->outcome == FETCH_OK
                      ? robots_parse(r->body, r->len, h->user_agent)
                      : NULL;
+  double delay = robots_crawl_delay(parsed); /* -1 for no rules */
   char *next = r->outcome == FETCH_REDIRECT
                ? url_resolve_normalized(url, r->location)
                : NULL;
@@ -258,9 +212,9 @@ static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
                           r->error[0] != '\0'
                       ? unreachable_text(r->error, r->curl_code != 0)
                       : NULL;
-  enum { OPEN, AGAIN_NOW, AGAIN_LATER } then = OPEN;
-  int failures = 0;
-  double delay = -1, wait = 0;
+  double again = -1, wait = 0;
+  bool last = false; /* as the cache's keep takes it */
+  *interval = 0;
 
   pthread_mutex_lock(&h->lock);
   /* Begin put the host in the table, which never shrinks. */
@@ -276,7 +230,7 @@ static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
     hs->hops++;
     hs->next_url = next;
     next = NULL;
-    then = AGAIN_NOW;
+    again = 0;
   } else if (!hosts_robots_unreachable(r)) {
     /* Unavailable (4xx, or redirects without end): no restrictions. */
     hs->rules = robots_allow_all();
@@ -286,9 +240,10 @@ static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
      * nothing of the host is fetched meanwhile. What no retry mends (a
      * name that does not exist, a certificate that does not verify:
      * fetch_result_t.final) is final at once. */
-    failures = hs->failures;
-    then = AGAIN_LATER;
+    wait = hosts_retry_delay(r, hs->failures);
+    again = clock_now() + wait;
   } else {
+    last = true;
     hs->rules = robots_disallow_all();
     hs->unreachable = unreachable;
     unreachable = NULL;
@@ -296,42 +251,93 @@ static double gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
              : r->curl_code != 0 ? HOSTS_NET_UNREACHABLE
                                  : HOSTS_UNREACHABLE;
   }
-  if (then == OPEN) {
-    delay = robots_crawl_delay(hs->rules);
+  if (again < 0) {
     if (delay > MAX_CRAWL_DELAY)
       hs->skip = "Crawl-delay above 60 s";
+    else
+      *interval = delay;
     hs->open = true;
   }
   pthread_mutex_unlock(&h->lock);
 
-  if (then == AGAIN_LATER)
-    wait = hosts_retry_delay(r, failures);
+  if (!settled && h->cache.ops != NULL)
+    h->cache.ops->keep(h->cache.ctx, it->url, url, r, last, wait);
   free(next);
   free(unreachable);
   fetch_result_free(r);
   free(url);
-  if (then == AGAIN_NOW) {
-    frontier_gate_retry(fr, it->host, 0);
-  } else if (then == AGAIN_LATER) {
-    frontier_gate_retry(fr, it->host, clock_now() + wait);
+  return again;
+}
+
+bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it, bool ask,
+                      char **url)
+{
+  /* Made before the lock is taken: the host's own robots.txt URL
+   * (unused after a redirect), and the skip reason replayed for it, if
+   * any (read-only by now; a gate item's URL is its host key). */
+  char *first = url_resolve_normalized(it->url, "/robots.txt");
+  const char *why = h->replayed ? hashtable_find(h->replayed, it->url) : NULL;
+  char *u = NULL;                  /* the URL to ask (owned) */
+  bool hop = false;                /* u is where a redirect led */
+  double again = -1, interval = 0; /* as gate_then takes them */
+  pthread_mutex_lock(&h->lock);
+  struct hoststate *hs = hoststate_get(h, it->host);
+  assert(hs == NULL || (!hs->gating && !hs->open));
+  if (hs == NULL) {
+    again = clock_now() + 1; /* out of memory: in a second */
+  } else if (why != NULL) {
+    /* Unreachable in the crawl resumed: as the last failed attempt
+     * would leave it (gate_answer), without asking; so at its first
+     * gate step, as it has no other. */
+    hs->rules = robots_disallow_all();
+    hs->unreachable = strdup(why);
+    hs->skip = hs->unreachable ? hs->unreachable : HOSTS_UNREACHABLE;
   } else {
-    if (delay > 0 && delay <= MAX_CRAWL_DELAY)
-      frontier_host_interval(fr, it->host, delay);
-    frontier_gate_done(fr, it->host);
+    hop = hs->next_url != NULL;
+    u = hop ? hs->next_url : first;
+    hs->next_url = NULL;
+    /* NEEDSWORK: a host key always resolves, so a URL missing is out of
+     * memory, and the host's URLs are then skipped under a reason that
+     * is not the real one; retrying the gate later would be truer. */
+    if (u == NULL)
+      hs->skip = "no robots.txt URL";
+    else if (!ask)
+      hs->rules = robots_allow_all(); /* as for a robots.txt not found */
   }
-  return wait;
+  bool asking = u != NULL && ask;
+  if (hs != NULL) {
+    hs->gating = asking;
+    hs->open = !asking;
+  }
+  pthread_mutex_unlock(&h->lock);
+  if (u != first)
+    free(first);
+  if (!asking)
+    free(u);
+  /* Asked before (by another process of a shared crawl): no request,
+   * so no hop to charge. A gate item's URL is its host key. */
+  fetch_result_t r;
+  if (asking && h->cache.ops != NULL &&
+      h->cache.ops->find(h->cache.ctx, it->url, u, &r)) {
+    again = gate_answer(h, it, u, &r, true, &interval);
+    asking = false;
+  } else if (asking && hop) {
+    asking = hop_charged(h, fr, it, u, &again);
+  }
+  if (asking) {
+    *url = u;
+    return true;
+  }
+  gate_then(fr, it->host, again, interval);
+  return false;
 }
 
-double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
-                      fetch_result_t *r)
+void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                    fetch_result_t *r)
 {
-  return gate_end(h, fr, it, url, r, false);
-}
-
-void hosts_gate_settle(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
-                       fetch_result_t *r)
-{
-  (void)gate_end(h, fr, it, url, r, true);
+  double interval;
+  double again = gate_answer(h, it, url, r, false, &interval);
+  gate_then(fr, it->host, again, interval);
 }
 
 const char *hosts_forbids(hosts_t *h, uint32_t host, const char *path)

@@ -21,6 +21,10 @@
  * skips the whole host; a lower one slows it down
  * (frontier_host_interval). The host is opened once its rules are known.
  *
+ * A cache of answers (hosts_cache_t), where the crawl is shared with
+ * other processes, is asked before each request and told each answer:
+ * the gate alone decides what an answer means.
+ *
  * Thread-safety: every function: any thread. The module takes its lock
  * inside each call and holds it across no call out of the module: no
  * parse, no frontier call, no I/O. */
@@ -36,30 +40,68 @@
 
 typedef struct hosts hosts_t;
 
+/* A cache of robots.txt answers: those asked for already, by this
+ * process or another of the crawl. It finds and keeps answers; what one
+ * means for a host is the gate's. Each call: CTX is the cache's
+ * (hosts_cache_t); HOSTKEY (borrowed) the url_host_key of the host whose
+ * gate asks; URL (borrowed) the robots.txt URL asked, the host's own or
+ * where a redirect led. Thread-safety: any thread (the download thread
+ * holding the host's gate item), without the table's lock. */
+typedef struct hosts_cache_ops {
+  /* find: the answer to URL kept for HOSTKEY's gate, into *R (owned
+   * by the caller then: fetch_result_free): true if there is one (and
+   * no request is made). The gate takes it as settled: an unreachable
+   * one skips the host at once, its tries spent where it was asked. */
+  bool (*find)(void *ctx, const char *hostkey, const char *url,
+               fetch_result_t *r);
+  /* keep: R (borrowed), the answer to URL fetched for HOSTKEY's gate,
+   * before the frontier hears of it. LAST: an unreachable robots.txt
+   * (hosts_robots_unreachable) after which the host is skipped, no try
+   * being left (or none mending it: fetch_result_t.final); kept, the
+   * host is skipped wherever it goes next, not asked again there with
+   * its tries counted afresh. AGAIN: the seconds until the gate asks
+   * again after a failure (Retry-After, or the back-off), else 0. */
+  void (*keep)(void *ctx, const char *hostkey, const char *url,
+               const fetch_result_t *r, bool last, double again);
+} hosts_cache_ops_t;
+
+/* A cache: its calls and their context; OPS NULL for none. */
+typedef struct hosts_cache {
+  const hosts_cache_ops_t *ops;
+  void *ctx;
+} hosts_cache_t;
+
 /* hosts_new: an empty table. USER_AGENT (borrowed; must outlive the
  * table) names us in robots.txt (robots_parse uses its product token);
  * RETRIES is how often an unreachable robots.txt is asked again;
  * MAX_PAGES the pages saved per host at most (0: no limit). ROBOTS says
  * whether robots.txt applies at all, which is whether the frontier gates
- * hosts: without it hosts_forbids forbids nothing.
+ * hosts: without it hosts_forbids forbids nothing. CACHE (copied; NULL
+ * for none) is the gates' cache of answers; its context must outlive
+ * the table.
  * Returns: owned by caller (hosts_delete), NULL if out of memory.
  * Thread-safety: any thread. */
 hosts_t *hosts_new(const char *user_agent, int retries, long max_pages,
-                   bool robots);
+                   bool robots, const hosts_cache_t *cache);
 
 /* hosts_gate_begin: the first half of the gate item IT (borrowed) of a
  * host: the robots.txt URL to fetch now (the host's /robots.txt, or where
- * the last one redirected to).
+ * the last one redirected to). ASK false: nothing of the host will be
+ * fetched (the crawl's --max-pages is reached), so robots.txt is not
+ * asked for, and the host opens as if it had none.
  * Returns: true with *URL owned by the caller, to be fetched now and
  *   handed to hosts_gate_end. False if there is no request to make now:
  *   no robots.txt URL could be made (the host is skipped and opened);
  *   the host's robots.txt was unreachable in the crawl resumed
- *   (hosts_replay_unreachable: the host is skipped and opened);
- *   the URL is a redirect target on another host that may not be fetched
- *   yet (the gate is asked for again when it may); or out of memory (the
- *   gate is asked for again in a second).
+ *   (hosts_replay_unreachable: the host is skipped and opened); ASK is
+ *   false (the host is opened); the cache had the answer (taken as
+ *   hosts_gate_end takes one, but settled: see hosts_cache_ops_t; no
+ *   token is charged for a request not made); the URL is a redirect
+ *   target on another host that may not be
+ *   fetched yet (the gate is asked for again when it may); or out of
+ *   memory (the gate is asked for again in a second).
  * Thread-safety: any thread; the one that holds IT. */
-bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it,
+bool hosts_gate_begin(hosts_t *h, frontier_t *fr, const fitem_t *it, bool ask,
                       char **url);
 
 /* hosts_replay_unreachable: make the host KEY (a url_host_key; borrowed)
@@ -84,29 +126,11 @@ bool hosts_robots_unreachable(const fetch_result_t *r);
  * the host of IT (borrowed): its rules are set and the host is opened
  * (frontier_gate_done), or the gate is asked for again (frontier_
  * gate_retry) after a redirect (at once) or a failure (after a back-off).
- * URL is adopted (freed); R's contents are freed (fetch_result_free), so
- * archive the exchange first.
- * Returns: after a failure to be tried again, the seconds until then
- *   (Retry-After, or the back-off); else 0.
+ * The cache, if any, keeps R first. URL is adopted (freed); R's contents
+ * are freed (fetch_result_free), so archive the exchange first.
  * Thread-safety: any thread; the one that holds IT. */
-double hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
-                      fetch_result_t *r);
-
-/* hosts_gate_last: whether R, handed to hosts_gate_end for the gate IT
- * now, is the last failure allowed: an unreachable robots.txt (5xx, 429,
- * network) with no retry left, or one no retry mends (R->final: a name
- * that does not exist, a certificate that does not verify), after which
- * the host is skipped. A
- * shared crawl keeps that answer for every worker (wc_gate).
- * Thread-safety: any thread; the one that holds IT. */
-bool hosts_gate_last(hosts_t *h, const fitem_t *it, const fetch_result_t *r);
-
-/* hosts_gate_settle: hosts_gate_end for an answer settled elsewhere (a
- * shared crawl's, kept by the worker that asked): an unreachable one
- * skips the host at once, its tries spent where it was asked.
- * Thread-safety: as hosts_gate_end. */
-void hosts_gate_settle(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
-                       fetch_result_t *r);
+void hosts_gate_end(hosts_t *h, frontier_t *fr, const fitem_t *it, char *url,
+                    fetch_result_t *r);
 
 /* The reason hosts_forbids gives for every URL of a host whose robots.txt
  * could not be fetched starts with one of these: its robots.txt answered

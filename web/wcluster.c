@@ -413,47 +413,6 @@ static int c_finish(struct webcrawl *w, int status)
   return status == CRAWL_ESTOPPED ? CRAWL_OK : status;
 }
 
-/* ---- robots.txt, once per host for every worker ---- */
-
-/* The answer as bytes: a tag byte, 4 bytes of length, the bytes. */
-static void put(strbuf_t *b, char tag, const void *v, size_t n)
-{
-  unsigned char h[5] = { (unsigned char)tag, (unsigned char)n,
-                         (unsigned char)(n >> 8), (unsigned char)(n >> 16),
-                         (unsigned char)(n >> 24) };
-  strbuf_add(b, h, sizeof(h));
-  strbuf_add(b, v, n);
-}
-
-/* c_robots_keep: R kept for every worker, unless it is worth asking
- * again (retryable) and a try is left (LAST false); then, the last try
- * of the host failing, for that host's gate only (wcluster_robots_for).
- * The last failure is kept rather than made a pause: a pause would hold
- * the skipped host's items, and the commit behind them, for its
- * Retry-After. */
-static void c_robots_keep(struct webcrawl *w, const fitem_t *it,
-                          const char *url, const fetch_result_t *r, bool last)
-{
-  const char *hostkey = it->url; /* a gate's url is its host key */
-  if (r->retryable && !last)
-    return; /* the next owner asks again, as this one would */
-  strbuf_t b = STRBUF_INIT;
-  char num[64];
-  snprintf(num, sizeof(num), "%d %ld %d %zu", (int)r->outcome, r->status,
-           r->curl_code, r->len);
-  put(&b, 'N', num, strlen(num));
-  put(&b, 'E', r->error, strlen(r->error));
-  if (r->location)
-    put(&b, 'L', r->location, strlen(r->location));
-  if (r->body)
-    put(&b, 'B', r->body, r->len);
-  if (r->retryable)
-    put(&b, 'H', hostkey, strlen(hostkey)); /* wcluster_robots_for */
-  if (!b.oom && cluster_robots_put(cl_of(w), url, b.p, b.len) != CRAWL_OK)
-    fprintf(stderr, "crawler: robots.txt of '%s' not shared\n", url);
-  strbuf_release(&b);
-}
-
 /* c_hand: to the worker whose partition has KEY (cluster_hand), with
  * P's chain. */
 static bool c_hand(struct webcrawl *w, fitem_t *it, const struct page *p,
@@ -552,6 +511,40 @@ static int c_publish(struct webcrawl *w, const fitem_t *it, struct page *p,
   return -1;
 }
 
+/* ---- robots.txt, once per host for every worker ---- */
+
+/* The answer as bytes: a tag byte, 4 bytes of length, the bytes. */
+static void put(strbuf_t *b, char tag, const void *v, size_t n)
+{
+  unsigned char h[5] = { (unsigned char)tag, (unsigned char)n,
+                         (unsigned char)(n >> 8), (unsigned char)(n >> 16),
+                         (unsigned char)(n >> 24) };
+  strbuf_add(b, h, sizeof(h));
+  strbuf_add(b, v, n);
+}
+
+/* robots_put: R, the answer to URL for HOSTKEY's gate, into Redis as
+ * put writes it. */
+static void robots_put(cluster_t *cl, const char *hostkey, const char *url,
+                       const fetch_result_t *r)
+{
+  strbuf_t b = STRBUF_INIT;
+  char num[64];
+  snprintf(num, sizeof(num), "%d %ld %d %zu", (int)r->outcome, r->status,
+           r->curl_code, r->len);
+  put(&b, 'N', num, strlen(num));
+  put(&b, 'E', r->error, strlen(r->error));
+  if (r->location)
+    put(&b, 'L', r->location, strlen(r->location));
+  if (r->body)
+    put(&b, 'B', r->body, r->len);
+  if (r->retryable)
+    put(&b, 'H', hostkey, strlen(hostkey)); /* wcluster_robots_for */
+  if (!b.oom && cluster_robots_put(cl, url, b.p, b.len) != CRAWL_OK)
+    fprintf(stderr, "crawler: robots.txt of '%s' not shared\n", url);
+  strbuf_release(&b);
+}
+
 /* field: the field of the stored answer D (LEN bytes, as put wrote it)
  * at *I: its TAG and its value V, N bytes; *I moves past it. False at
  * the end, or at a field cut short. */
@@ -628,15 +621,14 @@ bool wcluster_robots_for(const char *d, size_t len, const char *hostkey)
   return true;
 }
 
-/* c_robots_get: the answer another worker kept (c_robots_keep) for
- * IT's host's gate. */
-static bool c_robots_get(struct webcrawl *w, const fitem_t *it, const char *url,
-                         fetch_result_t *r)
+/* robots_find: the cache's find (hosts.h): the answer a worker kept
+ * (robots_keep) for HOSTKEY's gate. */
+static bool robots_find(void *ctx, const char *hostkey, const char *url,
+                        fetch_result_t *r)
 {
-  const char *hostkey = it->url; /* a gate's url is its host key */
   char *d = NULL;
   size_t len = 0;
-  if (cluster_robots_get(cl_of(w), url, &d, &len) != CRAWL_OK ||
+  if (cluster_robots_get(ctx, url, &d, &len) != CRAWL_OK ||
       !wcluster_robots_for(d, len, hostkey)) {
     free(d);
     d = NULL;
@@ -645,6 +637,35 @@ static bool c_robots_get(struct webcrawl *w, const fitem_t *it, const char *url,
   bool ok = wcluster_robots_decode(d, len, r);
   free(d);
   return ok;
+}
+
+/* robots_keep: the cache's keep (hosts.h): R kept for every worker,
+ * unless it is worth asking again (retryable) and a try is left (LAST
+ * false); then, the last try of the host failing, for that host's gate
+ * only (wcluster_robots_for). The last failure is kept rather than made
+ * a pause: a pause would hold the skipped host's items, and the commit
+ * behind them, for its Retry-After. The wait before the gate asks again
+ * (AGAIN) is the host's in Redis too, as c_pause's. */
+static void robots_keep(void *ctx, const char *hostkey, const char *url,
+                        const fetch_result_t *r, bool last, double again)
+{
+  cluster_t *cl = ctx;
+  /* If worth asking again, the next owner asks, as this one would. */
+  if (!r->retryable || last)
+    robots_put(cl, hostkey, url, r);
+  if (again > 0 && cluster_pause(cl, hostkey, again) != CRAWL_OK)
+    fprintf(stderr, "crawler: the pause of '%s' not shared\n", hostkey);
+}
+
+static const hosts_cache_ops_t robots_cache_ops = {
+  .find = robots_find,
+  .keep = robots_keep,
+};
+
+/* c_robots: robots.txt once per host for every worker: Redis. */
+static hosts_cache_t c_robots(void *ctx)
+{
+  return (hosts_cache_t){ &robots_cache_ops, ctx };
 }
 
 /* c_seed_failed: said to every worker. */
@@ -665,8 +686,7 @@ static const coord_ops_t cluster_ops = {
   .start = c_start,
   .stop = c_stop,
   .finish = c_finish,
-  .robots_get = c_robots_get,
-  .robots_keep = c_robots_keep,
+  .robots = c_robots,
   .requested = c_requested,
   .pause = c_pause,
   .hand = c_hand,

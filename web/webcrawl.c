@@ -71,35 +71,30 @@ void webcrawl_interrupt(void)
 
 /* ---- robots.txt ---- */
 
-/* wc_gate: the gate item IT of a host: fetch its robots.txt; hosts.c
- * decides what the answer means for the host and opens it, or asks for
- * the gate again. */
+/* requested: the request for URL that IT made, answered R: archived
+ * and counted, for this process and the crawl (coord.h). */
+static void requested(struct webcrawl *w, engine_t *e, const fitem_t *it,
+                      const char *url, fetch_result_t *r)
+{
+  wc_archive(w, e, url, r);
+  atomic_fetch_add(&w->requests, 1);
+  w->co->ops->requested(w, it);
+}
+
+/* wc_gate: the gate item IT of a host: its robots.txt asked for, unless
+ * hosts.c has the answer or needs none; hosts.c decides what the answer
+ * means for the host and opens it, or asks for the gate again. */
 static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
 {
-  frontier_t *fr = engine_frontier(e);
+  /* Past --max-pages nothing of the host will be fetched: rather than
+   * every remaining host's robots.txt, one a commit, none is asked. */
+  bool ask = !atomic_load(&w->limit_reached);
   char *url;
-  if (!hosts_gate_begin(w->hosts, fr, it, &url))
+  if (!hosts_gate_begin(w->hosts, engine_frontier(e), it, ask, &url))
     return;
   fetch_result_t r;
-  if (atomic_load(&w->limit_reached)) {
-    /* --max-pages reached: nothing of the host will be fetched, so its
-     * robots.txt is not asked for; the host opens as if it had none,
-     * rather than every remaining host's being fetched, one a commit. */
-    memset(&r, 0, sizeof(r));
-    r.outcome = FETCH_HTTP_ERROR;
-    r.status = 404; /* as a missing robots.txt: no rules */
-    r.retry_after = -1;
-    hosts_gate_settle(w->hosts, fr, it, url, &r);
-    return;
-  }
-  if (w->co->ops->robots_get(w, it, url, &r)) {
-    /* Asked before, by another worker of a shared crawl: robots.txt once
-     * per host per crawl; unreachable, after the tries it allowed. */
-    hosts_gate_settle(w->hosts, fr, it, url, &r);
-    return;
-  }
   fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
-  wc_archive(w, e, url, &r);
+  requested(w, e, it, url, &r);
   if (r.outcome == FETCH_OK || r.outcome == FETCH_REDIRECT)
     wc_log_file(w, -1, "Robots", url,
                 r.outcome == FETCH_OK ? "fetched" : "a redirect");
@@ -109,17 +104,7 @@ static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
   atomic_fetch_add(hosts_robots_unreachable(&r) ? &w->robots_failed
                                                 : &w->robots_fetched,
                    1);
-  atomic_fetch_add(&w->requests, 1);
-  /* The last failure allowed is kept too: the host is skipped wherever
-   * it goes next, not asked again there with a count of tries started
-   * afresh (wcluster.c). */
-  w->co->ops->robots_keep(w, it, url, &r, hosts_gate_last(w->hosts, it, &r));
-  w->co->ops->requested(w, it);
-  double later = hosts_gate_end(w->hosts, fr, it, url, &r);
-  /* Asked again after a failure, when it says (Retry-After) or after
-   * the back-off: by whichever worker holds the host then. */
-  if (later > 0)
-    w->co->ops->pause(w, it, later);
+  hosts_gate_end(w->hosts, engine_frontier(e), it, url, &r);
 }
 
 /* ---- download threads ---- */
@@ -434,9 +419,7 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
     return ENGINE_PARSE;
   }
   fetcher_get(f, it->url, &p->res);
-  wc_archive(w, e, it->url, &p->res);
-  atomic_fetch_add(&w->requests, 1);
-  w->co->ops->requested(w, it);
+  requested(w, e, it, it->url, &p->res);
   p->attempts++;
   if (p->res.outcome == FETCH_REDIRECT)
     return follow(w, e, it, p);
@@ -720,7 +703,9 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   bool robots = !o->ignore_robots && o->replay == NULL;
   /* The frontier's URLs beyond the budget wait here. */
   char *spill = o->max_memory ? pagedir_tmp_path(o->pagedir, "queue", 0) : NULL;
-  w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host, robots);
+  hosts_cache_t cache = w.co->ops->robots(w.co->ctx);
+  w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host, robots,
+                      &cache);
   if (w.hosts == NULL || (o->max_memory && spill == NULL)) {
     hosts_delete(w.hosts);
     free(spill);

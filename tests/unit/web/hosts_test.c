@@ -1,6 +1,7 @@
 /* hosts_test.c: unit tests for web/hosts: the robots.txt gate over a
- * real frontier (answers made up, no HTTP), the per-host page limit, the
- * back-off, and the table under concurrent callers. */
+ * real frontier (answers made up, no HTTP) and what it tells its cache
+ * of answers, the per-host page limit, the back-off, and the table under
+ * concurrent callers. */
 #include "clock.h"
 #include "hosts.h"
 
@@ -9,6 +10,45 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A cache of answers (hosts.h) that notes what the gate tells it, and
+ * answers the next find with ANSWER if HAS. */
+static struct memo {
+  int finds, keeps;
+  char key[64], url[64]; /* of the last call */
+  bool last;             /* of the last keep */
+  double again;
+  bool has;
+  fetch_result_t answer; /* owned until handed out */
+} memo;
+
+static bool memo_find(void *ctx, const char *hostkey, const char *url,
+                      fetch_result_t *r)
+{
+  (void)ctx;
+  memo.finds++;
+  snprintf(memo.key, sizeof(memo.key), "%s", hostkey);
+  snprintf(memo.url, sizeof(memo.url), "%s", url);
+  if (!memo.has)
+    return false;
+  *r = memo.answer;
+  memo.has = false;
+  return true;
+}
+
+static void memo_keep(void *ctx, const char *hostkey, const char *url,
+                      const fetch_result_t *r, bool last, double again)
+{
+  (void)ctx, (void)r;
+  memo.keeps++;
+  snprintf(memo.key, sizeof(memo.key), "%s", hostkey);
+  snprintf(memo.url, sizeof(memo.url), "%s", url);
+  memo.last = last;
+  memo.again = again;
+}
+
+static const hosts_cache_ops_t memo_ops = { memo_find, memo_keep };
+static const hosts_cache_t memo_cache = { &memo_ops, NULL };
 
 /* A gated frontier and a table; the gate items popped, to free. */
 struct fix {
@@ -21,8 +61,10 @@ struct fix {
 static struct fix fix_new(int retries)
 {
   frontier_config_t cfg = { .rate = 0, .burst = 1, .gate = true };
+  memo = (struct memo){ .again = -1 };
   struct fix x = { .f = frontier_new(&cfg),
-                   .h = hosts_new("TestBot/1.0", retries, 0, true) };
+                   .h = hosts_new("TestBot/1.0", retries, 0, true,
+                                  &memo_cache) };
   CHECK(x.f != NULL && x.h != NULL);
   return x;
 }
@@ -77,18 +119,20 @@ static fetch_result_t answer(fetch_outcome_t outcome, long status,
 }
 
 /* step: one gate round: begin must ask for WANT; end gets R. Returns
- * what hosts_gate_end does (the wait before the next try), or -1. */
+ * the wait before the next try the cache was told (0 for none), or -1. */
 static double step(struct fix *x, fitem_t *g, const char *want,
                    fetch_result_t r)
 {
   char *url = NULL;
-  CHECK(hosts_gate_begin(x->h, x->f, g, &url));
+  CHECK(hosts_gate_begin(x->h, x->f, g, true, &url));
   CHECK_STR(url, want);
   if (url == NULL) {
     fetch_result_free(&r);
     return -1;
   }
-  return hosts_gate_end(x->h, x->f, g, url, &r);
+  memo.again = -1;
+  hosts_gate_end(x->h, x->f, g, url, &r);
+  return memo.again;
 }
 
 /* opened: the host's page comes out now: its gate is done. */
@@ -152,7 +196,7 @@ static void test_redirect_other_host(void)
 {
   frontier_config_t cfg = { .rate = 4, .burst = 1, .gate = true };
   struct fix x = { .f = frontier_new(&cfg),
-                   .h = hosts_new("TestBot/1.0", 2, 0, true) };
+                   .h = hosts_new("TestBot/1.0", 2, 0, true, NULL) };
   CHECK(x.f != NULL && x.h != NULL);
   fitem_t *g = gate(&x, "http://a:80");
   step(&x, g, "http://a/robots.txt",
@@ -164,7 +208,7 @@ static void test_redirect_other_host(void)
     continue;
   double t0 = clock_now();
   char *url = NULL;
-  if (hosts_gate_begin(x.h, x.f, g2, &url)) {
+  if (hosts_gate_begin(x.h, x.f, g2, true, &url)) {
     CHECK(!"the hop to b waits for b's token");
     fetch_result_t r = answer(FETCH_HTTP_ERROR, 404, NULL, NULL);
     hosts_gate_end(x.h, x.f, g2, url, &r); /* settle it: no hang */
@@ -218,10 +262,13 @@ static void test_final_network_failure(void)
   snprintf(r.error, sizeof(r.error), "cannot resolve host a.nx.test");
   fitem_t *g = gate(&x, "http://a.nx.test:80");
   char *url = NULL;
-  CHECK(g != NULL && hosts_gate_begin(x.h, x.f, g, &url));
+  CHECK(g != NULL && hosts_gate_begin(x.h, x.f, g, true, &url));
   CHECK_STR(url, "http://a.nx.test/robots.txt");
-  CHECK(hosts_gate_last(x.h, g, &r)); /* a shared crawl keeps it final */
-  CHECK(url != NULL && hosts_gate_end(x.h, x.f, g, url, &r) == 0);
+  if (url != NULL)
+    hosts_gate_end(x.h, x.f, g, url, &r);
+  else
+    fetch_result_free(&r);
+  CHECK(memo.keeps == 1 && memo.last && memo.again == 0); /* final */
   opened(&x);
   CHECK_STR(hosts_forbids(x.h, g->host, "/x"),
             "host unreachable: cannot resolve host a.nx.test");
@@ -266,7 +313,7 @@ static void test_replay_unreachable(void)
   CHECK_INT(hosts_replay_unreachable(x.h, "http://a:80", "other"), 0);
   fitem_t *g = gate(&x, "http://a:80");
   char *url = NULL;
-  CHECK(g != NULL && !hosts_gate_begin(x.h, x.f, g, &url));
+  CHECK(g != NULL && !hosts_gate_begin(x.h, x.f, g, true, &url));
   CHECK_STR(url, NULL);
   opened(&x);
   CHECK_STR(hosts_forbids(x.h, g->host, "/x"), why);
@@ -318,36 +365,55 @@ static void test_retry_after(void)
   }
 }
 
-/* The last failure allowed is known before it is handed over
- * (hosts_gate_last), so that a shared crawl keeps it for every worker;
- * a 404 is not a failure. An answer settled elsewhere
- * (hosts_gate_settle) skips an unreachable host at once, retries left
- * or not: the worker that asked spent them (review: the next holder's
- * count started again, and it asked once more). */
-static void test_last_failure(void)
+/* The cache is told each answer fetched: the last failure allowed as
+ * last (a shared crawl keeps it for every worker), a failure with a try
+ * left with its wait; a 404 is no failure. An answer the cache has
+ * settles the gate without a request, and an unreachable one skips the
+ * host at once, retries left or not: the worker that asked spent them. */
+static void test_cache(void)
 {
   struct fix x = fix_new(1);
   fitem_t *g = gate(&x, "http://a:80");
-  fetch_result_t r = answer(FETCH_HTTP_ERROR, 503, NULL, NULL);
-  CHECK(!hosts_gate_last(x.h, g, &r)); /* a retry is left */
-  CHECK(step(&x, g, "http://a/robots.txt", r) == 1.0);
+  CHECK(step(&x, g, "http://a/robots.txt",
+             answer(FETCH_HTTP_ERROR, 503, NULL, NULL)) == 1.0);
+  CHECK(memo.finds == 1 && memo.keeps == 1 && !memo.last);
+  CHECK_STR(memo.key, "http://a:80");
+  CHECK_STR(memo.url, "http://a/robots.txt");
   fitem_t *again = pop_gate(&x);
-  r = answer(FETCH_HTTP_ERROR, 503, NULL, NULL);
-  CHECK(hosts_gate_last(x.h, again, &r));
-  fetch_result_t notfound = answer(FETCH_HTTP_ERROR, 404, NULL, NULL);
-  CHECK(!hosts_gate_last(x.h, again, &notfound));
-  fetch_result_free(&notfound);
-  CHECK(step(&x, again, "http://a/robots.txt", r) == 0); /* skipped */
+  CHECK(step(&x, again, "http://a/robots.txt",
+             answer(FETCH_HTTP_ERROR, 503, NULL, NULL)) == 0); /* skipped */
+  CHECK(memo.keeps == 2 && memo.last);
   opened(&x);
   CHECK(hosts_forbids(x.h, g->host, "/x") != NULL);
+  CHECK_STR(verdict(&x, "http://c:80", "http://c/robots.txt",
+                    answer(FETCH_HTTP_ERROR, 404, NULL, NULL), "/x"),
+            NULL);
+  CHECK(memo.keeps == 3 && !memo.last && memo.again == 0);
 
+  memo.answer = answer(FETCH_HTTP_ERROR, 503, NULL, NULL);
+  memo.has = true;
   fitem_t *g2 = gate(&x, "http://b:80");
   char *url = NULL;
-  CHECK(hosts_gate_begin(x.h, x.f, g2, &url));
-  r = answer(FETCH_HTTP_ERROR, 503, NULL, NULL);
-  hosts_gate_settle(x.h, x.f, g2, url, &r);
+  CHECK(!hosts_gate_begin(x.h, x.f, g2, true, &url));
+  CHECK(url == NULL && !memo.has && memo.keeps == 3); /* not kept again */
+  CHECK_STR(memo.key, "http://b:80");
+  CHECK_STR(memo.url, "http://b/robots.txt");
   opened(&x); /* no second try */
   CHECK(hosts_forbids(x.h, g2->host, "/x") != NULL);
+  fix_delete(&x);
+}
+
+/* Told not to ask (--max-pages reached), the gate opens the host as if
+ * it had no robots.txt, asking neither the network nor the cache. */
+static void test_not_asked(void)
+{
+  struct fix x = fix_new(1);
+  fitem_t *g = gate(&x, "http://a:80");
+  char *url = NULL;
+  CHECK(g != NULL && !hosts_gate_begin(x.h, x.f, g, false, &url));
+  CHECK(url == NULL && memo.finds == 0 && memo.keeps == 0);
+  opened(&x);
+  CHECK_STR(hosts_forbids(x.h, g->host, "/x"), NULL);
   fix_delete(&x);
 }
 
@@ -374,7 +440,7 @@ static void test_no_robots_url(void)
   struct fix x = fix_new(2);
   fitem_t *g = gate(&x, "not a url");
   char *url = NULL;
-  CHECK(!hosts_gate_begin(x.h, x.f, g, &url));
+  CHECK(!hosts_gate_begin(x.h, x.f, g, true, &url));
   CHECK(url == NULL);
   opened(&x);
   CHECK_STR(hosts_forbids(x.h, g->host, "/"), "no robots.txt URL");
@@ -383,7 +449,7 @@ static void test_no_robots_url(void)
 
 static void test_robots_off(void)
 {
-  hosts_t *h = hosts_new("TestBot", 2, 0, false);
+  hosts_t *h = hosts_new("TestBot", 2, 0, false, NULL);
   CHECK_STR(hosts_forbids(h, 0, "/"), NULL);
   CHECK_STR(hosts_forbids(h, 1000, "/x"), NULL);
   hosts_delete(h);
@@ -392,7 +458,7 @@ static void test_robots_off(void)
 
 static void test_page_limit(void)
 {
-  hosts_t *h = hosts_new("TestBot", 2, 2, false);
+  hosts_t *h = hosts_new("TestBot", 2, 2, false, NULL);
   CHECK(!hosts_full(h, 3));
   hosts_count_saved(h, 3);
   CHECK(!hosts_full(h, 3));
@@ -404,7 +470,7 @@ static void test_page_limit(void)
   hosts_count_saved(h, 5000);
   CHECK(!hosts_full(h, 5000));
   hosts_delete(h);
-  h = hosts_new("TestBot", 2, 0, false); /* no limit */
+  h = hosts_new("TestBot", 2, 0, false, NULL); /* no limit */
   hosts_count_saved(h, 0);
   CHECK(!hosts_full(h, 0));
   hosts_delete(h);
@@ -464,7 +530,7 @@ static void *hammer(void *arg)
 
 static void test_concurrent(void)
 {
-  hosts_t *h = hosts_new("TestBot", 2, 1, false);
+  hosts_t *h = hosts_new("TestBot", 2, 1, false, NULL);
   pthread_t th[4];
   struct worker w[4];
   int started = 0;
@@ -495,7 +561,8 @@ int main(void)
   RUN(test_replay_unreachable);
   RUN(test_retry);
   RUN(test_retry_after);
-  RUN(test_last_failure);
+  RUN(test_cache);
+  RUN(test_not_asked);
   RUN(test_crawl_delay);
   RUN(test_no_robots_url);
   RUN(test_robots_off);
