@@ -657,7 +657,7 @@ static engine_config_t engine_setup(struct webcrawl *w, int dmax, bool robots,
 }
 
 /* stats_collect: what the crawl did into W->st, once the engine has
- * stopped; the engine and the hosts' table are freed on the way. */
+ * stopped. */
 static void stats_collect(struct webcrawl *w)
 {
   const webcrawl_opts_t *o = w->o;
@@ -666,8 +666,6 @@ static void stats_collect(struct webcrawl *w)
   st->bound = frontier_bound(engine_frontier(w->e), clock_now());
   tally_sort(&st->failures);
   tally_sort(&st->unreachable);
-  engine_delete(w->e);
-  fptable_delete(w->firsts);
   st->redirects = atomic_load(&w->redirects);
   st->retries = atomic_load(&w->retries);
   st->robots_fetched = atomic_load(&w->robots_fetched);
@@ -675,7 +673,6 @@ static void stats_collect(struct webcrawl *w)
   st->sitemaps_fetched = atomic_load(&w->sitemaps_fetched);
   st->sitemaps_failed = atomic_load(&w->sitemaps_failed);
   st->requests = atomic_load(&w->requests);
-  hosts_delete(w->hosts);
   if (!widened(w, st))
     w->io_failed = true;
   st->elapsed = clock_now() - w->start;
@@ -706,28 +703,19 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   hosts_cache_t cache = w.co->ops->robots(w.co->ctx);
   w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host, robots,
                       &cache);
-  if (w.hosts == NULL || (o->max_memory && spill == NULL)) {
-    hosts_delete(w.hosts);
-    free(spill);
-    return CRAWL_ENOMEM;
-  }
+  int status = CRAWL_ENOMEM;
+  if (w.hosts == NULL || (o->max_memory && spill == NULL))
+    goto out;
   if (robots && o->resume != NULL) {
     /* Hosts whose robots.txt the interrupted crawl could not fetch stay
      * so: their URLs come out as they would have then. */
     store_unreachable_hosts(o->resume, replay_host, &w);
-    if (w.oom) {
-      hosts_delete(w.hosts);
-      free(spill);
-      return CRAWL_ENOMEM;
-    }
+    if (w.oom)
+      goto out;
   }
   engine_config_t cfg = engine_setup(&w, dmax, robots, spill);
-  w.e = engine_new(&cfg);
-  free(spill); /* copied */
-  if (w.e == NULL) {
-    hosts_delete(w.hosts);
-    return CRAWL_ENOMEM;
-  }
+  if ((w.e = engine_new(&cfg)) == NULL)
+    goto out;
   int rc = w.co->ops->start(&w);
   /* --max-pages: only the next max_pages items can be saved, so no
    * download goes beyond them (engine_want; speculation is off above):
@@ -740,15 +728,13 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     rc = -1;
   if (rc != 0) {
     w.co->ops->stop(&w);
-    engine_delete(w.e);
-    hosts_delete(w.hosts);
-    return CRAWL_ENOMEM;
+    goto out;
   }
   w.start = w.last_progress = clock_now();
   pthread_mutex_lock(&running_lock);
   running = w.e;
   pthread_mutex_unlock(&running_lock);
-  int status = w.co->ops->finish(&w, engine_run(w.e));
+  status = w.co->ops->finish(&w, engine_run(w.e));
   int lost = frontier_error(engine_frontier(w.e));
   if (lost && lost != ENOMEM) /* out of memory: the exit status says so */
     fprintf(stderr,
@@ -761,8 +747,13 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   wc_progress(&w, true);
   stats_collect(&w);
   if (w.oom)
-    return CRAWL_ENOMEM;
-  if (w.io_failed || atomic_load(&w.warc_failed))
-    return CRAWL_EIO;
+    status = CRAWL_ENOMEM;
+  else if (w.io_failed || atomic_load(&w.warc_failed))
+    status = CRAWL_EIO;
+out:
+  engine_delete(w.e);
+  fptable_delete(w.firsts);
+  hosts_delete(w.hosts);
+  free(spill);
   return status;
 }
