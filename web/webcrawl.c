@@ -69,10 +69,9 @@ void webcrawl_interrupt(void)
   pthread_mutex_unlock(&running_lock);
 }
 
-/* ---- robots.txt ---- */
-
 /* requested: the request for URL that IT made, answered R: archived
- * and counted, for this process and the crawl (coord.h). */
+ * and counted, for this process and the crawl (coord.h). Download
+ * thread, for a page (wc_fetch) or a robots.txt (wc_gate). */
 static void requested(struct webcrawl *w, engine_t *e, const fitem_t *it,
                       const char *url, fetch_result_t *r)
 {
@@ -80,6 +79,8 @@ static void requested(struct webcrawl *w, engine_t *e, const fitem_t *it,
   atomic_fetch_add(&w->requests, 1);
   w->co->ops->requested(w, it);
 }
+
+/* ---- robots.txt ---- */
 
 /* wc_gate: the gate item IT of a host: its robots.txt asked for, unless
  * hosts.c has the answer or needs none; hosts.c decides what the answer
