@@ -634,7 +634,6 @@ void cmdline_parse(int argc, char *argv[], struct cmd *c)
       .max_memory = DEFAULT_MAX_MEMORY,
       .format = FORMAT_AUTO, .logfp = stdout,
     },
-    .lock = -1,
     .coord = coord_local,
     .lease = 10,
     .argc = argc,

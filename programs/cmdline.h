@@ -60,7 +60,6 @@ struct cmd {
   char **domain;            /* normalised, NDOMAIN; owned */
   scope_t *in_scope;        /* of SCOPE and DOMAIN; owned */
   store_t *store;           /* --replay's or --resume's, or NULL */
-  int lock;                 /* from pagedir_lock, or -1 */
   coord_t coord;            /* what the crawl shares: coord_local, or
                                --cluster's (then c->o.coord) */
   bool discarded;           /* nothing saved: the crawl's files removed */

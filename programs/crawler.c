@@ -23,7 +23,9 @@
 #include "crawl.h"
 #include "crawler.h"
 #include "pagedir.h"
+#include "pstore.h"
 #include "store.h"
+#include "strbuf.h"
 #include "summary.h"
 #include "url.h"
 #include "wcluster.h"
@@ -76,15 +78,26 @@ static void check_resumable(const char *dir, const pagedir_params_t *params)
                    dir, had, want);
 }
 
-/* lock_or_refuse: the lock on DIR (see pagedir_lock), or refuse. */
-static int lock_or_refuse(const char *dir)
+/* new_store: C->o.pstore, the store of pageDirectory (pstore.h), held
+ * SHARED or as this process's own; exit with EXIT_FATAL if out of
+ * memory. */
+static pstore_t *new_store(struct cmd *c, bool shared)
 {
-  int fd = pagedir_lock(dir);
-  if (fd < 0)
-    cmdline_refuse(EXIT_PAGEDIR, "pageDirectory '%s' %s", dir,
+  c->o.pstore = pstore_new(c->dir, shared, c->o.compress, c->o.fsync);
+  if (c->o.pstore == NULL) {
+    fprintf(stderr, "%s: out of memory\n", prog);
+    exit(EXIT_FATAL);
+  }
+  return c->o.pstore;
+}
+
+/* lock_or_refuse: the lock on PS's directory (pstore_lock), or refuse. */
+static void lock_or_refuse(pstore_t *ps)
+{
+  if (pstore_lock(ps) != 0)
+    cmdline_refuse(EXIT_PAGEDIR, "pageDirectory '%s' %s", pstore_dir(ps),
                    errno == EAGAIN ? "is being written by another crawler"
                                    : "cannot be locked");
-  return fd;
 }
 
 /* The signal thread: the first SIGINT/SIGTERM stops the crawl cleanly,
@@ -147,12 +160,13 @@ static int init_libraries(void)
   return 0;
 }
 
-/* open_cluster: join the shared crawl (C->cluster, C->o's cluster and
- * pagedir): the worker that creates it writes the marker of PARAMS in
- * pageDirectory, which must then hold no crawl; one that joins checks
- * the marker if it is there already. No lock: every worker writes the
- * directory. Refuse on a mismatch (naming the option) or if Redis
- * cannot be reached; a crawl that is complete exits 0 at once. */
+/* open_cluster: join the shared crawl (C->coord, C->o's coord and
+ * pstore, a shared store): the worker that creates it writes the marker
+ * of PARAMS in pageDirectory, which must then hold no crawl; one that
+ * joins checks the marker if it is there already. No write lock: every
+ * worker writes the directory, holding it shared. Refuse on a mismatch
+ * (naming the option) or if Redis cannot be reached; a crawl that is
+ * complete exits 0 at once. */
 static void open_cluster(struct cmd *c, const pagedir_params_t *params)
 {
   const char *dir = c->dir;
@@ -165,6 +179,7 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
   char err[512];
   bool created;
   cluster_t *cl;
+  pstore_t *ps = new_store(c, true);
   int rc = wcluster_join(c->cluster_url, c->crawl_name, c->lease, params, &c->o,
                          &cl, &created, err, sizeof(err));
   if (rc == CRAWL_EMISMATCH)
@@ -174,8 +189,7 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
      * the directory of this crawl (its marker) gets its record. */
     char *had = NULL, *want = NULL;
     if (pagedir_marker_compare(dir, params, &had, &want) == 0 &&
-        pagedir_completed(dir, NULL, NULL) == 0 &&
-        pagedir_complete(dir, pagedir_count(dir)) != 0)
+        pagedir_completed(dir, NULL, NULL) == 0 && pstore_complete(ps) != 0)
       fprintf(stderr, "%s: cannot write '%s/%s': %s\n", prog, dir,
               PAGEDIR_COMPLETE, strerror(errno));
     free(had);
@@ -189,7 +203,7 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
     exit(exit_code(rc));
   }
   (void)created; /* whoever binds the directory first makes it */
-  rc = wcluster_pagedir(cl, c->crawl_name, dir, params, c->stamp,
+  rc = wcluster_pagedir(cl, c->crawl_name, ps, params, c->stamp,
                         sizeof(c->stamp), err, sizeof(err));
   if (rc == CRAWL_EMISMATCH)
     cmdline_refuse(exit_code(rc), "pageDirectory: %s", err);
@@ -200,19 +214,18 @@ static void open_cluster(struct cmd *c, const pagedir_params_t *params)
   /* Every worker holds the directory's lock shared: a crawler of its own
    * is refused it, and told by which process it is in use. A file
    * system without locks (ENOLCK) leaves the workers unlocked. */
-  c->lock = pagedir_lock_shared(dir);
-  if (c->lock < 0 && errno == EAGAIN)
+  int locked = pstore_lock(ps);
+  if (locked < 0 && errno == EAGAIN)
     cmdline_refuse(
       EXIT_PAGEDIR,
       "pageDirectory '%s' is being written by a crawler outside crawl "
       "%s",
       dir, c->crawl_name);
-  if (c->lock < 0 && errno != ENOLCK)
+  if (locked < 0 && errno != ENOLCK)
     fprintf(stderr,
             "%s: warning: cannot lock '%s/%s' (%s): a crawler of its own "
             "given this directory would not be kept out\n",
             prog, dir, PAGEDIR_LOCK, strerror(errno));
-  c->o.pagedir = dir;
   c->coord = wcluster_coord(cl);
   c->o.coord = &c->coord;
   c->o.pagedir_stamp = c->stamp;
@@ -272,9 +285,19 @@ static void refuse_taken(const struct cmd *c, const pagedir_params_t *params)
                  dir, count >= 0 ? "a crawl" : "pages but no crawl marker");
 }
 
-/* open_pagedir: make pageDirectory ready to write (C->lock, C->store,
- * C->o's pagedir, resume and replay): on --resume check its marker, lock
- * it and clear what the interrupted crawl left; else open --replay's
+/* in_dir: whether DIR/NAME exists. */
+static bool in_dir(const char *dir, const char *name)
+{
+  strbuf_t b = STRBUF_INIT;
+  strbuf_addf(&b, "%s/%s", dir, name);
+  bool there = !b.oom && b.p != NULL && access(b.p, F_OK) == 0;
+  strbuf_release(&b);
+  return there;
+}
+
+/* open_pagedir: make pageDirectory ready to write (C->store, C->o's
+ * pstore, resume and replay): on --resume check its marker, lock it and
+ * bring it back to its last page (pstore_resume); else open --replay's
  * store, write the marker and lock. Refuse on any failure. */
 static void open_pagedir(struct cmd *c)
 {
@@ -310,31 +333,28 @@ static void open_pagedir(struct cmd *c)
     open_cluster(c, &params);
     return;
   }
+  pstore_t *ps = new_store(c, false);
   if (c->resume) {
     check_resumable(dir, &params);
-    /* Lock first: the cleanup below must never touch the temporary
-     * pages of a crawl still running in DIR. */
-    c->lock = lock_or_refuse(dir);
-    if (pagedir_remove_tmp(dir) != 0)
-      cmdline_refuse(EXIT_PAGEDIR,
-                     "pageDirectory: cannot remove the temporary "
-                     "pages in '%s': %s",
-                     dir, strerror(errno));
+    /* Lock first: the cleanup must never touch the temporary pages of a
+     * crawl still running in DIR. */
+    lock_or_refuse(ps);
     int pages;
     time_t when;
-    if (pagedir_completed(dir, &pages, &when) == 1) {
+    int rc = pstore_resume(ps, &pages, &when, err, sizeof(err));
+    if (rc < 0)
+      cmdline_refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
+    if (rc == 1) {
       char t[64];
       fprintf(stderr,
               "%s: '%s' holds a complete crawl (%d page%s, finished %s): "
               "nothing to resume\n",
               prog, dir, pages, pages == 1 ? "" : "s",
               when_text(when, t, sizeof(t)));
-      pagedir_unlock(dir, c->lock);
+      pstore_close(ps, true);
+      c->o.pstore = NULL;
       exit(0);
     }
-    if (pagedir_journal_repair(dir, pagedir_count(dir)) != 0)
-      cmdline_refuse(EXIT_PAGEDIR, "pageDirectory: cannot repair '%s/%s': %s",
-                     dir, PAGEDIR_JOURNAL, strerror(errno));
     if ((c->store = store_open(dir, err, sizeof(err))) == NULL)
       cmdline_refuse(EXIT_PAGEDIR, "pageDirectory: cannot resume: %s", err);
     o->resume = c->store;
@@ -345,20 +365,13 @@ static void open_pagedir(struct cmd *c)
       o->replay = c->store;
       o->rate = 0;
     }
-    if (pagedir_init(dir, &params, err, sizeof(err)) != 0) {
-      char *first = pagedir_tmp_join(dir, "1");
-      char *marker = pagedir_tmp_join(dir, PAGEDIR_MARKER);
-      bool taken = first != NULL && marker != NULL &&
-                   (access(first, F_OK) == 0 || access(marker, F_OK) == 0);
-      free(first);
-      free(marker);
-      if (taken)
+    if (pstore_init(ps, &params, err, sizeof(err)) != 0) {
+      if (in_dir(dir, "1") || in_dir(dir, PAGEDIR_MARKER))
         refuse_taken(c, &params);
       cmdline_refuse(EXIT_PAGEDIR, "pageDirectory: %s", err);
     }
-    c->lock = lock_or_refuse(dir);
+    lock_or_refuse(ps);
   }
-  o->pagedir = dir;
 }
 
 /* loopback: whether HOST (LEN bytes, normal form) is this machine: an
@@ -461,12 +474,13 @@ static int start_signal_thread(void)
  * other page leaves nothing behind (C->discarded): no marker, no journal,
  * no WARC file, so that the same command, its mistake fixed, runs again.
  * Not a shared crawl's (the directory is every worker's), nor one
- * stopped early (it may still be resumed). With the lock held. */
+ * stopped early (it may still be resumed). With the lock held (an own
+ * store is always locked: open_pagedir). */
 static void discard(struct cmd *c, int rc, const webcrawl_stats_t *st)
 {
-  if (rc != CRAWL_OK || st->seed_saved || c->lock < 0 || c->cluster_url != NULL)
+  if (rc != CRAWL_OK || st->seed_saved || c->cluster_url != NULL)
     return;
-  if (pagedir_discard(c->dir) != 0) {
+  if (pstore_discard(c->o.pstore) != 0) {
     if (errno != EEXIST) /* EEXIST: a page was saved after all */
       fprintf(stderr, "%s: cannot remove the crawl's files from '%s': %s\n",
               prog, c->dir, strerror(errno));
@@ -481,8 +495,9 @@ static void discard(struct cmd *c, int rc, const webcrawl_stats_t *st)
 }
 
 /* run_crawl: crawl per C into *ST, then make the renames durable and
- * close the store, the WARC file and the lock (C->store, C->o.warc and
- * C->lock are spent), discarding a crawl that saved nothing (discard).
+ * close the stores and the WARC file (C->store, C->o.warc and C->o.pstore
+ * are spent; the last unlocks), discarding a crawl that saved nothing
+ * (discard).
  * Returns webcrawl_run's status, or CRAWL_EIO if the crawl went well
  * but the WARC file could not be finished. */
 static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
@@ -490,7 +505,7 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
   int rc = webcrawl_run(&c->o, st);
   /* Make the renames durable; the pages themselves are flushed by the
    * kernel (or by --fsync, one by one). */
-  pagedir_sync(c->dir);
+  pstore_sync(c->o.pstore);
   store_close(c->store);
   if (c->o.warc != NULL && warc_close(c->o.warc) != 0 && rc == CRAWL_OK) {
     fprintf(stderr, "%s: cannot finish '%s': %s\n", prog, c->warc_path,
@@ -501,20 +516,17 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
   /* Ran to its end: recorded, with the lock still held, so that a
    * reader sees the directory being written or complete. Every worker
    * of a shared crawl that saw the end records it. */
-  if (rc == CRAWL_OK && !c->discarded &&
-      pagedir_complete(c->dir, pagedir_count(c->dir)) != 0) {
+  if (rc == CRAWL_OK && !c->discarded && pstore_complete(c->o.pstore) != 0) {
     fprintf(stderr, "%s: cannot write '%s/%s': %s\n", prog, c->dir,
             PAGEDIR_COMPLETE, strerror(errno));
     rc = CRAWL_EIO;
   }
-  /* A worker leaves the file to the others (pagedir_unlock_shared),
-   * unless the crawl is complete: then none is writing, nor will (a
-   * worker joining a complete crawl takes no lock), and the directory
-   * is left as one process's crawl leaves it. */
-  if (c->lock >= 0 && c->cluster_url != NULL && rc != CRAWL_OK)
-    pagedir_unlock_shared(c->lock);
-  else if (c->lock >= 0)
-    pagedir_unlock(c->dir, c->lock);
+  /* A worker leaves the lock file to the others, unless the crawl is
+   * complete: then none is writing, nor will (a worker joining a
+   * complete crawl takes no lock), and the directory is left as one
+   * process's crawl leaves it. */
+  pstore_close(c->o.pstore, rc == CRAWL_OK);
+  c->o.pstore = NULL;
   c->coord.ops->close(c->coord.ctx);
   c->coord = coord_local;
   if (c->o.log)

@@ -4,7 +4,6 @@
 #include <stdlib.h>
 
 #include "page.h"
-#include "pagedir.h"
 #include "url.h"
 #include "webcrawl_int.h"
 
@@ -77,18 +76,6 @@ static unsigned long long l_tmp_key(struct webcrawl *w, const fitem_t *it)
   return (unsigned long long)it->seq;
 }
 
-/* l_publish: by rename: no one else will publish the file again. */
-static int l_publish(struct webcrawl *w, const fitem_t *it, struct page *p,
-                     int id)
-{
-  (void)it;
-  if (pagedir_publish(w->o->pagedir, p->tmp, id) != 0)
-    return -1;
-  free(p->tmp);
-  p->tmp = NULL;
-  return 0;
-}
-
 static void l_seed_failed(struct webcrawl *w, const char *why)
 {
   (void)w, (void)why; /* the statistics have it (webcrawl.c) */
@@ -110,7 +97,6 @@ static const coord_ops_t local_ops = {
   .hand = l_hand,
   .arrived = l_arrived,
   .tmp_key = l_tmp_key,
-  .publish = l_publish,
   .seed_failed = l_seed_failed,
   .close = l_close,
 };

@@ -7,10 +7,10 @@
  * wcluster_coord) shares the crawl through Redis: the seed is the shared
  * frontier's, robots.txt answers are kept for every worker (a cache the
  * host gates consult, hosts.h), a host's pauses and requests are the
- * crawl's, a redirect to a host of another
- * worker is handed to it, and pages are published so that the next
- * committer can publish them again. webcrawl.c calls only these, never
- * asking which coordinator it has.
+ * crawl's, a redirect to a host of another worker is handed to it.
+ * webcrawl.c calls only these, never asking which coordinator it has.
+ * (How pages are published, by rename or by a link the next committer
+ * can publish again, is the page store's: pstore.h.)
  *
  * Each call takes the crawl (webcrawl_int.h) and an item IT: a gate
  * item's url is its host key (frontier.h), a page item's a page's URL. */
@@ -59,9 +59,6 @@ typedef struct coord_ops {
   int (*arrived)(struct webcrawl *w, fitem_t *it, struct page *p);
   /* tmp_key: the key naming a temporary page file of IT. Parse thread. */
   unsigned long long (*tmp_key)(struct webcrawl *w, const fitem_t *it);
-  /* publish: P's temporary page file as page ID of IT. Returns 0, or -1
-   * with errno set. Commit. */
-  int (*publish)(struct webcrawl *w, const fitem_t *it, struct page *p, int id);
   /* seed_failed: a seed was not saved, for WHY. Commit. */
   void (*seed_failed)(struct webcrawl *w, const char *why);
   /* close: free the coordinator's context CTX (the crawl has ended, or

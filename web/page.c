@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "links.h"
 #include "pagecheck.h"
@@ -76,11 +75,11 @@ struct spilled {
 
 /* spill_link: append L to P's spill file (DIR, KEY: page_add_link).
  * Returns 0 or -1 (errno). */
-static int spill_link(struct page *p, const struct link *l, const char *dir,
+static int spill_link(struct page *p, const struct link *l, pstore_t *ps,
                       unsigned long long key)
 {
   if (p->spill == NULL) {
-    char *path = pagedir_tmp_path(dir, "links", key);
+    char *path = pstore_tmp_path(ps, "links", key);
     p->spill = path ? diskq_new(path, 16 * 1024, p->budget) : NULL;
     free(path);
     if (p->spill == NULL) {
@@ -105,7 +104,7 @@ static int spill_link(struct page *p, const struct link *l, const char *dir,
 }
 
 int page_add_link(struct page *p, struct link *l, budget_t *budget,
-                  const char *dir, unsigned long long key)
+                  pstore_t *ps, unsigned long long key)
 {
   p->budget = budget;
   size_t cost = link_cost(l);
@@ -132,7 +131,7 @@ int page_add_link(struct page *p, struct link *l, budget_t *budget,
     p->links[p->nlinks++] = *l;
     return 0;
   }
-  rc = spill_link(p, l, dir, key);
+  rc = spill_link(p, l, ps, key);
 out:
   free(l->url);
   free(l->key);
@@ -249,7 +248,7 @@ static int keep(struct page *p, const fitem_t *it, const page_scan_t *c,
     free(l->key);
     return -1;
   }
-  if (page_add_link(p, l, c->budget, c->dir, (unsigned long long)it->seq) !=
+  if (page_add_link(p, l, c->budget, c->store, (unsigned long long)it->seq) !=
       0) {
     if (errno != ENOMEM)
       p->spill_errno = errno ? errno : EIO;
@@ -338,11 +337,10 @@ void page_scan(struct page *p, const fitem_t *it, const page_scan_t *c)
 /* ---- the body on disk ---- */
 
 void page_write_tmp(struct page *p, const fitem_t *it, unsigned long long key,
-                    const char *dir, unsigned flags)
+                    pstore_t *ps)
 {
   fetch_result_t *r = &p->res;
-  p->tmp = pagedir_write_tmp(dir, key, it->url, it->depth, r->body, r->len,
-                             flags);
+  p->tmp = pstore_write_tmp(ps, key, it->url, it->depth, r->body, r->len);
   if (p->tmp == NULL) {
     p->write_errno = errno ? errno : EIO;
     return;
@@ -358,11 +356,7 @@ int page_reload(struct page *p, const char *dir)
   int rc = p->tmp != NULL ? pagedir_load_file(p->tmp, &pg)
                           : pagedir_load(dir, p->stored_id, &pg);
   int err = errno;
-  if (p->tmp != NULL) {
-    unlink(p->tmp);
-    free(p->tmp);
-    p->tmp = NULL;
-  }
+  pstore_tmp_drop(&p->tmp);
   if (rc != 0) {
     p->read_errno = err ? err : EIO;
     return -1;
@@ -389,11 +383,9 @@ void page_free(struct page *p)
   budget_give(p->budget, p->held);
   diskq_delete(p->spill);
   free(p->base);
-  if (p->tmp != NULL) {
-    if (!p->keep_tmp)
-      unlink(p->tmp); /* never published: leave nothing behind */
-    free(p->tmp);
-  }
+  if (!p->keep_tmp)
+    pstore_tmp_drop(&p->tmp); /* never published: leave nothing behind */
+  free(p->tmp);
   free(p->robots_own);
   free(p);
 }
@@ -529,8 +521,7 @@ static char *dup_n(const char *v, size_t n)
 /* unpack_field: apply field TAG (V, N bytes) to P. Returns 0, or
  * -1 with errno. */
 static int unpack_field(struct page *p, char tag, const char *v, size_t n,
-                        budget_t *budget, const char *dir,
-                        unsigned long long key)
+                        budget_t *budget, pstore_t *ps, unsigned long long key)
 {
   fetch_result_t *r = &p->res;
   char **s = NULL;
@@ -592,11 +583,11 @@ static int unpack_field(struct page *p, char tag, const char *v, size_t n,
     if (strncmp(name, ".tmp-", 5) != 0 || name[5] == '\0' ||
         strspn(name + 5, "0123456789") != strlen(name + 5)) {
       free(name);
-      errno = EINVAL; /* only a temporary page (pagedir_write_tmp's name) */
+      errno = EINVAL; /* only a temporary page (pstore_write_tmp's name) */
       return -1;
     }
     free(p->tmp);
-    p->tmp = pagedir_tmp_join(dir, name);
+    p->tmp = pstore_tmp_join(ps, name);
     free(name);
     if (p->tmp == NULL)
       return -1;
@@ -633,7 +624,7 @@ static int unpack_field(struct page *p, char tag, const char *v, size_t n,
       errno = ENOMEM;
       return -1;
     }
-    if (page_add_link(p, &l, budget, dir, key) != 0)
+    if (page_add_link(p, &l, budget, ps, key) != 0)
       p->spill_errno = errno ? errno : EIO;
     return 0;
   }
@@ -645,7 +636,7 @@ static int unpack_field(struct page *p, char tag, const char *v, size_t n,
 }
 
 fitem_t *page_unpack(const char *data, size_t len, budget_t *budget,
-                     const char *dir, unsigned long long key)
+                     pstore_t *ps, unsigned long long key)
 {
   const char *url = NULL;
   size_t url_len = 0;
@@ -688,7 +679,7 @@ fitem_t *page_unpack(const char *data, size_t len, budget_t *budget,
       goto fail;
     }
     if (h[0] != 'U' && h[0] != 'D' &&
-        unpack_field(p, (char)h[0], data + i + 5, n, budget, dir, key) != 0)
+        unpack_field(p, (char)h[0], data + i + 5, n, budget, ps, key) != 0)
       goto fail;
     i += 5 + n;
   }

@@ -20,6 +20,7 @@
 #include "diskq.h"
 #include "fetch.h"
 #include "frontier.h"
+#include "pstore.h"
 #include "scope.h"
 #include "urlfilter.h"
 
@@ -90,7 +91,7 @@ typedef struct page_scan {
   bool respect_rel_nofollow; /* rel="nofollow" links are L_NOFOLLOW */
   const char *agent;         /* read robots metas naming it; NULL: none */
   budget_t *budget;          /* links beyond it go to disk */
-  const char *dir;           /* ... in this page directory */
+  pstore_t *store;           /* ... in this page store's files */
 } page_scan_t;
 
 /* page_scan: extract, resolve (against the page's <base href>, if any),
@@ -110,12 +111,12 @@ void page_scan(struct page *p, const fitem_t *it, const page_scan_t *c);
 int page_add_url(struct page *p, const fitem_t *it, const page_scan_t *c,
                  const char *url);
 
-/* page_write_tmp: write P's body to its temporary page file in DIR,
- * named by KEY (pagedir_write_tmp), at IT's URL and depth (FLAGS:
- * PAGEDIR_GZIP, PAGEDIR_FSYNC), and free the body; on failure the body
- * stays and P->write_errno says why. */
+/* page_write_tmp: write P's body to its temporary page file in PS
+ * (borrowed), named by KEY (pstore_write_tmp), at IT's URL and depth,
+ * and free the body; on failure the body stays and P->write_errno says
+ * why. */
 void page_write_tmp(struct page *p, const fitem_t *it, unsigned long long key,
-                    const char *dir, unsigned flags);
+                    pstore_t *ps);
 
 /* page_reload: P's body back from its temporary file (which goes,
  * whether it could be read or not: it was written at another depth), or,
@@ -130,11 +131,11 @@ void page_charge(struct page *p, budget_t *budget, size_t extra);
 
 /* page_add_link: append L (its strings adopted) to P's links: in memory
  * if BUDGET has room for it (or is NULL or unlimited), else, from then
- * on, in a spill file in DIR named after KEY (pagedir_tmp_path), created
- * when needed. Returns: 0; -1 with errno if out of memory or the file
+ * on, in a spill file of PS (borrowed) named after KEY (pstore_tmp_path),
+ * created when needed. Returns: 0; -1 with errno if out of memory or the file
  * could not be written (L's strings are freed then). */
 int page_add_link(struct page *p, struct link *l, budget_t *budget,
-                  const char *dir, unsigned long long key);
+                  pstore_t *ps, unsigned long long key);
 
 /* page_links: the number of P's links, in memory and on disk. */
 size_t page_links(const struct page *p);
@@ -175,11 +176,12 @@ char *page_pack(const fitem_t *it, const struct page *p, size_t *len);
 
 /* page_unpack: the item page_pack made DATA (LEN bytes) from, with its
  * record in it->data: links through BUDGET (page_add_link, spilled
- * under KEY in DIR), the temporary file in DIR (kept: keep_tmp). Returns:
+ * under KEY in PS), the temporary file in PS's directory (kept:
+ * keep_tmp). Returns:
  * owned by caller (page_free the data, fitem_delete the item), or NULL
  * with errno EINVAL (not page_pack's) or ENOMEM. */
 fitem_t *page_unpack(const char *data, size_t len, budget_t *budget,
-                     const char *dir, unsigned long long key);
+                     pstore_t *ps, unsigned long long key);
 
 /* page_free: free P and everything it owns, its budget charge and spill
  * file included; a temporary file it still names was never published and

@@ -1,22 +1,20 @@
 /* store.c: see store.h. Two hashtables: URL -> struct entry (the
  * per-URL facts of saved pages), and the URL an item was added as ->
- * struct record (its outcome). This file is the one reader and writer of
- * the outcome lines and the links files (formats: pagedir.h). */
+ * struct record (its outcome). This file is the one reader of the outcome
+ * lines and the links files (formats: pagedir.h), which pstore_record.c
+ * writes. */
 #include "store.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <zlib.h>
 
 #include "hashtable.h"
 #include "hosts.h"
 #include "page.h"
 #include "pagedir.h"
-#include "strbuf.h"
+#include "pstore_int.h"
 #include "url.h"
 
 struct entry {
@@ -29,18 +27,15 @@ struct entry {
                      the journal has no such line */
 };
 
-/* The kinds of outcome lines, in the order of enum rkind. */
-static const char *const rkinds[] = { "failed", "robots", "binary", "duplicate",
-                                      "noindex" };
-enum rkind { R_FAILED, R_ROBOTS, R_BINARY, R_DUPLICATE, R_NOINDEX, R_NONE };
-
-/* The outcome words of a failed line, in fetch_outcome_t order. */
-static const char *const outcomes[] = { "ok",   "redirect", "http",
-                                        "type", "large",    "net" };
-
-/* Link classes in a links file, in the order of page.h's L_* values. */
-static const char *const classes[] = { "candidate", "extern",   "nonpage",
-                                       "invalid",   "nofollow", "trap" };
+/* The kinds of outcome lines (pstore_int.h's words). */
+enum rkind {
+  R_FAILED = PSTORE_FAILED,
+  R_ROBOTS = PSTORE_ROBOTS,
+  R_BINARY = PSTORE_BINARY,
+  R_DUPLICATE = PSTORE_DUPLICATE,
+  R_NOINDEX = PSTORE_NOINDEX,
+  R_NONE = PSTORE_NKINDS
+};
 
 struct record {
   enum rkind kind;
@@ -154,7 +149,7 @@ static struct record *record_parse(store_t *s, enum rkind k, const char *b)
     }
   }
   if (k == R_FAILED) {
-    int o = lookup(word(&p), outcomes, 6);
+    int o = lookup(word(&p), pstore_outcomes, PSTORE_NOUTCOMES);
     long status = number(word(&p), 999), code = number(word(&p), 100000);
     if (o < FETCH_HTTP_ERROR || o > FETCH_NET_ERROR || status < 0 || code < 0 ||
         p == NULL)
@@ -194,7 +189,7 @@ static void on_journal(void *arg, const char *kind, int id, const char *a,
 {
   (void)id;
   store_t *s = arg;
-  enum rkind k = (enum rkind)lookup(kind, rkinds, R_NONE);
+  enum rkind k = (enum rkind)lookup(kind, pstore_kinds, R_NONE);
   if (k != R_NONE) {
     /* The first outcome of an item stands (an item has one). */
     if (hashtable_find(s->records, a) != NULL)
@@ -388,8 +383,9 @@ static int links_parse(char *body, size_t len, store_answer_t *a)
     char *sp = nl ? memchr(line, ' ', (size_t)(nl - line)) : NULL;
     if (sp != NULL)
       *sp = '\0';
-    int cls = sp ? lookup(line, classes, 6) : 6;
-    if (cls == 6) {
+    int cls = sp ? lookup(line, pstore_classes, PSTORE_NCLASSES)
+                 : PSTORE_NCLASSES;
+    if (cls == PSTORE_NCLASSES) {
       errno = EINVAL;
       return -1;
     }
@@ -548,155 +544,4 @@ void store_unreachable_hosts(const store_t *s,
 {
   struct hosts_arg h = { fn, arg };
   hashtable_iterate(s->records, &h, unreachable_host);
-}
-
-/* ---- outcomes: writing ---- */
-
-/* record: append the outcome line "KIND TAG FIRST N HOPS.. REST" of IT
- * (REST, borrowed, may be NULL: none; a newline in it becomes a space). */
-static int record(const char *dir, int tag, const char *kind,
-                  const store_item_t *it, const char *rest, unsigned flags)
-{
-  strbuf_t b = STRBUF_INIT;
-  strbuf_addf(&b, "%d", it->hops);
-  for (int i = 1; i <= it->hops; i++)
-    strbuf_addf(&b, " %s", i < it->hops ? it->chain[i] : it->url);
-  if (rest != NULL) {
-    strbuf_addc(&b, ' ');
-    for (const char *c = rest; *c != '\0'; c++)
-      strbuf_addc(&b, *c == '\n' || *c == '\r' ? ' ' : *c);
-  }
-  char *line = strbuf_detach(&b);
-  if (line == NULL) {
-    errno = ENOMEM;
-    return -1;
-  }
-  int rc = pagedir_journal_add(dir, kind, tag,
-                               it->hops > 0 ? it->chain[0] : it->url, line,
-                               flags & PAGEDIR_FSYNC);
-  free(line);
-  return rc;
-}
-
-int store_record_failed(const char *dir, int tag, const store_item_t *it,
-                        const fetch_result_t *r, unsigned flags)
-{
-  /* A failure is never FETCH_OK; a redirect not followed was made one. */
-  int o = r->outcome >= FETCH_HTTP_ERROR && r->outcome <= FETCH_NET_ERROR
-          ? (int)r->outcome
-          : FETCH_NET_ERROR;
-  char rest[FETCH_ERROR_SIZE + 64];
-  snprintf(rest, sizeof(rest), "%s %ld %d %s", outcomes[o],
-           r->status >= 0 && r->status <= 999 ? r->status : 0,
-           r->curl_code >= 0 ? r->curl_code : 0, r->error);
-  return record(dir, tag, rkinds[R_FAILED], it, rest, flags);
-}
-
-int store_record_robots(const char *dir, int tag, const store_item_t *it,
-                        const char *why, unsigned flags)
-{
-  return record(dir, tag, rkinds[R_ROBOTS], it, why, flags);
-}
-
-int store_record_binary(const char *dir, int tag, const store_item_t *it,
-                        unsigned flags)
-{
-  return record(dir, tag, rkinds[R_BINARY], it, NULL, flags);
-}
-
-int store_record_duplicate(const char *dir, int tag, const store_item_t *it,
-                           unsigned flags)
-{
-  return record(dir, tag, rkinds[R_DUPLICATE], it, NULL, flags);
-}
-
-/* struct links_out: a links record being written (links_write). */
-struct links_out {
-  gzFile gz;
-  strbuf_t line;
-  int err; /* errno of the first failed write */
-};
-
-/* add_link: one line of a links record, written at once, so that the
- * record of a page of many links never sits in memory whole. */
-static void add_link(void *arg, const struct link *l)
-{
-  struct links_out *o = arg;
-  if (o->err)
-    return;
-  strbuf_t *b = &o->line;
-  strbuf_reset(b);
-  int cls = l->cls >= 0 && l->cls < 6 ? l->cls : L_INVALID;
-  strbuf_adds(b, classes[cls]);
-  strbuf_addc(b, ' ');
-  for (const char *c = l->url; *c != '\0'; c++) {
-    if (*c == '\\' || *c == '\n')
-      strbuf_addc(b, '\\');
-    strbuf_addc(b, *c == '\n' ? 'n' : *c);
-  }
-  strbuf_addc(b, '\n');
-  if (b->oom)
-    o->err = ENOMEM;
-  else if ((errno = 0, gzwrite(o->gz, b->p, (unsigned)b->len)) != (int)b->len)
-    o->err = errno ? errno : EIO;
-}
-
-/* links_write: write DIR/.noindex-K, a page file (IT's URL and depth)
- * whose body is one "CLASS HREF" line per link of EACH over SRC, through
- * a temporary file (FLAGS: PAGEDIR_GZIP, PAGEDIR_FSYNC). Returns 0 or -1
- * (errno; nothing left behind). */
-static int links_write(const char *dir, const store_item_t *it, int k,
-                       store_links_fn each, void *src, unsigned flags)
-{
-  char *tmp = pagedir_tmp_path(dir, "noindex", it->seq);
-  if (tmp == NULL) {
-    errno = ENOMEM;
-    return -1;
-  }
-  struct links_out o = { .line = STRBUF_INIT };
-  errno = 0; /* zlib does not always set it */
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  /* "T": transparent, a plain file, when not compressing. */
-  o.gz = fd < 0 ? NULL : gzdopen(fd, (flags & PAGEDIR_GZIP) ? "wb6" : "wbT");
-  if (o.gz == NULL) {
-    o.err = errno ? errno : ENOMEM;
-    if (fd >= 0)
-      close(fd);
-  } else {
-    size_t ul = strlen(it->url);
-    errno = 0;
-    if (gzwrite(o.gz, it->url, (unsigned)ul) != (int)ul ||
-        gzprintf(o.gz, "\n%d\n", it->depth) <= 0)
-      o.err = errno ? errno : EIO;
-    if (!o.err && each(src, add_link, &o) != 0)
-      o.err = errno ? errno : EIO;
-    errno = 0;
-    if (!o.err && (flags & PAGEDIR_FSYNC) &&
-        (gzflush(o.gz, Z_FINISH) != Z_OK || fsync(fd) != 0))
-      o.err = errno ? errno : EIO;
-    if (gzclose(o.gz) != Z_OK && !o.err) /* closes fd too */
-      o.err = errno ? errno : EIO;
-  }
-  strbuf_release(&o.line);
-  char name[32];
-  snprintf(name, sizeof(name), ".noindex-%d", k);
-  if (!o.err && pagedir_publish_name(dir, tmp, name) != 0)
-    o.err = errno ? errno : EIO;
-  if (o.err)
-    unlink(tmp);
-  free(tmp);
-  errno = o.err;
-  return o.err ? -1 : 0;
-}
-
-int store_record_noindex(const char *dir, int tag, const store_item_t *it,
-                         bool nofollow, int k, store_links_fn each, void *src,
-                         size_t nlinks, unsigned flags)
-{
-  if (nlinks > 0 && links_write(dir, it, k, each, src, flags) != 0)
-    return -1;
-  char rest[48];
-  snprintf(rest, sizeof(rest), "%s %d", nofollow ? "nofollow" : "follow",
-           nlinks > 0 ? k : 0);
-  return record(dir, tag, rkinds[R_NOINDEX], it, rest, flags);
 }

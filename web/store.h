@@ -9,20 +9,22 @@
  *
  * Outcomes. What the crawl decided for a URL it did not save (failed,
  * forbidden by robots.txt, binary, a duplicate redirect, noindex) is
- * journaled too, by the store_record_* functions below, the one writer
- * of those lines: so that --resume answers each such URL as the
- * interrupted crawl saw it, instead of asking a server that may answer
- * otherwise now (and have the page take an ID already given to another).
- * An outcome belongs to an item, a URL added to the crawl, and is keyed
- * by the URL it was added as, which no other item has (the seen set):
- * it holds the redirects the item went through and what ended it, so
+ * journaled too, by the page store (pstore.h, pstore_record_*): so that
+ * --resume answers each such URL as the interrupted crawl saw it, instead of
+ * asking a server that may answer otherwise now (and have the page take an ID
+ * already given to another). An outcome belongs to an item, a URL added to the
+ * crawl, and is keyed by the URL it was added as, which no other item has (the
+ * seen set): it holds the redirects the item went through and what ended it, so
  * store_answer answers each request of that item, hop by hop, as the
  * first crawl saw it. The per-URL answers (saved pages, their redirects)
  * serve every other request.
  *
+ * This is the read side of a page directory; its one writer is the page
+ * store (pstore.h). NEEDSWORK (issue 35, refresh): the older directory
+ * of --since is read through a store_t of its own.
+ *
  * Thread-safety: built once by one thread; after that read-only, so any
- * number of threads may query it at once. The store_record_* functions
- * write the journal: the crawl's commit, one at a time. */
+ * number of threads may query it at once. */
 #ifndef CRAWLER_STORE_H
 #define CRAWLER_STORE_H
 
@@ -126,56 +128,6 @@ void store_unreachable_hosts(const store_t *s,
                              void (*fn)(void *arg, const char *key,
                                         const char *why),
                              void *arg);
-
-/* One item whose outcome is journaled: added as CHAIN[0] if HOPS > 0
- * (then redirected from CHAIN[0], ..., CHAIN[HOPS - 1], in order), else
- * as URL; URL is where it ended. DEPTH and SEQ are its depth and
- * sequence number (the links file's temporary name). All borrowed. */
-typedef struct store_item {
-  const char *url;
-  char *const *chain;
-  int hops;
-  int depth;
-  unsigned long long seq;
-} store_item_t;
-
-/* store_record_*: journal in DIR (borrowed) the outcome of IT, decided
- * when TAG pages were saved (the line's ID, pagedir.h), in one line.
- * FLAGS: PAGEDIR_FSYNC (and, for the links file, PAGEDIR_GZIP).
- * Returns: 0, or -1 with errno set (a line may then be torn: readers
- * ignore a last line without its newline).
- * Thread-safety: one caller at a time per DIR (the commit). */
-
-/* store_record_failed: the request failed as R (borrowed) says; a newline
- * in its error is written as a space. */
-int store_record_failed(const char *dir, int tag, const store_item_t *it,
-                        const fetch_result_t *r, unsigned flags);
-
-/* store_record_robots: not fetched; WHY (borrowed), the reason logged. */
-int store_record_robots(const char *dir, int tag, const store_item_t *it,
-                        const char *why, unsigned flags);
-
-/* store_record_binary: fetched, and binary content. */
-int store_record_binary(const char *dir, int tag, const store_item_t *it,
-                        unsigned flags);
-
-/* store_record_duplicate: fetched after redirects onto a URL crawled
- * already. */
-int store_record_duplicate(const char *dir, int tag, const store_item_t *it,
-                           unsigned flags);
-
-/* store_links_fn: call FN(ARG, link) for each of SRC's links, in order
- * (page_links_each). Returns 0, or -1 with errno. */
-typedef int (*store_links_fn)(void *src,
-                              void (*fn)(void *arg, const struct link *l),
-                              void *arg);
-
-/* store_record_noindex: fetched, noindex (and NOFOLLOW); its NLINKS links
- * (EACH over SRC) are written first to DIR/.noindex-K (K > 0, unique in
- * the crawl; nothing is written when NLINKS is 0), a line at a time. */
-int store_record_noindex(const char *dir, int tag, const store_item_t *it,
-                         bool nofollow, int k, store_links_fn each, void *src,
-                         size_t nlinks, unsigned flags);
 
 /* store_close: free S; NULL is fine. */
 void store_close(store_t *s);

@@ -1,22 +1,20 @@
 /* wcluster.c: see wcluster.h.
  *
- * The commit's side: a committer publishes a page by a hard link to its
- * temporary file (no more disk: one file, two names), which stays until
- * the crawl is complete, so that a committer after it, which cuts the
- * journal back to the recorded length and removes the pages published
- * after the recorded count (take_commit), can publish them again: also
+ * The commit's side: a committer publishes a page (through the page
+ * store, pstore.h) by a hard link to its temporary file (no more disk:
+ * one file, two names), which stays until the crawl is complete, so that
+ * a committer after it, which cuts the journal back to the recorded
+ * length and removes the pages published after the recorded count
+ * (take_commit, pstore_cut), can publish them again: also
  * when Redis comes back from a crash without its last second, which a
  * commit recorded (its reply received) may be part of. */
 #include "wcluster.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "crawl.h"
 #include "page.h"
@@ -44,56 +42,11 @@ static int in_dir(const char *dir, const char *name, struct stat *sb)
   return rc;
 }
 
-/* link_works: whether DIR's file system has hard links, which the
- * commit publishes pages by: without, every commit would fail with
- * "Operation not permitted". */
-static bool link_works(const char *dir, char *err, size_t n)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  strbuf_t a = STRBUF_INIT, b = STRBUF_INIT;
-  strbuf_addf(&a, "%s/.tmp-probe-%ld-%ld", dir, (long)getpid(),
-              (long)ts.tv_nsec);
-  strbuf_addf(&b, "%s-link", a.p ? a.p : "");
-  bool ok = false;
-  int e = ENOMEM;
-  int fd = !a.oom && !b.oom ? open(a.p, O_WRONLY | O_CREAT | O_EXCL, 0600) : -1;
-  if (fd >= 0) {
-    close(fd);
-    ok = link(a.p, b.p) == 0;
-    e = errno;
-    unlink(b.p);
-    unlink(a.p);
-  } else if (!a.oom && !b.oom) {
-    e = errno;
-  }
-  if (!ok)
-    snprintf(err, n,
-             "'%s' cannot hold a shared crawl: its pages are published by "
-             "hard links, and a test link failed: %s",
-             dir, strerror(e));
-  strbuf_release(&a);
-  strbuf_release(&b);
-  return ok;
-}
-
-/* marker_stamp: DIR's marker's stamp into OUT (size N): its modification
- * time to the nanosecond and its size, what a copy keeps (cp -a) and
- * another crawl's marker does not have. 0, or -1 (errno). */
-static int marker_stamp(const char *dir, char *out, size_t n)
-{
-  struct stat sb;
-  if (in_dir(dir, ".crawler", &sb) != 0)
-    return -1;
-  snprintf(out, n, "%lld.%09ld %lld", (long long)sb.st_mtim.tv_sec,
-           (long)sb.st_mtim.tv_nsec, (long long)sb.st_size);
-  return 0;
-}
-
-int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
+int wcluster_pagedir(cluster_t *cl, const char *name, pstore_t *ps,
                      const pagedir_params_t *params, char *stamp, size_t sn,
                      char *err, size_t n)
 {
+  const char *dir = pstore_dir(ps);
   char rec[128], mine[128];
   struct stat sb;
   int rc = cluster_note_get(cl, "pagedir", rec, sizeof(rec));
@@ -103,7 +56,7 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
   }
   /* Before anything binds it: a directory refused for its file system
    * after the claim would leave the crawl bound to it. */
-  if (!link_works(dir, err, n))
+  if (pstore_link_probe(ps, err, n) != 0)
     return CRAWL_EMISMATCH;
   bool made = false;
   if (in_dir(dir, ".crawler", &sb) != 0) {
@@ -116,7 +69,7 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
       return CRAWL_EMISMATCH;
     }
     /* The first worker here makes it (another may win the race). */
-    made = pagedir_init(dir, params, err, n) == 0;
+    made = pstore_init(ps, params, err, n) == 0;
     if (!made && in_dir(dir, ".crawler", &sb) != 0)
       return CRAWL_EMISMATCH; /* ERR says why */
   }
@@ -137,7 +90,7 @@ int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
       return CRAWL_EMISMATCH;
     }
   }
-  if (marker_stamp(dir, mine, sizeof(mine)) != 0) {
+  if (pstore_stamp(ps, mine, sizeof(mine)) != 0) {
     snprintf(err, n, "cannot read the marker of '%s': %s", dir,
              strerror(errno));
     return CRAWL_EMISMATCH;
@@ -288,19 +241,20 @@ static void f_handed(void *ctx, fitem_t *it)
 static fitem_t *f_unpack(void *ctx, const char *data, size_t len, uint64_t key)
 {
   struct webcrawl *w = ctx;
-  return page_unpack(data, len, &w->budget, w->o->pagedir,
+  return page_unpack(data, len, &w->budget, w->o->pstore,
                      (unsigned long long)key);
 }
 
 static int f_take_commit(void *ctx, const cstate_commit_t *st)
 {
   struct webcrawl *w = ctx;
-  const char *dir = w->o->pagedir;
+  pstore_t *ps = w->o->pstore;
+  const char *dir = pstore_dir(ps);
   /* Still the directory bound, checked before anything is cut: a
    * directory replaced under a paused worker (another crawl's) must not
    * be cut back. Local: the cut follows the lease's check at once. */
   char mine[128], rec[128];
-  if (marker_stamp(dir, mine, sizeof(mine)) != 0 ||
+  if (pstore_stamp(ps, mine, sizeof(mine)) != 0 ||
       (w->o->pagedir_stamp != NULL && strcmp(mine, w->o->pagedir_stamp) != 0)) {
     fprintf(stderr,
             "crawler: '%s' is not the page directory this worker bound "
@@ -308,8 +262,7 @@ static int f_take_commit(void *ctx, const cstate_commit_t *st)
             dir);
     return CRAWL_ELOST;
   }
-  if (pagedir_journal_truncate(dir, st->journal) != 0 ||
-      pagedir_unpublish_after(dir, (int)st->pages) != 0) {
+  if (pstore_cut(ps, st->pages, st->journal) != 0) {
     fprintf(stderr,
             "crawler: cannot bring '%s' to the commit's recorded position "
             "(%ld pages, %lld journal bytes): %s\n",
@@ -342,7 +295,7 @@ static int f_position(void *ctx, cstate_commit_t *st)
   struct webcrawl *w = ctx;
   st->pages = w->st->saved;
   st->noindex = w->st->noindex;
-  long long j = pagedir_journal_size(w->o->pagedir);
+  long long j = pstore_position(w->o->pstore);
   if (j < 0)
     return -1; /* not 0: the next committer would cut it all off */
   st->journal = j;
@@ -407,9 +360,9 @@ static int c_finish(struct webcrawl *w, int status)
   /* Every item is committed: no temporary file is anyone's now. Every
    * worker removes them (another may have failed, or written one late:
    * an item fetched twice), each name once, the others not found. */
-  if (pagedir_remove_tmp(w->o->pagedir) != 0)
+  if (pstore_clear_tmp(w->o->pstore) != 0)
     fprintf(stderr, "crawler: cannot remove every temporary file of '%s': %s\n",
-            w->o->pagedir, strerror(errno));
+            pstore_dir(w->o->pstore), strerror(errno));
   return status == CRAWL_ESTOPPED ? CRAWL_OK : status;
 }
 
@@ -492,23 +445,6 @@ static unsigned long long c_tmp_key(struct webcrawl *w, const fitem_t *it)
 {
   (void)it;
   return cluster_tmp_key(cl_of(w));
-}
-
-/* c_publish: by a link: the temporary file stays until the commit is
- * recorded, as a committer after this one may publish it again. */
-static int c_publish(struct webcrawl *w, const fitem_t *it, struct page *p,
-                     int id)
-{
-  if (pagedir_publish_link(w->o->pagedir, p->tmp, id) == 0)
-    return 0;
-  /* Gone with the crawl's end, which Redis then lost: the page
-   * unpublished at the takeover is this one (pagedir_publish_kept). */
-  int err = errno;
-  if (err == ENOENT &&
-      pagedir_publish_kept(w->o->pagedir, id, it->url, it->depth) == 0)
-    return 0;
-  errno = err;
-  return -1;
 }
 
 /* ---- robots.txt, once per host for every worker ---- */
@@ -692,7 +628,6 @@ static const coord_ops_t cluster_ops = {
   .hand = c_hand,
   .arrived = c_arrived,
   .tmp_key = c_tmp_key,
-  .publish = c_publish,
   .seed_failed = c_seed_failed,
   .close = c_close,
 };

@@ -16,6 +16,7 @@
 #include "coord.h"
 #include "fetch.h"
 #include "pagedir.h"
+#include "pstore.h"
 #include "webcrawl.h"
 
 /* wcluster_join: join crawl NAME at Redis URL as one worker, with leases
@@ -28,8 +29,9 @@ int wcluster_join(const char *url, const char *name, double lease,
                   const pagedir_params_t *params, const webcrawl_opts_t *o,
                   cluster_t **out, bool *created, char *err, size_t n);
 
-/* wcluster_pagedir: bind DIR (borrowed) to crawl NAME of cluster CL,
- * the crawl that PARAMS (the marker's) describe: make it a page
+/* wcluster_pagedir: bind the directory of PS (borrowed: a shared store,
+ * not locked yet) to crawl NAME of cluster CL, the crawl that PARAMS
+ * (the marker's) describe: make it a page
  * directory if it holds nothing yet, or check that its marker records
  * PARAMS; then check that it is the directory the crawl started in. The
  * crawl records the marker's stamp (its time and size) once, as the
@@ -42,7 +44,7 @@ int wcluster_join(const char *url, const char *name, double lease,
  * Returns CRAWL_OK, CRAWL_EMISMATCH (refused: ERR, size N, says why),
  * or another status (crawl.h) (Redis: ERR says why). Main thread, before
  * the crawl starts. */
-int wcluster_pagedir(cluster_t *cl, const char *name, const char *dir,
+int wcluster_pagedir(cluster_t *cl, const char *name, pstore_t *ps,
                      const pagedir_params_t *params, char *stamp, size_t sn,
                      char *err, size_t n);
 

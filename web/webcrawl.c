@@ -211,7 +211,7 @@ static bool widen(struct webcrawl *w, const char *to)
 }
 
 /* widened: the end of a crawl whose seed's redirects widened its scope:
- * the marker records the prefixes added (pagedir_marker_derive), the
+ * the marker records the prefixes added (pstore_derive), the
  * summary names them, and the scopes made are freed. No thread of the
  * crawl runs any more. Returns false if the marker could not be
  * written. */
@@ -219,11 +219,11 @@ static bool widened(struct webcrawl *w, webcrawl_stats_t *st)
 {
   bool ok = true;
   if (w->nadded > 0) {
-    ok = pagedir_marker_derive(w->o->pagedir, (const char *const *)w->added,
-                               w->nadded) == 0;
+    ok = pstore_derive(w->o->pstore, (const char *const *)w->added,
+                       w->nadded) == 0;
     if (!ok)
       fprintf(stderr, "crawler: cannot record the scope in '%s/%s': %s\n",
-              w->o->pagedir, PAGEDIR_MARKER, strerror(errno));
+              pstore_dir(w->o->pstore), PAGEDIR_MARKER, strerror(errno));
   }
   size_t len = 0;
   for (size_t i = 0; i < w->nadded; i++) {
@@ -347,7 +347,7 @@ static bool from_store(struct webcrawl *w, engine_t *e, fitem_t *it,
     /* Through the budget, as the links of a parsed page go (NEEDSWORK:
      * the record is read whole first, store.c's links_load). */
     for (size_t i = 0; i < a.nlinks; i++)
-      if (page_add_link(p, &a.links[i], &w->budget, w->o->pagedir,
+      if (page_add_link(p, &a.links[i], &w->budget, w->o->pstore,
                         (unsigned long long)it->seq) != 0 &&
           !p->nomem && !p->spill_errno) {
         if (errno == ENOMEM)
@@ -477,7 +477,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
   if (!spec && p->sniffed && r->body == NULL && !p->binary &&
       ((p->tmp != NULL && p->tmp_depth != it->depth) ||
        (!p->scanned && it->depth < w->o->max_depth)) &&
-      page_reload(p, w->o->pagedir) != 0)
+      page_reload(p, pstore_dir(w->o->pstore)) != 0)
     return;
   if (!p->sniffed)
     page_sniff(p, w->o->format, w->o->ignore_robots ? NULL : w->agent);
@@ -507,8 +507,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     /* The body waits for the page's adoption on disk (a resumed page's
      * is in its saved file), or is not needed again (noindex, scanned). */
     if (p->stored_id == 0 && !(p->noindex && p->scanned))
-      page_write_tmp(p, it, w->co->ops->tmp_key(w, it), w->o->pagedir,
-                     w->tmp_flags);
+      page_write_tmp(p, it, w->co->ops->tmp_key(w, it), w->o->pstore);
     if (r->body != NULL && p->tmp == NULL && p->write_errno == 0) {
       free(r->body);
       r->body = NULL;
@@ -516,13 +515,10 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     return;
   }
   if (p->noindex && p->tmp != NULL) {
-    unlink(p->tmp); /* written by the speculative parse; not saved */
-    free(p->tmp);
-    p->tmp = NULL;
+    pstore_tmp_drop(&p->tmp); /* written by the speculative parse; not saved */
   }
   if (!p->noindex && p->stored_id == 0 && p->tmp == NULL)
-    page_write_tmp(p, it, w->co->ops->tmp_key(w, it), w->o->pagedir,
-                   w->tmp_flags);
+    page_write_tmp(p, it, w->co->ops->tmp_key(w, it), w->o->pstore);
   /* The body is on disk now (or not saved); free it before the page waits
    * for commit. */
   free(r->body);
@@ -610,9 +606,7 @@ static void state_init(struct webcrawl *w)
                            .respect_rel_nofollow = o->respect_rel_nofollow,
                            .agent = o->ignore_robots ? NULL : w->agent,
                            .budget = &w->budget,
-                           .dir = o->pagedir };
-  w->tmp_flags = (o->compress ? PAGEDIR_GZIP : 0) |
-                 (o->fsync ? PAGEDIR_FSYNC : 0);
+                           .store = o->pstore };
 }
 
 /* engine_setup: the engine's configuration for W: DMAX download threads
@@ -700,7 +694,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
    * nothing is fetched from the hosts (replay). */
   bool robots = !o->ignore_robots && o->replay == NULL;
   /* The frontier's URLs beyond the budget wait here. */
-  char *spill = o->max_memory ? pagedir_tmp_path(o->pagedir, "queue", 0) : NULL;
+  char *spill = o->max_memory ? pstore_tmp_path(o->pstore, "queue", 0) : NULL;
   hosts_cache_t cache = w.co->ops->robots(w.co->ctx);
   w.hosts = hosts_new(o->user_agent, o->retries, o->max_pages_per_host, robots,
                       &cache);
@@ -741,7 +735,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     fprintf(stderr,
             "crawler: cannot read back the URLs queued on disk in '%s' "
             "(--max-memory): %s\n",
-            o->pagedir, strerror(lost));
+            pstore_dir(o->pstore), strerror(lost));
   pthread_mutex_lock(&running_lock);
   running = NULL; /* no interrupt reaches the engine from here on */
   pthread_mutex_unlock(&running_lock);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "pagecheck.h" /* FORMAT_* */
+#include "pstore.h"
 #include "scope.h"
 #include "store.h"
 #include "tally.h"
@@ -27,8 +28,8 @@ typedef struct webcrawl_opts {
                                NSEEDS, each normalised and in scope, at
                                depth 0 in this order; NULL: SEED alone */
   size_t nseeds;
-  const char *pagedir; /* holds a marker: pagedir_init, or checked
-                          for --resume */
+  pstore_t *pstore; /* the page directory's one writer (pstore.h),
+                       opened: the marker written or checked, locked */
   int max_depth;
   int download_workers, parse_workers;
   int download_max;          /* above download_workers: the download pool is
@@ -52,8 +53,8 @@ typedef struct webcrawl_opts {
   int retries;
   size_t max_page_size;
   size_t max_memory; /* what waits for the commit beyond this many bytes
-                        waits on disk, in PAGEDIR (DESIGN.md); 0 = no
-                        limit */
+                        waits on disk, in the page directory (DESIGN.md);
+                        0 = no limit */
   int format;        /* FORMAT_* (pagecheck.h) */
   const char *ca_file, *ca_dir; /* CAs trusted instead of the system's */
   bool insecure;                /* no TLS certificate check (fetch.h) */
@@ -61,15 +62,17 @@ typedef struct webcrawl_opts {
   bool respect_rel_nofollow;    /* skip links with rel="nofollow" */
   bool sitemaps;                /* a seed's sitemap URLs are its links too
                                    (wsitemap.h) */
-  bool compress;                /* gzip page files */
-  bool fsync;                   /* fsync each page and journal line */
+  bool compress;                /* gzip page files (PSTORE too) */
+  bool fsync;                   /* fsync each page and journal line (PSTORE
+                                   too) */
   const store_t *replay;        /* fetch everything from this saved crawl */
-  const store_t *resume;        /* pages saved before, in PAGEDIR itself */
+  const store_t *resume;        /* pages saved before, in PSTORE's
+                                   directory itself */
   warc_t *warc;                 /* record every exchange here, or NULL */
   const struct coord *coord;    /* what the crawl shares with other
                                    processes (coord.h); NULL: nothing */
-  const char *pagedir_stamp;    /* in a shared crawl: PAGEDIR's marker stamp
-                                   as bound (wcluster_pagedir) */
+  const char *pagedir_stamp;    /* in a shared crawl: the marker's stamp as
+                                   bound (wcluster_pagedir) */
   bool log;                     /* CS50 event lines on LOGFP */
   FILE *logfile;                /* --log-file: every event, robots.txt's
                                    included, time first; or NULL */

@@ -15,7 +15,7 @@
 #include "hosts.h"
 #include "links.h"
 #include "page.h"
-#include "pagedir.h"
+#include "pstore.h"
 #include "store.h"
 #include "tally.h"
 #include "webcrawl_int.h"
@@ -50,7 +50,7 @@ static bool io_fail(struct webcrawl *w, engine_t *e, const char *what, int id,
   w->st->write_errors++;
   w->io_failed = true;
   fprintf(stderr, "crawler: cannot %s page %d in '%s': %s\n", what, id,
-          w->o->pagedir, strerror(err));
+          pstore_dir(w->o->pstore), strerror(err));
   engine_stop(e);
   return false;
 }
@@ -62,7 +62,6 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
 {
   webcrawl_stats_t *st = w->st;
   int id = (int)st->saved + 1;
-  unsigned sync = w->o->fsync ? PAGEDIR_FSYNC : 0;
   if (p->stored_id != 0) {
     if (p->stored_id != id) {
       fprintf(stderr,
@@ -78,32 +77,22 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
     if (w->o->resume != NULL && id <= store_count(w->o->resume))
       return io_fail(w, e, "resume: the site changed; not overwriting", id,
                      EEXIST);
-    for (int i = 0; i < p->hops; i++)
-      if (pagedir_journal_add(w->o->pagedir, "redirect", id, p->chain[i],
-                              i + 1 < p->hops ? p->chain[i + 1] : it->url,
-                              sync) != 0)
-        return io_fail(w, e, "journal", id, errno);
-    const char *ct = p->res.content_type;
-    if (ct != NULL && strcmp(ct, "text/html") != 0 &&
-        strpbrk(ct, "\r\n") == NULL &&
-        pagedir_journal_add(w->o->pagedir, "ctype", id, it->url, ct, sync) != 0)
-      return io_fail(w, e, "journal", id, errno);
-    const char *xr = p->res.x_robots_tag;
-    if (xr != NULL && strpbrk(xr, "\r\n") == NULL &&
-        pagedir_journal_add(w->o->pagedir, "xrobots", id, it->url, xr, sync) !=
-          0)
-      return io_fail(w, e, "journal", id, errno);
-    if (p->sitemapped) {
-      /* What its sitemaps gave, for a resume or a replay (wsitemap.h). */
-      char *list = wsitemap_journal(p);
-      int rc = list ? pagedir_journal_add(w->o->pagedir, "sitemap", id, it->url,
-                                          list, sync)
-                    : -1;
-      free(list);
-      if (rc != 0)
-        return io_fail(w, e, "journal", id, errno ? errno : ENOMEM);
-    }
-    if (w->co->ops->publish(w, it, p, id) != 0)
+    /* What its sitemaps gave, for a resume or a replay (wsitemap.h). */
+    char *list = p->sitemapped ? wsitemap_journal(p) : NULL;
+    if (p->sitemapped && list == NULL)
+      return io_fail(w, e, "journal", id, ENOMEM);
+    const pstore_facts_t facts = { .url = it->url,
+                                   .chain = p->chain,
+                                   .hops = p->hops,
+                                   .ctype = p->res.content_type,
+                                   .xrobots = p->res.x_robots_tag,
+                                   .sitemap = list };
+    int rc = pstore_journal_page(w->o->pstore, id, &facts);
+    int err = errno;
+    free(list);
+    if (rc != 0)
+      return io_fail(w, e, "journal", id, err);
+    if (pstore_publish(w->o->pstore, &p->tmp, id, it->url, it->depth) != 0)
       return io_fail(w, e, "save", id, errno);
   }
   st->saved++;
@@ -183,7 +172,7 @@ static void commit_link(struct webcrawl *w, engine_t *e, int d,
     fprintf(stderr,
             "crawler: cannot queue '%s' on disk in '%s' (--max-memory): "
             "%s\n",
-            l->url, w->o->pagedir, strerror(errno));
+            l->url, pstore_dir(w->o->pstore), strerror(errno));
   }
 }
 
@@ -199,7 +188,7 @@ static void commit_each(void *arg, const struct link *l)
   commit_link(c->w, c->e, c->depth, l);
 }
 
-/* links_of: page_links_each for store_record_noindex. */
+/* links_of: page_links_each for pstore_record_noindex. */
 static int links_of(void *page, void (*fn)(void *arg, const struct link *l),
                     void *arg)
 {
@@ -210,7 +199,7 @@ static int links_of(void *page, void (*fn)(void *arg, const struct link *l),
 enum outcome { O_FAILED, O_ROBOTS, O_BINARY, O_DUPLICATE, O_NOINDEX };
 
 /* record_outcome: journal outcome O of IT (P its record) with the pages
- * saved so far (store.h, Outcomes), unless this crawl replays it from the
+ * saved so far (pstore.h), unless this crawl replays it from the
  * journal, which holds it already. Returns false if the crawl must
  * stop. */
 static bool record_outcome(struct webcrawl *w, engine_t *e, const fitem_t *it,
@@ -219,35 +208,33 @@ static bool record_outcome(struct webcrawl *w, engine_t *e, const fitem_t *it,
   const char *first = p->hops > 0 ? p->chain[0] : it->url;
   if (w->o->resume != NULL && store_replayed(w->o->resume, first))
     return true;
-  const store_item_t item = { .url = it->url,
-                              .chain = p->chain,
-                              .hops = p->hops,
-                              .depth = it->depth,
-                              .seq = (unsigned long long)it->seq };
-  const char *dir = w->o->pagedir;
+  const pstore_item_t item = { .url = it->url,
+                               .chain = p->chain,
+                               .hops = p->hops,
+                               .depth = it->depth,
+                               .seq = (unsigned long long)it->seq };
+  pstore_t *ps = w->o->pstore;
   int tag = (int)w->st->saved;
-  unsigned sync = w->o->fsync ? PAGEDIR_FSYNC : 0;
   /* A noindex page's links, if the commit follows them. */
   size_t nlinks = p->nofollow || it->depth >= w->o->max_depth ? 0
                                                               : page_links(p);
   int rc;
   switch (o) {
   case O_FAILED:
-    rc = store_record_failed(dir, tag, &item, &p->res, sync);
+    rc = pstore_record_failed(ps, tag, &item, &p->res);
     break;
   case O_ROBOTS:
-    rc = store_record_robots(dir, tag, &item, p->robots, sync);
+    rc = pstore_record_robots(ps, tag, &item, p->robots);
     break;
   case O_BINARY:
-    rc = store_record_binary(dir, tag, &item, sync);
+    rc = pstore_record_binary(ps, tag, &item);
     break;
   case O_DUPLICATE:
-    rc = store_record_duplicate(dir, tag, &item, sync);
+    rc = pstore_record_duplicate(ps, tag, &item);
     break;
   default:
-    rc = store_record_noindex(dir, tag, &item, p->nofollow, (int)w->st->noindex,
-                              links_of, (void *)p, nlinks,
-                              sync | (w->o->compress ? PAGEDIR_GZIP : 0));
+    rc = pstore_record_noindex(ps, tag, &item, p->nofollow, (int)w->st->noindex,
+                               links_of, (void *)p, nlinks);
     break;
   }
   if (rc == 0)
@@ -255,7 +242,7 @@ static bool record_outcome(struct webcrawl *w, engine_t *e, const fitem_t *it,
   w->st->write_errors++;
   w->io_failed = true;
   fprintf(stderr, "crawler: cannot journal the outcome of '%s' in '%s': %s\n",
-          it->url, dir, strerror(errno));
+          it->url, pstore_dir(ps), strerror(errno));
   engine_stop(e);
   return false;
 }
@@ -390,8 +377,8 @@ static bool commit_keep(struct webcrawl *w, engine_t *e, fitem_t *it,
   } else {
     st->write_errors++;
     w->io_failed = true;
-    fprintf(stderr, "crawler: cannot write a page to '%s': %s\n", w->o->pagedir,
-            strerror(p->write_errno));
+    fprintf(stderr, "crawler: cannot write a page to '%s': %s\n",
+            pstore_dir(w->o->pstore), strerror(p->write_errno));
     engine_stop(e);
     return false;
   }

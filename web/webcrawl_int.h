@@ -40,10 +40,9 @@ struct webcrawl {
   bool io_failed; /* commit only */
   bool oom;       /* commit only: a page lost links to OOM */
   double start, last_progress;
-  budget_t budget;    /* --max-memory (budget.h) */
-  page_scan_t scan;   /* how pages are scanned (page_scan) */
-  unsigned tmp_flags; /* PAGEDIR_GZIP, PAGEDIR_FSYNC for page files */
-  const coord_t *co;  /* o->coord, or coord_local (coord.h) */
+  budget_t budget;   /* --max-memory (budget.h) */
+  page_scan_t scan;  /* how pages are scanned (page_scan) */
+  const coord_t *co; /* o->coord, or coord_local (coord.h) */
   /* The scope: o->scope, or one the seed's redirects widened (widen).
    * Written only while the seed's redirect chain is followed, when no
    * other URL is known, and read by any thread through wc_scope. */

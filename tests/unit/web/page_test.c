@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "pagecheck.h"
+#include "pstore.h"
 #include "robots.h"
 
 static void test_of_and_free(void)
@@ -93,6 +94,10 @@ static size_t rec(char *b, size_t len, char tag, const char *v, size_t n)
   return len + 5 + n;
 }
 
+/* The store page_unpack names temporary files in: a directory never
+ * written. */
+static pstore_t *nowhere;
+
 /* page_unpack of records no worker's page_pack writes (Redis holds what
  * any client wrote). Review: a field twice leaked the first (ASan's leak
  * check and valgrind see it); a link of no known class, or a candidate
@@ -107,7 +112,7 @@ static void test_unpack_field_twice(void)
   len = rec(b, len, 'P', ".tmp-2", 6);
   len = rec(b, len, 'R', "a", 1);
   len = rec(b, len, 'R', "b", 1);
-  fitem_t *it = page_unpack(b, len, NULL, "/nonexistent", 1);
+  fitem_t *it = page_unpack(b, len, NULL, nowhere, 1);
   CHECK(it != NULL);
   if (it != NULL) {
     struct page *p = it->data;
@@ -127,7 +132,7 @@ static bool refused(char tag, const char *v, size_t n)
   len = rec(b, len, 'U', "http://h/", 9);
   len = rec(b, len, 'D', "0", 1);
   len = rec(b, len, tag, v, n);
-  fitem_t *it = page_unpack(b, len, NULL, "/nonexistent", 1);
+  fitem_t *it = page_unpack(b, len, NULL, nowhere, 1);
   if (it == NULL)
     return true;
   page_free(it->data);
@@ -152,11 +157,14 @@ static void test_unpack_link_class(void)
 
 int main(void)
 {
+  nowhere = pstore_new("/nonexistent", false, false, false);
+  CHECK(nowhere != NULL);
   RUN(test_unpack_field_twice);
   RUN(test_unpack_link_class);
   RUN(test_unpack_tmp_name);
   RUN(test_of_and_free);
   RUN(test_robots);
   RUN(test_sniff);
+  pstore_close(nowhere, false);
   return TEST_EXIT();
 }

@@ -1,6 +1,6 @@
 /* store_test.c: unit tests for web/store: a saved page directory
  * answering fetches (store_fetch) as replay and resume use it, and the
- * outcomes of URLs not saved, journaled (store_record_*) and replayed
+ * outcomes of URLs not saved, journaled (pstore_record_*) and replayed
  * (store_answer). */
 #include "store.h"
 
@@ -13,6 +13,7 @@
 
 #include "page.h"
 #include "pagedir.h"
+#include "pstore.h"
 
 static char dir[] = "/tmp/store_test.XXXXXX";
 
@@ -99,14 +100,14 @@ static void test_fetch(void)
 }
 
 /* item: an item added as CHAIN[0] (or URL if HOPS is 0), ended at URL. */
-static store_item_t item(const char *url, char *const *chain, int hops)
+static pstore_item_t item(const char *url, char *const *chain, int hops)
 {
-  return (store_item_t){
+  return (pstore_item_t){
     .url = url, .chain = chain, .hops = hops, .depth = 1, .seq = 7
   };
 }
 
-/* three_links: the store_links_fn of an array of three links. */
+/* three_links: the pstore_links_fn of an array of three links. */
 static int three_links(void *src, void (*fn)(void *arg, const struct link *l),
                        void *arg)
 {
@@ -122,44 +123,44 @@ static void test_outcomes(void)
   const char *a = "http://h/a.html";
   CHECK(mkdtemp(dir) != NULL);
   CHECK(pagedir_init(dir, NULL, err, sizeof(err)) == 0);
+  pstore_t *ps = pstore_new(dir, false, false, false);
+  CHECK(ps != NULL);
 
   /* Before the first page (ID 0): a 500; a redirect to a 404. */
   fetch_result_t f = { .outcome = FETCH_HTTP_ERROR, .status = 500 };
   snprintf(f.error, sizeof(f.error), "HTTP 500 Internal Server Error");
-  store_item_t it = item("http://h/x", NULL, 0);
-  CHECK_INT(store_record_failed(dir, 0, &it, &f, 0), 0);
+  pstore_item_t it = item("http://h/x", NULL, 0);
+  CHECK_INT(pstore_record_failed(ps, 0, &it, &f), 0);
   char *chain[] = { "http://h/r", "http://h/r2" };
   fetch_result_t g = { .outcome = FETCH_NET_ERROR, .curl_code = 28 };
   snprintf(g.error, sizeof(g.error), "Operation timed out\nafter 1 s");
   it = item("http://h/gone", chain, 2);
-  CHECK_INT(store_record_failed(dir, 0, &it, &g, 0), 0);
+  CHECK_INT(pstore_record_failed(ps, 0, &it, &g), 0);
   save(1, a, "<p>a</p>");
   it = item("http://other/p", NULL, 0);
-  CHECK_INT(store_record_robots(dir, 1, &it,
-                                "robots.txt unreachable: HTTP 503 x", 0),
+  CHECK_INT(pstore_record_robots(ps, 1, &it,
+                                 "robots.txt unreachable: HTTP 503 x"),
             0);
   it = item("http://h/p", NULL, 0);
-  CHECK_INT(store_record_robots(dir, 1, &it, "disallowed by robots.txt", 0), 0);
+  CHECK_INT(pstore_record_robots(ps, 1, &it, "disallowed by robots.txt"), 0);
   it = item("http://h/bin", NULL, 0);
-  CHECK_INT(store_record_binary(dir, 1, &it, 0), 0);
+  CHECK_INT(pstore_record_binary(ps, 1, &it), 0);
   char *dchain[] = { "http://h/d" };
   it = item(a, dchain, 1);
-  CHECK_INT(store_record_duplicate(dir, 1, &it, 0), 0);
+  CHECK_INT(pstore_record_duplicate(ps, 1, &it), 0);
   char *echain[] = { "http://h/e" };
   it = item("http://h/nowhere", echain, 1);
-  CHECK_INT(store_record_duplicate(dir, 1, &it, 0), 0);
+  CHECK_INT(pstore_record_duplicate(ps, 1, &it), 0);
   struct link links[] = {
     { .url = "http://h/n1", .cls = L_CANDIDATE },
     { .url = "a\\b\nc d", .cls = L_INVALID },
     { .url = "http://x/", .cls = L_EXTERN },
   };
   it = item("http://h/n", NULL, 0);
-  CHECK_INT(store_record_noindex(dir, 1, &it, false, 1, three_links, links, 3,
-                                 0),
+  CHECK_INT(pstore_record_noindex(ps, 1, &it, false, 1, three_links, links, 3),
             0);
   it = item("http://h/nf", NULL, 0);
-  CHECK_INT(store_record_noindex(dir, 1, &it, true, 2, three_links, links, 0,
-                                 0),
+  CHECK_INT(pstore_record_noindex(ps, 1, &it, true, 2, three_links, links, 0),
             0);
 
   pagedir_page_t lf;
@@ -273,6 +274,7 @@ static void test_outcomes(void)
   fetch_result_free(&r);
 
   store_close(s);
+  pstore_close(ps, false);
   rm_dir();
 }
 
@@ -289,12 +291,13 @@ static void test_unreachable_hosts(void)
   char err[256];
   CHECK(mkdtemp(dir) != NULL);
   CHECK(pagedir_init(dir, NULL, err, sizeof(err)) == 0);
+  pstore_t *ps = pstore_new(dir, false, false, false);
+  CHECK(ps != NULL);
   char *chain[] = { "http://h/r" };
-  store_item_t it = item("http://b/x", chain, 1);
-  CHECK_INT(store_record_robots(dir, 0, &it, "robots.txt unreachable: E", 0),
-            0);
+  pstore_item_t it = item("http://b/x", chain, 1);
+  CHECK_INT(pstore_record_robots(ps, 0, &it, "robots.txt unreachable: E"), 0);
   it = item("http://h/p", NULL, 0);
-  CHECK_INT(store_record_robots(dir, 0, &it, "disallowed by robots.txt", 0), 0);
+  CHECK_INT(pstore_record_robots(ps, 0, &it, "disallowed by robots.txt"), 0);
   store_t *s = store_open(dir, err, sizeof(err));
   CHECK(s != NULL);
   char buf[256] = "";
@@ -302,6 +305,7 @@ static void test_unreachable_hosts(void)
     store_unreachable_hosts(s, hosts_seen, buf);
   CHECK_STR(buf, "http://b:80=robots.txt unreachable: E;");
   store_close(s);
+  pstore_close(ps, false);
   rm_dir();
 }
 

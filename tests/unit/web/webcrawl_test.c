@@ -92,13 +92,13 @@ static char *saved_site(void)
 }
 
 /* replay_opts: a one-worker crawl of SEED into OUT to MAX_DEPTH, answered
- * from STORE (all borrowed). */
+ * from STORE (all borrowed); its page store the caller's (pstore_close). */
 static webcrawl_opts_t replay_opts(const char *out, int max_depth,
                                    const scope_t *scope, const store_t *store)
 {
   webcrawl_opts_t o = {
     .seed = SEED,
-    .pagedir = out,
+    .pstore = pstore_new(out, false, false, false),
     .max_depth = max_depth,
     .download_workers = 1,
     .parse_workers = 1,
@@ -169,6 +169,7 @@ static void test_interrupt_while_crawls_end(void)
       fprintf(stderr, "crawl %d: status %d\n", crawls, rc);
       bad++;
     }
+    pstore_close(o.pstore, false);
     testdir_remove(out);
     crawls++;
   }
@@ -199,15 +200,17 @@ static void test_link_lost_to_oom_fails(void)
   webcrawl_opts_t o = replay_opts(out, 1, scope, store);
   webcrawl_stats_t st;
   CHECK_INT(webcrawl_run(&o, &st), CRAWL_OK); /* the link is a 404 */
+  pstore_close(o.pstore, false);
   testdir_remove(out);
   out = testdir_new("webcrawl_test.out");
   CHECK(pagedir_init(out, NULL, err, sizeof(err)) == 0);
-  o.pagedir = out;
+  o.pstore = pstore_new(out, false, false, false);
   atomic_store(&add_fails, LINKED);
   CHECK_INT(webcrawl_run(&o, &st), CRAWL_ENOMEM);
   atomic_store(&add_fails, NULL);
   scope_delete(scope);
   store_close(store);
+  pstore_close(o.pstore, false);
   testdir_remove(out);
   testdir_remove(saved);
 }
