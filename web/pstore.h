@@ -13,6 +13,12 @@
  * programs/ writes it: reads (pagedir_load, pagedir_count, store.h's
  * index for --replay and --resume) need no owner.
  *
+ * NEEDSWORK (issue 35, refresh): --since OLD_DIR reads the older crawl
+ * through a store_t of its own; the body of a page it answers 304 for
+ * becomes a temporary page here (a pstore_write_tmp from OLD_DIR's file,
+ * at today's depth), and its validators are facts of the saved page
+ * (pstore_facts_t), so both land in this file and nowhere else.
+ *
  * Two ways to hold the directory, chosen at pstore_new:
  *   own     one process's crawl: a write lock; pages published by rename.
  *   shared  a worker of a crawl shared through Redis (--cluster): a read
@@ -141,8 +147,8 @@ void pstore_tmp_drop(char **path);
 /* ---- the commit: one caller at a time ---- */
 
 /* What the journal holds of a saved page besides its file (pagedir.h:
- * redirect, ctype, xrobots, sitemap lines). All borrowed. NEEDSWORK
- * (issue 35, refresh): the validators (ETag, Last-Modified) go here. */
+ * redirect, ctype, xrobots, sitemap lines). All borrowed. (Issue 35's
+ * validators, ETag and Last-Modified, would be two more.) */
 typedef struct pstore_facts {
   const char *url;    /* the page's URL, where its redirects ended */
   char *const *chain; /* the HOPS URLs it was redirected from, in order */
