@@ -39,10 +39,8 @@ struct timespec cl_deadline(double seconds)
 void cl_unblock(cluster_t *c, bool committer)
 {
   pthread_mutex_lock(&c->lock);
-  long long ids[2] = { c->fconn ? rconn_client_id(cstate_rconn(c->fconn)) : 0,
-                       c->cconn && committer
-                         ? rconn_client_id(cstate_rconn(c->cconn))
-                         : 0 };
+  long long ids[2] = { c->fconn ? cstate_client_id(c->fconn) : 0,
+                       c->cconn && committer ? cstate_client_id(c->cconn) : 0 };
   pthread_mutex_unlock(&c->lock);
   cstate_t *cs = NULL;
   for (int i = 0; i < 2; i++) {
@@ -52,14 +50,8 @@ void cl_unblock(cluster_t *c, bool committer)
       char err[320];
       if (cstate_open(c->url, c->name, &cs, err, sizeof(err)) != CRAWL_OK)
         return;
-      rconn_set_retry(cstate_rconn(cs), 0);
     }
-    char id[32];
-    snprintf(id, sizeof(id), "%lld", ids[i]);
-    redisReply *rep = rconn_cmdf(cstate_rconn(cs), "CLIENT", "UNBLOCK", id,
-                                 NULL);
-    if (rep)
-      freeReplyObject(rep);
+    (void)cstate_unblock(cs, ids[i]); /* a reader not woken times out */
   }
   cstate_close(cs);
 }

@@ -633,6 +633,23 @@ rconn_t *cstate_rconn(cstate_t *cs)
   return cs->r;
 }
 
+long long cstate_client_id(const cstate_t *cs)
+{
+  return rconn_client_id(cs->r);
+}
+
+int cstate_unblock(cstate_t *cs, long long id)
+{
+  char ids[32];
+  snprintf(ids, sizeof(ids), "%lld", id);
+  rconn_set_retry(cs->r, 0);
+  redisReply *rep = rconn_cmdf(cs->r, "CLIENT", "UNBLOCK", ids, NULL);
+  int rc = cs_status(cs, rep, "CLIENT UNBLOCK");
+  if (rep != NULL)
+    freeReplyObject(rep);
+  return rc;
+}
+
 /* ---- the commit ---- */
 
 /* field_ll: the integer value of field NAME of HGETALL reply REP, or -1. */

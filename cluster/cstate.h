@@ -145,6 +145,15 @@ const char *cstate_crawl_id(const cstate_t *cs);
 /* cstate_rconn: the connection (borrowed), e.g. to set its retry time. */
 rconn_t *cstate_rconn(cstate_t *cs);
 
+/* cstate_client_id: the server's id of CS's connection now, for another
+ * connection to unblock it (cstate_unblock); 0 if unknown. Any thread. */
+long long cstate_client_id(const cstate_t *cs);
+
+/* cstate_unblock: wake the connection the server knows as ID from a
+ * blocking read (CLIENT UNBLOCK), one try, no retry. Returns CRAWL_OK, or
+ * CRAWL_EREDIS (cstate_error says why). */
+int cstate_unblock(cstate_t *cs, long long id);
+
 /* cstate_fp: the fingerprint of URL: bucket *B in [0, CSTATE_BUCKETS)
  * and member *M (80 bits in all): fptable_hash128's, FP[0]'s top 16 bits
  * and FP[1], as a shared engine keeps it (engine.h, engine_remote_t). */
