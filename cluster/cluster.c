@@ -150,7 +150,7 @@ void cl_pool_put(cluster_t *c, cstate_t *cs)
   pthread_mutex_unlock(&c->lock);
 }
 
-/* ---- the engine's shared frontier (engine_remote_t) ---- */
+/* ---- the engine's source (cluster_source) ---- */
 
 void cl_id_fp(const char *id, int part, uint64_t fp[2])
 {
@@ -254,15 +254,6 @@ int cluster_join(const cluster_config_t *cfg, cluster_t **out, bool *created,
     cluster_delete(c);
     return rc;
   }
-  c->remote = (engine_remote_t){ .publish = cl_publish,
-                                 .add = cl_add,
-                                 .seen = cl_seen,
-                                 .commit_begin = cl_commit_begin,
-                                 .committed = cl_committed,
-                                 .admit = cl_admit,
-                                 .gate_done = cl_gate_done,
-                                 .release = cl_release,
-                                 .ctx = c };
   *out = c;
   return CRAWL_OK;
 }
@@ -283,10 +274,24 @@ long cluster_pages(cluster_t *c)
   return rc == CRAWL_OK ? st.pages : rc;
 }
 
-const engine_remote_t *cluster_remote(cluster_t *c)
-{
-  return &c->remote;
-}
+/* A worker's engine: its items come from the partitions it holds
+ * (engine_inject), its adds go to Redis, and its results are committed
+ * by whichever worker holds the commit: no speculation, window or spill
+ * (their items and seqs are the shared crawl's), 80-bit fingerprints
+ * (the shared seen set's), and buckets that start empty (a host's last
+ * requests may have been another worker's). */
+const engine_source_t cluster_source = {
+  .fp80 = true,
+  .start_empty = true,
+  .add = cl_add,
+  .seen = cl_seen,
+  .admit = cl_admit,
+  .gate_done = cl_gate_done,
+  .publish = cl_publish,
+  .commit_begin = cl_commit_begin,
+  .committed = cl_committed,
+  .release = cl_release,
+};
 
 int cluster_start(cluster_t *c, engine_t *e)
 {

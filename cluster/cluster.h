@@ -1,7 +1,7 @@
 /* cluster.h: this process as one worker of a crawl shared through Redis
  * (internal; the crawler's --cluster).
  *
- * The engine's shared frontier (engine_remote_t, engine.h) over the
+ * The engine's source of a shared crawl (engine_source_t, engine.h) over the
  * crawl's state in Redis (cstate.h); why it is built so is in DESIGN.md,
  * "One crawl, many processes". A worker runs the usual engine, with
  * three threads of its own beside the pools:
@@ -103,12 +103,12 @@ void cluster_set_front(cluster_t *c, const cluster_front_t *front);
  * (a negative status if Redis cannot say). */
 long cluster_pages(cluster_t *c);
 
-/* cluster_remote: the engine_remote_t to put in the engine's config.
- * Borrowed; lives as long as C. */
-const engine_remote_t *cluster_remote(cluster_t *c);
+/* cluster_source: the engine's source (engine.h) of a worker: put it in
+ * its engine's config, the worker's cluster_t as source_ctx. */
+extern const engine_source_t cluster_source;
 
 /* cluster_start: start the worker's threads for engine E (made with
- * cluster_remote), holding E open (engine_hold) until the crawl is
+ * cluster_source), holding E open (engine_hold) until the crawl is
  * complete or fails. Returns 0, or -1 if a thread could not start. */
 int cluster_start(cluster_t *c, engine_t *e);
 

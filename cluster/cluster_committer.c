@@ -57,17 +57,23 @@ void cl_adds_clear(cluster_t *c)
   c->nadds = 0;
 }
 
-int cl_add(void *rctx, const char *url, const uint64_t fp[2], int depth,
-           uint64_t seq, const char *hostkey)
+int cl_add(void *rctx, engine_t *e, fitem_t *it, const uint64_t fp[2],
+           const char *hostkey)
 {
+  /* Queued in the shared frontier; it comes back by engine_inject to
+   * whichever worker fetches its host. */
   cluster_t *c = rctx;
-  if (add_add(c, url, fp, depth, seq, hostkey, false) != 0) {
-    cl_fail(c, CRAWL_ENOMEM, "out of memory adding '%s'", url);
-    return CRAWL_ECLUSTER;
+  bool ok = add_add(c, it->url, fp, it->depth, it->seq, hostkey, false) == 0;
+  if (!ok)
+    cl_fail(c, CRAWL_ENOMEM, "out of memory adding '%s'", it->url);
+  else if (it->seq + 1 > c->next_seq)
+    c->next_seq = it->seq + 1;
+  fitem_delete(it);
+  if (!ok) {
+    engine_fail(e, CRAWL_ECLUSTER);
+    return -1;
   }
-  if (seq + 1 > c->next_seq)
-    c->next_seq = seq + 1;
-  return 0;
+  return 1;
 }
 
 int cl_seen(void *rctx, const char *url, const uint64_t fp[2])
@@ -459,7 +465,7 @@ void *cl_committer_main(void *arg)
       t->delivered = true;
       t->seq = res[i].seq;
       it->seq = res[i].seq;
-      it->remote = t;
+      it->ticket = t;
       it->host = UINT32_MAX; /* no host of this process's frontier */
       engine_deliver(c->e, it);
     }

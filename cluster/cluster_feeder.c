@@ -50,7 +50,7 @@ void cl_ticket_done(cluster_t *c, struct ticket *t, bool acked)
 bool cl_admit(void *rctx, fitem_t *it)
 {
   cluster_t *c = rctx;
-  struct ticket *t = it->remote;
+  struct ticket *t = it->ticket;
   if (it->flags & FITEM_GATE) {
     /* Its host's robots.txt: only from a partition held here, so that
      * a host given away gets no request from here, and its robots.txt
@@ -118,8 +118,8 @@ void cl_gate_done(void *rctx, const char *hostkey)
 void cl_release(void *rctx, fitem_t *it)
 {
   cluster_t *c = rctx;
-  struct ticket *t = it->remote;
-  it->remote = NULL;
+  struct ticket *t = it->ticket;
+  it->ticket = NULL;
   if (t == NULL)
     return;
   if (t->delivered)

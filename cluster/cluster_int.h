@@ -33,7 +33,7 @@
  * each have their own (hiredis contexts are one thread's); download
  * threads borrow one from the pool for a call (robots.txt).
  *
- * Items: an item taken from a partition carries a ticket (it->remote)
+ * Items: an item taken from a partition carries a ticket (it->ticket)
  * with its entry id, partition and seq. Its local seq is the worker's
  * number in the top bits and the shared seq below, so the frontier
  * orders a worker's items by the shared seq, and the files named by it
@@ -133,7 +133,6 @@ struct cluster {
   double lease;
   size_t inflight_max;
   cluster_front_t front;
-  engine_remote_t remote;
   engine_t *e;
   uint32_t seed_b; /* the seed's fingerprint in the seen set (cstate_fp) */
   int64_t seed_m;
@@ -297,7 +296,7 @@ void cl_id_fp(const char *id, int part, uint64_t fp[2]);
  * once nothing is left here. Any thread, no lock held. */
 void cl_mark_complete(cluster_t *c);
 
-/* ---- the threads and the engine's callbacks (engine_remote_t) ---- */
+/* ---- the threads and the engine's source (cluster_source) ---- */
 
 void *cl_keeper_main(void *arg);    /* cluster_keeper.c */
 void *cl_feeder_main(void *arg);    /* cluster_feeder.c */
@@ -316,8 +315,8 @@ void cl_ticket_done(cluster_t *c, struct ticket *t, bool acked);
 int cl_publish(void *rctx, engine_t *e, fitem_t *it);
 
 /* cluster_committer.c */
-int cl_add(void *rctx, const char *url, const uint64_t fp[2], int depth,
-           uint64_t seq, const char *hostkey);
+int cl_add(void *rctx, engine_t *e, fitem_t *it, const uint64_t fp[2],
+           const char *hostkey);
 int cl_seen(void *rctx, const char *url, const uint64_t fp[2]);
 int cl_commit_begin(void *rctx, fitem_t *it);
 int cl_committed(void *rctx, engine_t *e, fitem_t *it);

@@ -21,7 +21,7 @@
 int cl_publish(void *rctx, engine_t *e, fitem_t *it)
 {
   cluster_t *c = rctx;
-  struct ticket *t = it->remote;
+  struct ticket *t = it->ticket;
   (void)e;
   if (t == NULL || t->delivered)
     return 0;
@@ -42,7 +42,7 @@ int cl_publish(void *rctx, engine_t *e, fitem_t *it)
    * temporary files are the commit's from here (if it turns out fenced,
    * they wait for the crawl's end to be removed). */
   p->t = t;
-  it->remote = NULL;
+  it->ticket = NULL;
   if (c->front.handed != NULL)
     c->front.handed(c->front.ctx, it);
   pthread_mutex_lock(&c->lock);
@@ -64,14 +64,14 @@ int cl_publish(void *rctx, engine_t *e, fitem_t *it)
 
 const char *cluster_chain(const fitem_t *it)
 {
-  const struct ticket *t = it->remote;
+  const struct ticket *t = it->ticket;
   return t != NULL && !t->delivered ? t->chain : NULL;
 }
 
 int cluster_hand(cluster_t *c, fitem_t *it, const char *url,
                  const char *hostkey, const char *chain)
 {
-  struct ticket *t = it->remote;
+  struct ticket *t = it->ticket;
   if (t == NULL || t->delivered)
     return 0;
   int to = cstate_part(hostkey);
@@ -81,7 +81,7 @@ int cluster_hand(cluster_t *c, fitem_t *it, const char *url,
   pthread_mutex_unlock(&c->lock);
   if (mine)
     return 0;
-  it->remote = NULL;
+  it->ticket = NULL;
   int rc = CRAWL_EFENCED; /* not ours: whoever holds it fetches it */
   if (tok != 0) {
     cstate_item_t from = { .part = t->part, .seq = t->seq };

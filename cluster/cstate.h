@@ -156,7 +156,7 @@ int cstate_unblock(cstate_t *cs, long long id);
 
 /* cstate_fp: the fingerprint of URL: bucket *B in [0, CSTATE_BUCKETS)
  * and member *M (80 bits in all): fptable_hash128's, FP[0]'s top 16 bits
- * and FP[1], as a shared engine keeps it (engine.h, engine_remote_t). */
+ * and FP[1], as a shared engine keeps it (engine.h, engine_source_t.fp80). */
 void cstate_fp(const char *url, uint32_t *b, int64_t *m);
 
 /* cstate_fp_join: the 128-bit fingerprint (80 bits count, the rest zero)

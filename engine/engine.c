@@ -68,13 +68,13 @@ static bool seq_less(const void *a, const void *b)
 engine_t *engine_new(const engine_config_t *cfg)
 {
   const engine_hooks_t *h = cfg->hooks;
+  const engine_source_t *src = cfg->source ? cfg->source : &engine_local_source;
   if (h == NULL || h->fetch == NULL || h->parse == NULL ||
       (cfg->ordered && h->commit == NULL) || cfg->download_workers < 1 ||
       cfg->parse_workers < 1 || cfg->download_workers > ENGINE_MAX_WORKERS ||
       cfg->parse_workers > ENGINE_MAX_WORKERS ||
       cfg->download_max > ENGINE_MAX_WORKERS ||
-      (cfg->remote != NULL && !cfg->ordered) ||
-      (cfg->queue_only && cfg->ordered))
+      (!src->unordered && !cfg->ordered) || (cfg->queue_only && cfg->ordered))
     return NULL;
   engine_t *e = calloc(1, sizeof(*e));
   if (e == NULL)
@@ -82,19 +82,21 @@ engine_t *engine_new(const engine_config_t *cfg)
   e->cfg = *cfg;
   e->hooks = *h;
   e->wanted = UINT64_MAX;
-  if (cfg->remote != NULL) {
-    /* engine.h: what a shared frontier turns off. */
+  /* What the source does not allow (engine.h, engine_source_t). */
+  e->cfg.source = src;
+  if (!src->speculate)
     e->cfg.speculate = 0;
+  if (!src->horizon)
     e->cfg.window = 0;
+  if (!src->spill)
     e->cfg.spill_path = NULL;
-  }
   frontier_config_t fc = { .capacity = cfg->queue_size,
                            .queue_only = cfg->queue_only,
                            .rate = cfg->rate,
                            .burst = cfg->burst,
                            .gate = cfg->gate,
                            .spec_out = cfg->speculate_out,
-                           .start_empty = cfg->remote != NULL,
+                           .start_empty = src->start_empty,
                            .budget = cfg->budget,
                            .spill_path = e->cfg.spill_path };
   e->frontier = frontier_new(&fc);
@@ -137,18 +139,18 @@ void engine_drop(engine_t *e, fitem_t *it)
 {
   if (e->hooks.release)
     e->hooks.release(e->cfg.ctx, it);
-  if (it->remote != NULL && e->cfg.remote->release != NULL)
-    e->cfg.remote->release(e->cfg.remote->ctx, it);
+  if (it->ticket != NULL)
+    e->cfg.source->release(e->cfg.source_ctx, it);
   fitem_delete(it);
 }
 
-/* A shared seen set keeps 80 bits of a fingerprint (engine.h). */
+/* An 80-bit fingerprint (engine.h, engine_source_t.fp80). */
 #define FP80_MASK UINT64_C(0xffff000000000000)
 
 void engine_fingerprint(const engine_t *e, const char *url, uint64_t fp[2])
 {
   fptable_hash128(url, strlen(url), fp);
-  if (e->cfg.remote != NULL)
+  if (e->cfg.source->fp80)
     fp[0] &= FP80_MASK;
 }
 
@@ -196,11 +198,9 @@ int engine_mark_seen(engine_t *e, const char *url)
   pthread_mutex_lock(&e->seen_lock);
   int rc = fptable_insert(e->seen, fp, NULL);
   pthread_mutex_unlock(&e->seen_lock);
-  if (rc == 1)
+  if (rc == 1) {
     engine_spec_claim(e, fp, false, 0, 0);
-  const engine_remote_t *r = e->cfg.remote;
-  if (rc == 1 && r != NULL) {
-    int err = r->seen(r->ctx, url, fp);
+    int err = e->cfg.source->seen(e->cfg.source_ctx, url, fp);
     if (err != 0) {
       engine_fail(e, err);
       return -1;
@@ -227,58 +227,8 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
     fitem_delete(it);
     return rc < 0 ? -2 : 0;
   }
-  const engine_remote_t *r = e->cfg.remote;
-  if (r != NULL) {
-    /* Queued in the shared frontier; it comes back by engine_inject to
-     * whichever process fetches its host. */
-    rc = r->add(r->ctx, url, fp, depth, it->seq, hostkey);
-    fitem_delete(it);
-    if (rc != 0) {
-      engine_fail(e, rc);
-      return -1;
-    }
-    return 1;
-  }
-  atomic_fetch_add(&e->pending, 1);
-  if (engine_spec_claim(e, fp, true, it->seq, depth)) {
-    fitem_delete(it);
-    return 1;
-  }
-  /* Downloaders must not wait for parsers while this push may wait for
-   * downloaders (a full frontier). An unbounded frontier never makes a
-   * push wait, and lifting the limit for every add would lift it almost
-   * always (the commit adds all the time): fetched pages piled up to the
-   * download window (bench/RESULTS.md, "The fetched-page limit holds"). */
-  bool may_block = e->cfg.fetched_limit && e->cfg.queue_size;
-  if (may_block) {
-    pthread_mutex_lock(&e->lock);
-    e->pushing++;
-    pthread_cond_broadcast(&e->space);
-    pthread_mutex_unlock(&e->lock);
-  }
-  rc = frontier_push(e->frontier, it, hostkey);
-  if (may_block) {
-    pthread_mutex_lock(&e->lock);
-    e->pushing--;
-    pthread_mutex_unlock(&e->lock);
-  }
-  if (rc != 0) {
-    /* Closed (stopping), out of memory or a full disk: the URL stays
-     * marked seen, which is harmless: the crawl is ending, or failing
-     * just below. */
-    int err = errno;
-    fitem_delete(it);
-    if (atomic_fetch_sub(&e->pending, 1) == 1)
-      frontier_close(e->frontier);
-    /* In ordered mode the lost seq would hold the commit point forever. */
-    if (rc == -3)
-      engine_fail(e, CRAWL_EIO);
-    else if (rc == -2 && e->cfg.ordered)
-      engine_fail(e, CRAWL_ENOMEM);
-    errno = err;
-    return rc;
-  }
-  return 1;
+  /* Queued where the source keeps the crawl's items (engine.h). */
+  return e->cfg.source->add(e->cfg.source_ctx, e, it, fp, hostkey);
 }
 
 void engine_push_fetched(engine_t *e, fitem_t *it)
@@ -385,12 +335,37 @@ static bool leave(engine_t *e)
   return atomic_compare_exchange_strong(&e->threads, &n, n - 1);
 }
 
+/* refuse: popped IT is not to be fetched here (engine_source_t.admit):
+ * no request, its token back. */
+static void refuse(engine_t *e, fitem_t *it)
+{
+  frontier_refund(e->frontier, it->host);
+  if (it->flags & FITEM_GATE) {
+    /* Its robots.txt neither: the gate stays needed, for when the host
+     * is admitted again, and the items waiting behind it go as refused
+     * ones do (they would hold their places here). */
+    fitem_t *gone = frontier_take_host(e->frontier, it->host);
+    frontier_gate_retry(e->frontier, it->host, 0);
+    frontier_done(e->frontier, it);
+    fitem_delete(it);
+    while (gone != NULL) {
+      fitem_t *next = gone->next;
+      frontier_done(e->frontier, gone);
+      finish(e, gone);
+      gone = next;
+    }
+    return;
+  }
+  frontier_done(e->frontier, it);
+  finish(e, it);
+}
+
 static void *download_main(void *arg)
 {
   engine_t *e = arg;
   void *ws = e->hooks.worker_init ? e->hooks.worker_init(e->cfg.ctx) : NULL;
   fitem_t *it;
-  const engine_remote_t *r = e->cfg.remote;
+  const engine_source_t *src = e->cfg.source;
   bool el = elastic(e);
   for (;;) {
     if (el)
@@ -400,27 +375,8 @@ static void *download_main(void *arg)
       grow(e);
     if (it == NULL)
       break;
-    if (r != NULL && r->admit != NULL && !r->admit(r->ctx, it)) {
-      /* Its host is another process's now: no request, token back. */
-      frontier_refund(e->frontier, it->host);
-      if (it->flags & FITEM_GATE) {
-        /* Its robots.txt neither: the gate stays needed, for when the
-         * host is this process's again, and the items waiting behind it
-         * go as refused ones do (they would hold their places here). */
-        fitem_t *gone = frontier_take_host(e->frontier, it->host);
-        frontier_gate_retry(e->frontier, it->host, 0);
-        frontier_done(e->frontier, it);
-        fitem_delete(it);
-        while (gone != NULL) {
-          fitem_t *next = gone->next;
-          frontier_done(e->frontier, gone);
-          finish(e, gone);
-          gone = next;
-        }
-        continue;
-      }
-      frontier_done(e->frontier, it);
-      finish(e, it);
+    if (!src->admit(e->cfg.source_ctx, it)) {
+      refuse(e, it);
       continue;
     }
     /* A gate's fetch consumes it: its host kept for GATE_DONE. */
@@ -441,8 +397,8 @@ static void *download_main(void *arg)
       finish(e, it);
       break;
     }
-    if (gate && r != NULL && r->gate_done != NULL)
-      r->gate_done(r->ctx, frontier_host_key(e->frontier, host));
+    if (gate)
+      src->gate_done(e->cfg.source_ctx, frontier_host_key(e->frontier, host));
     if (el && leave(e))
       break;
   }
@@ -465,10 +421,9 @@ static fitem_t *order_next(engine_t *e, fitem_t **twice)
 {
   fitem_t *top;
   /* A seq committed already: delivered twice (a shared crawl's result
-   * published twice, cstate_queue.c), committed once. In one process a
-   * seq is never given twice. */
-  while (e->cfg.remote != NULL && (top = heap_top(e->order)) != NULL &&
-         top->seq < e->next_commit) {
+   * published twice, cstate_queue.c), committed once. The engine's own
+   * source never gives a seq twice. */
+  while ((top = heap_top(e->order)) != NULL && top->seq < e->next_commit) {
     heap_pop(e->order);
     top->next = *twice;
     *twice = top;
@@ -508,7 +463,7 @@ static void want_next(engine_t *e)
 
 void engine_want(engine_t *e, uint64_t n)
 {
-  if (!e->cfg.ordered || e->cfg.remote != NULL)
+  if (!e->cfg.ordered || !e->cfg.source->horizon)
     return;
   pthread_mutex_lock(&e->lock);
   e->wanted = n;
@@ -546,8 +501,8 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     }
     pthread_mutex_unlock(&e->lock);
     drop_list(e, gone);
-    const engine_remote_t *r = e->cfg.remote;
-    if (r != NULL && r->commit_begin(r->ctx, next) != 0) {
+    const engine_source_t *src = e->cfg.source;
+    if (src->commit_begin(e->cfg.source_ctx, next) != 0) {
       /* Not this process's to commit now: it waits (engine.h). */
       pthread_mutex_lock(&e->lock);
       e->next_commit--;
@@ -562,10 +517,9 @@ static void commit_in_order(engine_t *e, fitem_t *it)
     if (horizon != UINT64_MAX)
       frontier_set_horizon(e->frontier, horizon);
     e->hooks.commit(e->cfg.ctx, e, next);
-    if (e->cfg.ordered && r == NULL)
-      want_next(e);
-    if (r != NULL && !atomic_load(&e->stopped)) {
-      int err = r->committed(r->ctx, e, next);
+    want_next(e);
+    if (!atomic_load(&e->stopped)) {
+      int err = src->committed(e->cfg.source_ctx, e, next);
       if (err != 0)
         engine_fail(e, err);
     }
@@ -615,17 +569,17 @@ static void *parse_main(void *arg)
       /* Nothing is committed after a stop: a resumed crawl derives it
        * all again from the saved pages. */
       engine_drop(e, it);
-    } else if (e->cfg.remote != NULL) {
-      /* Committed wherever the shared crawl commits (engine.h). */
-      e->hooks.parse(e->cfg.ctx, e, it);
-      const engine_remote_t *r = e->cfg.remote;
-      int err = r->publish(r->ctx, e, it);
-      if (err != 0)
-        engine_fail(e, err);
-      finish(e, it);
     } else {
+      /* Committed here, or wherever the source commits (engine.h). */
       e->hooks.parse(e->cfg.ctx, e, it);
-      commit_in_order(e, it);
+      int rc = e->cfg.source->publish(e->cfg.source_ctx, e, it);
+      if (rc == ENGINE_COMMIT_HERE) {
+        commit_in_order(e, it);
+        continue;
+      }
+      if (rc != 0)
+        engine_fail(e, rc);
+      finish(e, it);
     }
   }
   return NULL;
@@ -707,7 +661,7 @@ int engine_run(engine_t *e)
   return status;
 }
 
-/* ---- a shared frontier (engine_remote_t) ---- */
+/* ---- a shared crawl's source (engine.h) ---- */
 
 int engine_inject(engine_t *e, const char *url, int depth, uint64_t seq,
                   const char *hostkey, void *ticket)
@@ -718,7 +672,7 @@ int engine_inject(engine_t *e, const char *url, int depth, uint64_t seq,
   if (it == NULL)
     return -2;
   it->seq = seq;
-  it->remote = ticket; /* before the push: a pop may follow at once */
+  it->ticket = ticket; /* before the push: a pop may follow at once */
   atomic_fetch_add(&e->pending, 1);
   int rc = frontier_push(e->frontier, it, hostkey);
   if (rc != 0) {

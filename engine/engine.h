@@ -56,8 +56,9 @@ typedef enum {
   ENGINE_PARSE,    /* pass the item (with its data) to a parse thread */
   ENGINE_REQUEUED, /* the hook gave the item to engine_requeue */
   ENGINE_CONSUMED, /* a gate item was handled: the engine frees it */
-  ENGINE_GONE      /* the item left this process (remote: another
-                      fetches it): the engine finishes it, no commit */
+  ENGINE_GONE      /* the item left this process (a shared crawl:
+                      another fetches it): the engine finishes it, no
+                      commit */
 } engine_fetched_t;
 
 typedef struct engine_hooks {
@@ -84,47 +85,92 @@ typedef struct engine_hooks {
   void (*release)(void *ctx, fitem_t *it);
 } engine_hooks_t;
 
-/* engine_remote: a frontier shared with other processes (the crawler's
- * --cluster, cluster/), seen through these calls; NULL in
- * engine_config_t for a crawl of this process alone. In ordered mode
- * only. With a remote:
- * - items enter this process's frontier through engine_inject (they were
- *   added elsewhere, with their seq), not through engine_add;
- * - a parsed item is not committed here: PUBLISH takes it (parse
- *   thread), and the engine then finishes it;
- * - commits happen where the shared crawl says (one process at a time):
- *   there, engine_deliver hands an item parsed anywhere to the commit;
- *   the commit's engine_add keeps its seen set and seq here, and ADD
- *   sends each new URL to the shared frontier instead of this one
- *   (SEEN each URL engine_mark_seen claims); COMMIT_BEGIN is asked
- *   before hooks.commit (non-zero: not now, the item waits; this
- *   process no longer commits), and after it COMMITTED makes the
- *   item's commit durable;
- * - ADMIT is asked before a popped item is fetched: false drops it,
- *   its token given back (its host's items are another process's now);
- *   a gate item (its host's robots.txt) too: false makes no request,
- *   the gate stays needed (for when the host comes back), and the
- *   host's items waiting behind it are dropped as refused ones are;
- *   GATE_DONE follows hooks.fetch of a gate ADMIT let through (its
- *   robots.txt asked and its answer kept), with the host's key;
- * - fingerprints are 80 bits (fp[0]'s top 16 bits and fp[1]; the rest
- *   zero), what the shared seen set keeps (engine_seen_load);
- * - speculation, the download window and the frontier's spill are off.
- * Every call may come from any engine thread, no engine lock held; it
- * returns 0 on success, or a negative status that fails the crawl
- * (engine_fail) where it says so. */
-typedef struct engine_remote {
-  int (*publish)(void *rctx, engine_t *e, fitem_t *it);
-  int (*add)(void *rctx, const char *url, const uint64_t fp[2], int depth,
-             uint64_t seq, const char *hostkey);
-  int (*seen)(void *rctx, const char *url, const uint64_t fp[2]);
-  int (*commit_begin)(void *rctx, fitem_t *it);
-  int (*committed)(void *rctx, engine_t *e, fitem_t *it);
-  bool (*admit)(void *rctx, fitem_t *it);
-  void (*gate_done)(void *rctx, const char *hostkey);
-  void (*release)(void *rctx, fitem_t *it); /* free it->remote */
-  void *ctx;
-} engine_remote_t;
+/* engine_source: the seam between the crawl loop and the crawl it runs
+ * for: where a commit's new URLs go, which popped items this engine may
+ * fetch, and where a parsed item is committed. The engine always calls
+ * it and never asks which one it has. Two implementations:
+ * - the engine's own, engine_local_source (engine_local.c): a new URL is
+ *   pushed into this engine's frontier, every item is fetched, and every
+ *   parsed item is committed here (the reorder buffer);
+ * - a crawl shared with other processes (the crawler's --cluster,
+ *   cluster_source in cluster.h): a new URL goes to the shared frontier,
+ *   items enter this engine through engine_inject (added elsewhere, with
+ *   their seq and a ticket), a popped item is fetched only while its
+ *   host is this process's, and a parsed item is published to wherever
+ *   the shared crawl commits; there, engine_deliver hands it to this
+ *   engine's commit (engine_commit_at, engine_seen_load and
+ *   engine_commit_reset keep that commit in step with the shared one).
+ *
+ * What the source allows (the flags below) the engine applies once, in
+ * engine_new; a source whose items come back to this engine's commit
+ * allows them all.
+ *
+ * Calls: from any engine thread, no engine lock held; each says what it
+ * may return. CTX is engine_config_t's source_ctx. */
+typedef struct engine_source {
+  /* speculate: parse threads may fetch a commit's adds early
+   * (engine_speculate): each add comes back to this engine's frontier,
+   * where its speculative item can be adopted. Off: cfg.speculate 0. */
+  bool speculate;
+  /* horizon: an item's seq counts from this engine's commit point, so
+   * downloads may be held near it (cfg.window, engine_want). Off: no
+   * window, engine_want does nothing. */
+  bool horizon;
+  /* spill: queued items may wait on disk (cfg.spill_path): they carry
+   * nothing the file cannot hold (no ticket). Off: never spill. */
+  bool spill;
+  /* unordered: the source works in unordered mode too (crawl()). Off:
+   * engine_new refuses a config that is not ordered. */
+  bool unordered;
+  /* fp80: the seen set keeps 80 bits of each fingerprint (fp[0]'s top
+   * 16 bits and fp[1], the rest zero), what a shared seen set keeps
+   * (engine_seen_load). */
+  bool fp80;
+  /* start_empty: a new host's bucket starts empty, not full (frontier.h):
+   * another process may have made its host's requests just before. */
+  bool start_empty;
+  /* add: IT (adopted: url, depth and seq set; data NULL), new to the
+   * seen set (fingerprint FP), under HOSTKEY (borrowed): queue it where
+   * the crawl's items wait. Called by engine_add, whose return it gives:
+   * 1 queued, or -1, -2, -3 (engine_add); it fails the crawl
+   * (engine_fail) where engine_add says so. */
+  int (*add)(void *ctx, engine_t *e, fitem_t *it, const uint64_t fp[2],
+             const char *hostkey);
+  /* seen: URL (fingerprint FP) was claimed by engine_mark_seen without
+   * being queued. Returns 0, or a negative status that fails the
+   * crawl. */
+  int (*seen)(void *ctx, const char *url, const uint64_t fp[2]);
+  /* admit: whether popped IT may be fetched here. false: no request,
+   * its token is given back; a gate item (its host's robots.txt) then
+   * stays needed (for when the host is admitted again) and the host's
+   * items waiting behind it are dropped as refused ones are. */
+  bool (*admit)(void *ctx, fitem_t *it);
+  /* gate_done: the gate of host HOSTKEY (borrowed; NULL if no such
+   * host), admitted, went through hooks.fetch. */
+  void (*gate_done)(void *ctx, const char *hostkey);
+  /* publish: IT was parsed (ordered mode): hand it to its commit.
+   * Returns ENGINE_COMMIT_HERE: to this engine's commit, in seq order;
+   * 0: taken elsewhere, the engine finishes it; a negative status: the
+   * crawl fails (the engine finishes it). */
+  int (*publish)(void *ctx, engine_t *e, fitem_t *it);
+  /* commit_begin: asked before hooks.commit of IT. Returns 0, or
+   * non-zero: not now (this process no longer commits; IT waits in the
+   * reorder buffer). */
+  int (*commit_begin)(void *ctx, fitem_t *it);
+  /* committed: after hooks.commit of IT, unless stopped: make the
+   * commit durable. Returns 0, or a negative status that fails the
+   * crawl. */
+  int (*committed)(void *ctx, engine_t *e, fitem_t *it);
+  /* release: free it->ticket (never NULL here). */
+  void (*release)(void *ctx, fitem_t *it);
+} engine_source_t;
+
+/* What engine_source_t.publish returns for an item committed here. */
+enum { ENGINE_COMMIT_HERE = 1 };
+
+/* engine_local_source: the engine's own frontier and commit (above);
+ * what engine_config_t's source NULL means. */
+extern const engine_source_t engine_local_source;
 
 typedef struct engine_config {
   int download_workers;          /* 1 to ENGINE_MAX_WORKERS: the download
@@ -165,8 +211,10 @@ typedef struct engine_config {
   const char *spill_path;        /* the frontier's spill file (frontier.h);
                                     NULL = never spill */
   bool gate;                     /* a gate item first for every host */
-  const engine_remote_t *remote; /* a shared frontier (above); borrowed,
-                                    must outlive the engine; NULL = none */
+  const engine_source_t *source; /* where items come from and go
+                                    (above); borrowed, must outlive the
+                                    engine; NULL = engine_local_source */
+  void *source_ctx;              /* passed to every source call */
   const engine_hooks_t *hooks;   /* borrowed; must outlive the engine */
   void *ctx;                     /* passed to every hook */
 } engine_config_t;
@@ -199,7 +247,7 @@ int engine_speculate(engine_t *e, const char *url, int depth,
 /* engine_mark_seen: add URL to the seen set without queueing it (e.g. the
  * target of a redirect); a speculative item for it is dropped. Returns 1
  * if it was new, 0 if seen, -2 out of memory, -1 if the shared frontier
- * (remote->seen) failed, which fails the crawl. Thread-safety: as
+ * (source->seen) failed, which fails the crawl. Thread-safety: as
  * engine_add. */
 int engine_mark_seen(engine_t *e, const char *url);
 
@@ -246,8 +294,8 @@ void engine_fail(engine_t *e, int status);
  * thread. */
 bool engine_stopped(engine_t *e);
 
-/* engine_want: ordered mode, no remote: only the next N items in seq
- * order can still matter (the caller stops the crawl after them, as
+/* engine_want: ordered mode, a source with horizon: only the next N items
+ * in seq order can still matter (the caller stops the crawl after them, as
  * --max-pages does), so downloads hand out nothing beyond them, within
  * cfg.window as before. N counts from the first item not committed yet;
  * from the commit hook, from the item after the one being committed.
@@ -260,11 +308,11 @@ bool engine_stopped(engine_t *e);
  * Thread-safety: any thread. */
 void engine_want(engine_t *e, uint64_t n);
 
-/* ---- with a remote (engine_remote_t) ---- */
+/* ---- for a shared crawl's source (engine_source_t) ---- */
 
 /* engine_inject: queue URL (borrowed) at DEPTH with sequence number SEQ
- * under HOSTKEY (borrowed), its TICKET adopted (it->remote; freed by
- * remote->release): an item added by the shared crawl. No seen check.
+ * under HOSTKEY (borrowed), its TICKET adopted (it->ticket; freed by
+ * source->release): an item added by the shared crawl. No seen check.
  * May block while the frontier is full. Returns 0, -1 stopping, -2 out
  * of memory (TICKET stays the caller's then). Any thread. */
 int engine_inject(engine_t *e, const char *url, int depth, uint64_t seq,
@@ -283,7 +331,7 @@ void engine_deliver(engine_t *e, fitem_t *it);
 void engine_commit_at(engine_t *e, uint64_t next_seq, uint64_t next_commit,
                       int depth);
 
-/* engine_seen_load: add fingerprint FP (80 bits, see engine_remote_t) to
+/* engine_seen_load: add fingerprint FP (80 bits, see engine_source_t.fp80) to
  * the seen set. Returns 0, or -2 if out of memory. */
 int engine_seen_load(engine_t *e, const uint64_t fp[2]);
 

@@ -1,7 +1,8 @@
-/* engine_int.h: what engine.c and engine_spec.c (speculation) share:
- * internal to the engine, whose contract is engine.h. The engine's design
- * is atop engine.c, speculation's atop engine_spec.c; the data and its
- * locks are here.
+/* engine_int.h: what engine.c, engine_spec.c (speculation) and
+ * engine_local.c (the engine's own source) share: internal to the
+ * engine, whose contract is engine.h. The engine's design is atop
+ * engine.c, speculation's atop engine_spec.c; the data and its locks are
+ * here.
  *
  * Locks (no lock is held while a hook runs):
  *   seen_lock  guards seen, next_seq. Taken by engine_add, mark_seen and
@@ -58,7 +59,7 @@ struct engine {
   pthread_cond_t fetched, space;
   fitem_t *phead, *ptail; /* fetched pages waiting for a parse thread */
   size_t nfetched;        /* pages in that queue */
-  int pushing;            /* engine_add calls inside frontier_push */
+  int pushing;            /* adds inside frontier_push (engine_local.c) */
   int downloaders;        /* download threads still running, grown
                              ones from before they start */
   heap_t *order;          /* reorder heap: parsed items by seq */

@@ -81,8 +81,8 @@ typedef struct fitem {
   double not_before;  /* frontier_requeue: not fetched before this */
   void *data;         /* the owner's payload; the frontier never reads it */
   void *spec;         /* the engine's record of a speculative item */
-  void *remote;       /* the shared frontier's ticket (engine_remote_t),
-                         or NULL */
+  void *ticket;       /* the engine source's own record of the item
+                         (engine_source_t), or NULL */
   uint32_t host;      /* host index, set by frontier_push/requeue */
   int depth;
   unsigned flags; /* FITEM_* */
@@ -115,8 +115,8 @@ typedef struct frontier_config {
   size_t spec_out;        /* speculative items out at once, at most; 0 = no
                              limit */
   bool start_empty;       /* a new host's bucket starts empty, not full
-                             (a host taken over from another process of
-                             a shared crawl: engine_remote_t) */
+                             (a host whose requests another process may
+                             have made just before) */
   budget_t *budget;       /* charge queued items here; NULL = none */
   const char *spill_path; /* where pushes over the budget wait (copied;
                              created when needed, removed by
@@ -254,8 +254,9 @@ void frontier_close(frontier_t *f);
 /* frontier_take_host: remove HOST's queued and delayed items held in
  * memory and return them as a list linked by ->next, owned by the caller,
  * each still holding its slot (frontier_done); its gate stays as it is.
- * For a host that is another process's now (engine_remote_t). Out of
- * memory, its delayed items stay (they come back when due). */
+ * For a host whose items are not to be fetched here now (the engine's
+ * source refused its gate: engine_source_t.admit). Out of memory, its
+ * delayed items stay (they come back when due). */
 fitem_t *frontier_take_host(frontier_t *f, uint32_t host);
 
 /* frontier_take_all: remove every queued item held in memory (sorted by

@@ -63,7 +63,8 @@ static cluster_t *test_worker(const char *url, const char *name)
   engine_config_t ec = { .download_workers = 1,
                          .parse_workers = 1,
                          .ordered = true,
-                         .remote = cluster_remote(c),
+                         .source = &cluster_source,
+                         .source_ctx = c,
                          .hooks = &hooks };
   c->e = engine_new(&ec);
   CHECK(c->e != NULL);

@@ -7,10 +7,10 @@
 #include "url.h"
 #include "webcrawl_int.h"
 
-static const engine_remote_t *l_remote(void *ctx)
+static const engine_source_t *l_source(void *ctx)
 {
   (void)ctx;
-  return NULL; /* the engine's own frontier and commit */
+  return &engine_local_source; /* the engine's own frontier and commit */
 }
 
 /* l_start: every seed at depth 0, in the order given (their IDs follow
@@ -87,7 +87,7 @@ static void l_close(void *ctx)
 }
 
 static const coord_ops_t local_ops = {
-  .remote = l_remote,
+  .source = l_source,
   .start = l_start,
   .stop = l_stop,
   .finish = l_finish,

@@ -27,9 +27,9 @@ struct webcrawl;
 struct page;
 
 typedef struct coord_ops {
-  /* remote: the engine's source and commit seam for this coordinator
-   * (engine.h, engine_remote_t), or NULL for the engine's own. */
-  const engine_remote_t *(*remote)(void *ctx);
+  /* source: the engine's source for this coordinator (engine.h,
+   * engine_source_t), its context the coordinator's CTX. */
+  const engine_source_t *(*source)(void *ctx);
   /* start: the crawl's first items into W->e (the seeds, or the shared
    * frontier's threads). Returns 0, or -1 (out of memory). Before
    * engine_run. */

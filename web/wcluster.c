@@ -304,9 +304,10 @@ static int f_position(void *ctx, cstate_commit_t *st)
 
 /* ---- the coordinator (coord.h) ---- */
 
-static const engine_remote_t *c_remote(void *ctx)
+static const engine_source_t *c_source(void *ctx)
 {
-  return cluster_remote(ctx);
+  (void)ctx;
+  return &cluster_source;
 }
 
 /* c_start: the seed is the first item of the shared frontier
@@ -618,7 +619,7 @@ static void c_close(void *ctx)
 }
 
 static const coord_ops_t cluster_ops = {
-  .remote = c_remote,
+  .source = c_source,
   .start = c_start,
   .stop = c_stop,
   .finish = c_finish,

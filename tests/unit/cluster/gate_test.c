@@ -104,22 +104,14 @@ static cluster_t *gate_worker(int *P, int n)
   pthread_cond_init(&c->cond, NULL);
   c->taken = fptable_new(0, 16);
   c->acked = fptable_new(sizeof(uint64_t), 16);
-  c->remote = (engine_remote_t){ .publish = cl_publish,
-                                 .add = cl_add,
-                                 .seen = cl_seen,
-                                 .commit_begin = cl_commit_begin,
-                                 .committed = cl_committed,
-                                 .admit = cl_admit,
-                                 .gate_done = cl_gate_done,
-                                 .release = cl_release,
-                                 .ctx = c };
   engine_config_t ec = { .download_workers = 1,
                          .parse_workers = 1,
                          .ordered = true,
                          .rate = 10,
                          .burst = 1,
                          .gate = true,
-                         .remote = &c->remote,
+                         .source = &cluster_source,
+                         .source_ctx = c,
                          .hooks = &h,
                          .ctx = c };
   c->e = engine_new(&ec);

@@ -67,7 +67,7 @@ static void publish(cluster_t *c, int part, const char *id, uint64_t seq)
   c->inflight++;
   pthread_mutex_unlock(&c->lock);
   fitem_t *it = fitem_new("http://a.test/x", 1);
-  it->remote = t;
+  it->ticket = t;
   CHECK_INT(cl_publish(c, NULL, it), 0);
   fitem_delete(it);
 }

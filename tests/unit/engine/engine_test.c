@@ -408,7 +408,7 @@ static void test_elastic_pool(void)
   }
 }
 
-/* A shared crawl (engine.h, engine_remote_t) may deliver a seq's result
+/* A shared crawl (engine.h, engine_source_t) may deliver a seq's result
  * twice (cstate_queue.c: a result published twice): it is committed
  * once, and the copy is released, not left at the head of the order,
  * where it stopped every commit after it. */
@@ -443,7 +443,7 @@ static bool r_admit(void *rctx, fitem_t *it)
 static void r_release(void *rctx, fitem_t *it)
 {
   (void)rctx;
-  it->remote = NULL;
+  it->ticket = NULL;
   atomic_fetch_add(&r_released, 1);
 }
 static void r_commit_hook(void *ctx, engine_t *e, fitem_t *it)
@@ -456,17 +456,17 @@ static void r_commit_hook(void *ctx, engine_t *e, fitem_t *it)
 static void test_delivered_twice_commits_once(void)
 {
   static int token;
-  engine_remote_t remote = { .publish = r_zero,
-                             .commit_begin = r_begin,
-                             .committed = r_committed_fn,
-                             .admit = r_admit,
-                             .release = r_release };
+  static const engine_source_t source = { .publish = r_zero,
+                                          .commit_begin = r_begin,
+                                          .committed = r_committed_fn,
+                                          .admit = r_admit,
+                                          .release = r_release };
   engine_hooks_t h = hooks;
   h.commit = r_commit_hook;
   engine_config_t cfg = { .download_workers = 1,
                           .parse_workers = 1,
                           .ordered = true,
-                          .remote = &remote,
+                          .source = &source,
                           .hooks = &h };
   engine_t *e = engine_new(&cfg);
   CHECK(e != NULL);
@@ -480,7 +480,7 @@ static void test_delivered_twice_commits_once(void)
     if (it == NULL)
       break;
     it->seq = seqs[i];
-    it->remote = &token;
+    it->ticket = &token;
     engine_deliver(e, it);
   }
   CHECK_INT(atomic_load(&r_committed), 3);
