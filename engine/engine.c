@@ -130,6 +130,11 @@ frontier_t *engine_frontier(engine_t *e)
   return e->frontier;
 }
 
+void engine_stats(engine_t *e, engine_stats_t *st)
+{
+  frontier_stats(e->frontier, clock_now(), st);
+}
+
 bool engine_stopped(engine_t *e)
 {
   return atomic_load(&e->stopped);

@@ -270,6 +270,12 @@ size_t engine_speculating(engine_t *e);
  * refunds). Borrowed; lives as long as E. */
 frontier_t *engine_frontier(engine_t *e);
 
+/* engine_stats: what E's frontier counts now (frontier.h,
+ * frontier_stats_t: URLs queued, hosts, the polite bound, a lost spill)
+ * into *ST. Any thread; also after engine_run. */
+typedef frontier_stats_t engine_stats_t;
+void engine_stats(engine_t *e, engine_stats_t *st);
+
 /* engine_run: start the pools, wait until the crawl is complete or
  * stopped, join every thread. Call once, from one thread.
  * Returns: CRAWL_OK; the status of the first engine_fail; CRAWL_ESTOPPED

@@ -640,31 +640,17 @@ void frontier_spec_return(frontier_t *f)
   pthread_mutex_unlock(&f->lock);
 }
 
-size_t frontier_count(frontier_t *f)
+void frontier_stats(frontier_t *f, double now, frontier_stats_t *st)
 {
   pthread_mutex_lock(&f->lock);
-  size_t n = f->count;
-  pthread_mutex_unlock(&f->lock);
-  return n;
-}
-
-double frontier_bound(frontier_t *f, double now)
-{
-  pthread_mutex_lock(&f->lock);
-  double sum = 0;
+  st->queued = f->count;
+  st->hosts = f->nhosts;
+  st->bound = 0;
   if (f->cfg.rate > 0)
     for (size_t i = 0; i < f->nhosts; i++)
-      sum += f->cfg.burst + f->cfg.rate * (now - f->host[i]->born);
+      st->bound += f->cfg.burst + f->cfg.rate * (now - f->host[i]->born);
+  st->error = f->error;
   pthread_mutex_unlock(&f->lock);
-  return sum;
-}
-
-size_t frontier_hosts(frontier_t *f)
-{
-  pthread_mutex_lock(&f->lock);
-  size_t n = f->nhosts;
-  pthread_mutex_unlock(&f->lock);
-  return n;
 }
 
 void frontier_close(frontier_t *f)

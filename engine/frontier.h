@@ -235,17 +235,21 @@ bool frontier_host_take(frontier_t *f, const char *hostkey, double *when);
  * the horizon cannot block the commit that would raise it. */
 void frontier_set_horizon(frontier_t *f, uint64_t horizon);
 
-/* frontier_count: ordinary items queued, delayed or on disk now (gate and
- * speculative items not counted). */
-size_t frontier_count(frontier_t *f);
+/* What frontier_stats counts. */
+typedef struct frontier_stats {
+  size_t queued; /* ordinary items queued, delayed or on disk (gate and
+                    speculative items not counted) */
+  size_t hosts;  /* hosts known so far */
+  double bound;  /* the most requests a polite crawl could have made by
+                    NOW: BURST + RATE * (NOW - discovered) summed over
+                    every host, each counted from when it was first
+                    named (0 without a rate) */
+  int error;     /* frontier_error */
+} frontier_stats_t;
 
-/* frontier_bound: the most requests a polite crawl could have made by
- * monotonic time NOW: BURST + RATE * (NOW - discovered) summed over every
- * host, each counted from when it was first named (0 without a rate). */
-double frontier_bound(frontier_t *f, double now);
-
-/* frontier_hosts: hosts known so far. */
-size_t frontier_hosts(frontier_t *f);
+/* frontier_stats: F's counts at monotonic time NOW into *ST, under one
+ * lock. */
+void frontier_stats(frontier_t *f, double now, frontier_stats_t *st);
 
 /* frontier_close: wake every waiter; from now on pops return NULL and
  * pushes fail. Items still queued stay there (frontier_take_all). */

@@ -653,13 +653,13 @@ static engine_config_t engine_setup(struct webcrawl *w, int dmax, bool robots,
 }
 
 /* stats_collect: what the crawl did into W->st, once the engine has
- * stopped. */
-static void stats_collect(struct webcrawl *w)
+ * stopped, ES what its frontier counted. */
+static void stats_collect(struct webcrawl *w, const engine_stats_t *es)
 {
   const webcrawl_opts_t *o = w->o;
   webcrawl_stats_t *st = w->st;
-  st->hosts = (long)frontier_hosts(engine_frontier(w->e));
-  st->bound = frontier_bound(engine_frontier(w->e), clock_now());
+  st->hosts = (long)es->hosts;
+  st->bound = es->bound;
   tally_sort(&st->failures);
   tally_sort(&st->unreachable);
   st->redirects = atomic_load(&w->redirects);
@@ -731,17 +731,19 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   running = w.e;
   pthread_mutex_unlock(&running_lock);
   status = w.co->ops->finish(&w, engine_run(w.e));
-  int lost = frontier_error(engine_frontier(w.e));
-  if (lost && lost != ENOMEM) /* out of memory: the exit status says so */
+  engine_stats_t es;
+  engine_stats(w.e, &es);
+  /* A lost spill; out of memory, the exit status says so. */
+  if (es.error && es.error != ENOMEM)
     fprintf(stderr,
             "crawler: cannot read back the URLs queued on disk in '%s' "
             "(--max-memory): %s\n",
-            pstore_dir(o->pstore), strerror(lost));
+            pstore_dir(o->pstore), strerror(es.error));
   pthread_mutex_lock(&running_lock);
   running = NULL; /* no interrupt reaches the engine from here on */
   pthread_mutex_unlock(&running_lock);
   wc_progress(&w, true);
-  stats_collect(&w);
+  stats_collect(&w, &es);
   if (w.oom)
     status = CRAWL_ENOMEM;
   else if (w.io_failed || atomic_load(&w.warc_failed))

@@ -99,7 +99,7 @@ typedef struct webcrawl_stats {
   long long bytes;
   double elapsed;
   double bound;                  /* requests the politeness bound allowed
-                                    (frontier_bound); 0 without a rate */
+                                    (frontier_stats_t.bound); 0 without a rate */
   size_t mem_peak;               /* the budget's peak (budget.h) */
   long long spilled, spill_peak; /* bytes to disk in all, and at most on
                                     disk at once */

@@ -33,11 +33,13 @@ void wc_progress(struct webcrawl *w, bool final)
   /* The rate of requests made, not of pages saved: a resumed crawl
    * saves its earlier pages again in a moment, read back, not asked. */
   long requests = atomic_load(&w->requests);
+  engine_stats_t es;
+  engine_stats(w->e, &es);
   fprintf(stderr,
           "\r\033[K%ld saved, %zu queued, %ld failed, %.1f requests/s, "
           "%d:%02d elapsed",
-          w->st->saved, frontier_count(engine_frontier(w->e)), w->st->failed,
-          el > 0 ? requests / el : 0.0, (int)(el / 60), (int)el % 60);
+          w->st->saved, es.queued, w->st->failed, el > 0 ? requests / el : 0.0,
+          (int)(el / 60), (int)el % 60);
   if (final)
     fputs("\r\033[K", stderr);
   fflush(stderr);
