@@ -65,6 +65,13 @@ static bool seq_less(const void *a, const void *b)
   return x->seq < y->seq;
 }
 
+/* drop_queued: the frontier's drop (frontier_config_t): an item still
+ * queued when the engine is deleted. */
+static void drop_queued(void *arg, fitem_t *it)
+{
+  engine_drop(arg, it);
+}
+
 engine_t *engine_new(const engine_config_t *cfg)
 {
   const engine_hooks_t *h = cfg->hooks;
@@ -98,7 +105,9 @@ engine_t *engine_new(const engine_config_t *cfg)
                            .spec_out = cfg->speculate_out,
                            .start_empty = src->start_empty,
                            .budget = cfg->budget,
-                           .spill_path = e->cfg.spill_path };
+                           .spill_path = e->cfg.spill_path,
+                           .drop = drop_queued,
+                           .drop_arg = e };
   e->frontier = frontier_new(&fc);
   e->seen = fptable_new(0, 1024);
   e->order = heap_new(seq_less, HEAP_NO_POS);
@@ -757,17 +766,20 @@ void engine_delete(engine_t *e)
   if (e == NULL)
     return;
   /* No thread runs now. Whatever was not committed goes: what the frontier
-   * still queues (a speculative item among it keeps its record in smap,
-   * freed below), the fetched-page queue (left full when engine_run
-   * could not start a parse thread) and the reorder heap. */
-  drop_list(e, frontier_take_all(e->frontier));
-  drop_list(e, e->phead);
-  for (size_t i = 0; i < heap_count(e->order); i++)
-    engine_drop(e, heap_get(e->order, i));
+   * still queues (its drop, drop_queued; a speculative item among it
+   * keeps its record in smap, freed below), the fetched-page queue (left
+   * full when engine_run could not start a parse thread) and the reorder
+   * heap. */
+  frontier_delete(e->frontier);
+  fitem_t *left = e->phead, *it;
+  while ((it = heap_pop(e->order)) != NULL) {
+    it->next = left;
+    left = it;
+  }
+  drop_list(e, left);
   /* What speculation still holds: parked items (no thread runs now). */
   engine_spec_drop_all(e);
   fptable_delete(e->smap);
-  frontier_delete(e->frontier);
   fptable_delete(e->seen);
   heap_delete(e->order);
   pthread_cond_destroy(&e->fetched);

@@ -662,56 +662,6 @@ void frontier_close(frontier_t *f)
   pthread_mutex_unlock(&f->lock);
 }
 
-static int by_seq(const void *a, const void *b)
-{
-  const fitem_t *x = *(fitem_t *const *)a, *y = *(fitem_t *const *)b;
-  return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-fitem_t *frontier_take_all(frontier_t *f)
-{
-  pthread_mutex_lock(&f->lock);
-  size_t nspilled = f->spill ? diskq_count(f->spill) : 0;
-  size_t n = f->count - nspilled + f->nspec, k = 0;
-  fitem_t **v = malloc((n ? n : 1) * sizeof(*v));
-  fitem_t *list = NULL;
-  if (v != NULL) {
-    for (size_t i = 0; i < f->nhosts; i++) {
-      struct host *h = f->host[i];
-      for (fitem_t *it = h->head; it; it = it->next)
-        v[k++] = it;
-      for (fitem_t *it = h->shead; it; it = it->next)
-        v[k++] = it;
-      h->head = h->tail = h->shead = h->stail = NULL;
-      if (h->where == READY)
-        heap_remove(f->ready, h->hpos);
-      else if (h->where == WAITING)
-        heap_remove(f->waiting, h->hpos);
-      h->where = NOWHERE;
-    }
-    for (size_t i = 0; i < heap_count(f->delayed); i++)
-      v[k++] = heap_get(f->delayed, i);
-    heap_clear(f->delayed);
-    qsort(v, k, sizeof(*v), by_seq);
-    for (size_t i = k; i-- > 0;) {
-      budget_give(f->cfg.budget, item_cost(v[i]));
-      if (v[i]->flags & FITEM_SLOT)
-        f->slots--;
-      v[i]->flags &= ~(FITEM_QUEUED | FITEM_DELAYED | FITEM_SLOT);
-      v[i]->prev = NULL;
-      v[i]->next = list;
-      list = v[i];
-    }
-    f->slots -= nspilled; /* discarded: they carry no data */
-    if (f->spill != NULL)
-      diskq_clear(f->spill);
-    f->count = f->nspec = 0;
-    free(v);
-  }
-  pthread_mutex_unlock(&f->lock);
-  return list;
-}
-
 /* take_one: IT leaves the frontier's counts and budget (its slot stays,
  * for frontier_done); appended to the list ending at **TAIL. */
 static void take_one(frontier_t *f, fitem_t *it, fitem_t ***tail)
@@ -769,27 +719,42 @@ fitem_t *frontier_take_host(frontier_t *f, uint32_t host)
   return list;
 }
 
+/* drop_one: IT, still held, goes to the config's drop (frontier_delete),
+ * its charge given back. */
+static void drop_one(frontier_t *f, fitem_t *it)
+{
+  size_t cost = item_cost(it);
+  budget_give(f->cfg.budget, cost);
+  it->flags &= ~(FITEM_QUEUED | FITEM_DELAYED | FITEM_SLOT);
+  it->prev = it->next = NULL;
+  if (f->cfg.drop != NULL)
+    f->cfg.drop(f->cfg.drop_arg, it);
+  else
+    fitem_delete(it);
+}
+
+static void drop_list(frontier_t *f, fitem_t *it)
+{
+  while (it != NULL) {
+    fitem_t *next = it->next;
+    drop_one(f, it);
+    it = next;
+  }
+}
+
 void frontier_delete(frontier_t *f)
 {
   if (f == NULL)
     return;
   for (size_t i = 0; i < f->nhosts; i++) {
     struct host *h = f->host[i];
-    while (h->head) {
-      fitem_t *next = h->head->next;
-      fitem_delete(h->head);
-      h->head = next;
-    }
-    while (h->shead) {
-      fitem_t *next = h->shead->next;
-      fitem_delete(h->shead);
-      h->shead = next;
-    }
+    drop_list(f, h->head);
+    drop_list(f, h->shead);
     free(h->key);
     free(h);
   }
   for (size_t i = 0; i < heap_count(f->delayed); i++)
-    fitem_delete(heap_get(f->delayed, i));
+    drop_one(f, heap_get(f->delayed, i));
   heap_delete(f->delayed);
   heap_delete(f->ready);
   heap_delete(f->waiting);

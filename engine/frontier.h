@@ -50,7 +50,8 @@
  * below three quarters full, or when nothing else could be handed out.
  *
  * Thread-safety: every function may be called from any thread; the
- * frontier locks itself and calls no callbacks. */
+ * frontier locks itself and calls no callbacks but frontier_drain's PICK
+ * and, once no thread uses it, frontier_delete's DROP. */
 #ifndef CRAWLER_FRONTIER_H
 #define CRAWLER_FRONTIER_H
 
@@ -121,6 +122,11 @@ typedef struct frontier_config {
   const char *spill_path; /* where pushes over the budget wait (copied;
                              created when needed, removed by
                              frontier_delete); NULL = never spill */
+  void (*drop)(void *arg, fitem_t *it); /* frontier_delete hands each
+                             item still held in memory here (adopted;
+                             it must not call the frontier); NULL =
+                             fitem_delete */
+  void *drop_arg;
 } frontier_config_t;
 
 /* frontier_new: an empty, open frontier. CFG is copied.
@@ -252,7 +258,7 @@ typedef struct frontier_stats {
 void frontier_stats(frontier_t *f, double now, frontier_stats_t *st);
 
 /* frontier_close: wake every waiter; from now on pops return NULL and
- * pushes fail. Items still queued stay there (frontier_take_all). */
+ * pushes fail. Items still queued stay there (frontier_delete). */
 void frontier_close(frontier_t *f);
 
 /* frontier_take_host: remove HOST's queued and delayed items held in
@@ -263,14 +269,10 @@ void frontier_close(frontier_t *f);
  * delayed items stay (they come back when due). */
 fitem_t *frontier_take_host(frontier_t *f, uint32_t host);
 
-/* frontier_take_all: remove every queued item held in memory (sorted by
- * seq, so speculative ones last) and return them as a list linked by
- * ->next, owned by the caller; items on disk are discarded (they carry no
- * data). */
-fitem_t *frontier_take_all(frontier_t *f);
-
-/* frontier_delete: free F, its hosts and any queued items (not their data).
- * NULL is fine. Call only once no thread uses F. */
+/* frontier_delete: free F and its hosts; each item still held in memory
+ * goes to the config's drop (its budget charge given back), items on
+ * disk are discarded (they carry no data). NULL is fine. Call only once
+ * no thread uses F. */
 void frontier_delete(frontier_t *f);
 
 #endif /* CRAWLER_FRONTIER_H */

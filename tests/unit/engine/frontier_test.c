@@ -27,6 +27,13 @@ static size_t queued(frontier_t *f)
   return st.queued;
 }
 
+/* count_drop: frontier_delete's drop, counting into *ARG. */
+static void count_drop(void *arg, fitem_t *it)
+{
+  ++*(int *)arg;
+  fitem_delete(it);
+}
+
 static void push(frontier_t *f, const char *url, uint64_t seq, const char *host)
 {
   fitem_t *it = fitem_new(url, 0);
@@ -267,7 +274,10 @@ static void test_capacity_counts_everything(void)
   /* Capacity 3: a speculative item takes a slot; an item popped keeps
    * its slot until frontier_done, so its retry needs no room; a new
    * speculative item finds none (-4) and a push would wait. */
-  frontier_config_t cfg = { .capacity = 3, .burst = 1 };
+  int n = 0;
+  frontier_config_t cfg = {
+    .capacity = 3, .burst = 1, .drop = count_drop, .drop_arg = &n
+  };
   frontier_t *f = frontier_new(&cfg);
   push(f, "a1", 1, "A");
   push(f, "a2", 2, "A");
@@ -285,16 +295,8 @@ static void test_capacity_counts_everything(void)
   frontier_done(f, it); /* parsed: its slot is free */
   fitem_delete(it);
   CHECK_INT(frontier_requeue(f, extra, "B", 0), 0);
-  fitem_t *left = frontier_take_all(f);
-  int n = 0;
-  while (left) {
-    fitem_t *next = left->next;
-    fitem_delete(left);
-    left = next;
-    n++;
-  }
-  CHECK_INT(n, 3); /* a2, s0, s1 */
-  frontier_delete(f);
+  frontier_delete(f); /* hands each item left to count_drop */
+  CHECK_INT(n, 3);    /* a2, s0, s1 */
 }
 
 static void test_queue_only_counts_what_waits(void)
@@ -304,7 +306,12 @@ static void test_queue_only_counts_what_waits(void)
    * third finds the queue full; a popped item requeued takes a slot over
    * the capacity rather than be refused, and frontier_done of a popped
    * item frees nothing twice. */
-  frontier_config_t cfg = { .capacity = 2, .burst = 1, .queue_only = true };
+  int n = 0;
+  frontier_config_t cfg = { .capacity = 2,
+                            .burst = 1,
+                            .queue_only = true,
+                            .drop = count_drop,
+                            .drop_arg = &n };
   frontier_t *f = frontier_new(&cfg);
   push(f, "a1", 1, "A");
   push(f, "a2", 2, "A");
@@ -316,16 +323,8 @@ static void test_queue_only_counts_what_waits(void)
   fitem_delete(a2);
   push(f, "a4", 4, "A");
   CHECK_INT(frontier_requeue(f, a1, "A", 0), 0); /* full, yet taken */
-  fitem_t *left = frontier_take_all(f);
-  int n = 0;
-  while (left) {
-    fitem_t *next = left->next;
-    fitem_delete(left);
-    left = next;
-    n++;
-  }
-  CHECK_INT(n, 3); /* a1, a3, a4 */
-  frontier_delete(f);
+  frontier_delete(f); /* hands each item left to count_drop */
+  CHECK_INT(n, 3);    /* a1, a3, a4 */
 }
 
 static void *push_a9(void *arg)
