@@ -65,6 +65,20 @@ static bool seq_less(const void *a, const void *b)
   return x->seq < y->seq;
 }
 
+/* horizon_at: the seq downloads may not reach while the item with seq
+ * FROM is the first one not committed (or being committed): cfg.window
+ * and engine_want's bound, whichever is nearer; UINT64_MAX = none.
+ * Caller holds e->lock (or no other thread has E yet). */
+static uint64_t horizon_at(engine_t *e, uint64_t from)
+{
+  uint64_t h = UINT64_MAX;
+  if (e->cfg.window)
+    h = from + 1 + e->cfg.window;
+  if (e->wanted != UINT64_MAX && from + e->wanted < h)
+    h = from + e->wanted;
+  return h;
+}
+
 /* drop_queued: the frontier's drop (frontier_config_t): an item still
  * queued when the engine is deleted. */
 static void drop_queued(void *arg, fitem_t *it)
@@ -88,21 +102,23 @@ engine_t *engine_new(const engine_config_t *cfg)
     return NULL;
   e->cfg = *cfg;
   e->hooks = *h;
-  e->wanted = UINT64_MAX;
   /* What the source does not allow (engine.h, engine_source_t). */
   e->cfg.source = src;
   if (!src->speculate)
     e->cfg.speculate = 0;
   if (!src->horizon)
-    e->cfg.window = 0;
+    e->cfg.window = e->cfg.want = 0;
   if (!src->spill)
     e->cfg.spill_path = NULL;
+  e->wanted = cfg->ordered && e->cfg.want ? e->cfg.want : UINT64_MAX;
   frontier_config_t fc = { .capacity = cfg->queue_size,
                            .queue_only = cfg->queue_only,
                            .rate = cfg->rate,
                            .burst = cfg->burst,
                            .gate = cfg->gate,
                            .spec_out = cfg->speculate_out,
+                           /* Nothing is committed yet. */
+                           .horizon = cfg->ordered ? horizon_at(e, 0) : 0,
                            .start_empty = src->start_empty,
                            .budget = cfg->budget,
                            .spill_path = e->cfg.spill_path,
@@ -448,20 +464,6 @@ static fitem_t *order_next(engine_t *e, fitem_t **twice)
   return heap_pop(e->order);
 }
 
-/* horizon_at: the seq downloads may not reach while the item with seq
- * FROM is the first one not committed (or being committed): cfg.window
- * and engine_want's bound, whichever is nearer; UINT64_MAX = none.
- * Caller holds e->lock. */
-static uint64_t horizon_at(engine_t *e, uint64_t from)
-{
-  uint64_t h = UINT64_MAX;
-  if (e->cfg.window)
-    h = from + 1 + e->cfg.window;
-  if (e->wanted != UINT64_MAX && from + e->wanted < h)
-    h = from + e->wanted;
-  return h;
-}
-
 /* want_next: the commit is past an item: under engine_want, the next
  * one that may be wanted is now in reach, whether or not the commit hook
  * called engine_want (it does only when the bound shrinks). */
@@ -626,13 +628,6 @@ int engine_run(engine_t *e)
     return CRAWL_ENOMEM;
   if (atomic_load(&e->pending) == 0)
     frontier_close(e->frontier); /* nothing to do */
-  if (e->cfg.ordered) {
-    pthread_mutex_lock(&e->lock);
-    uint64_t h = horizon_at(e, e->next_commit);
-    pthread_mutex_unlock(&e->lock);
-    if (h != UINT64_MAX)
-      frontier_set_horizon(e->frontier, h);
-  }
   int status = CRAWL_OK, started = 0;
   e->downloaders = nd;
   atomic_store(&e->threads, nd);

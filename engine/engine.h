@@ -200,6 +200,8 @@ typedef struct engine_config {
   size_t window;                 /* ordered: download at most this many seqs
                                     beyond the commit point (bounds the pages
                                     parsed and waiting); 0 = unbounded */
+  uint64_t want;                 /* ordered: engine_want(WANT) from the
+                                    start; 0 = no bound */
   size_t speculate;              /* ordered: speculative items at once, at most
                                     (engine_speculate); 0 = no speculation;
                                     SIZE_MAX: as many as the budget allows */
@@ -305,9 +307,9 @@ bool engine_stopped(engine_t *e);
  * --max-pages does), so downloads hand out nothing beyond them, within
  * cfg.window as before. N counts from the first item not committed yet;
  * from the commit hook, from the item after the one being committed.
- * Call it before engine_run or from the commit hook; N may only shrink
- * by the items committed since the last call (the horizon never moves
- * back); UINT64_MAX lifts the bound (the crawl has what it wanted, and
+ * Call it before engine_run (or set cfg.want) or from the commit hook; N may
+ * only shrink by the items committed since the last call (the horizon never
+ * moves back); UINT64_MAX lifts the bound (the crawl has what it wanted, and
  * the rest drains). Speculative items are not bounded by it: turn
  * speculation off; nor, while an add waits for room in a full frontier
  * (--queue-size), what the frontier hands out then (frontier.h).

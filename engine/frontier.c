@@ -157,7 +157,7 @@ frontier_t *frontier_new(const frontier_config_t *cfg)
   if (f == NULL)
     return NULL;
   f->cfg = *cfg;
-  f->horizon = UINT64_MAX;
+  f->horizon = cfg->horizon ? cfg->horizon : UINT64_MAX;
   f->timer = INFINITY;
   if (cfg->spill_path != NULL &&
       (f->spill = diskq_new(cfg->spill_path, SPILL_BUF, cfg->budget)) == NULL) {

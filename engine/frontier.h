@@ -115,6 +115,8 @@ typedef struct frontier_config {
   bool gate;              /* hand out a gate item first for every host */
   size_t spec_out;        /* speculative items out at once, at most; 0 = no
                              limit */
+  uint64_t horizon;       /* frontier_set_horizon's from the start; 0 =
+                             none */
   bool start_empty;       /* a new host's bucket starts empty, not full
                              (a host whose requests another process may
                              have made just before) */
@@ -234,7 +236,7 @@ void frontier_drain(frontier_t *f, bool (*pick)(void *arg, const char *key),
 bool frontier_host_take(frontier_t *f, const char *hostkey, double *when);
 
 /* frontier_set_horizon: from now on hand out only items whose seq is
- * below HORIZON (initially unlimited); a lower value than the current one
+ * below HORIZON (initially the config's); a lower value than the current one
  * is ignored. Bounds how far downloads run ahead of an ordered commit.
  * Two exceptions: speculative items (bounded by spec_out instead), and
  * while a push waits for capacity, so that a full frontier of items beyond

@@ -629,6 +629,10 @@ static engine_config_t engine_setup(struct webcrawl *w, int dmax, bool robots,
      * a window that still keeps every worker busy. Polite crawls go at
      * the hosts' pace and need the whole frontier to find a due host. */
     .window = o->rate > 0 ? 0 : (size_t)(1024 + 64 * o->download_workers),
+    /* --max-pages: only the next max_pages items can be saved, so no
+     * download goes beyond them (engine_want; speculation is off below):
+     * the limit costs at most the failures among them in extra requests. */
+    .want = o->max_pages > 0 ? (uint64_t)o->max_pages : 0,
     /* Speculative fetches keep hosts busy while the commit waits (see
      * engine.h), as many as the budget allows: a fetched one waits for
      * its adoption with its body on disk and its links within the
@@ -713,11 +717,6 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   if ((w.e = engine_new(&cfg)) == NULL)
     goto out;
   int rc = w.co->ops->start(&w);
-  /* --max-pages: only the next max_pages items can be saved, so no
-   * download goes beyond them (engine_want; speculation is off above):
-   * the limit costs at most the failures among them in extra requests. */
-  if (o->max_pages > 0)
-    engine_want(w.e, (uint64_t)o->max_pages);
   if (rc == 0 && o->sitemaps &&
       (w.firsts = wsitemap_firsts(o->seeds ? o->seeds : &o->seed,
                                   o->seeds ? o->nseeds : 1)) == NULL)
