@@ -22,7 +22,7 @@
 
 /* ---- the keeper ---- */
 
-/* in_part: whether host KEY is in partition *ARG (frontier_drain). */
+/* in_part: whether host KEY is in partition *ARG (frontier_empty_buckets). */
 static bool in_part(void *arg, const char *key)
 {
   return cstate_part(key) == *(const int *)arg;
@@ -251,7 +251,7 @@ static int keep_leases(cluster_t *c, double t0, bool *moving)
     } else if (tok[i] != 0) {
       /* Another worker may have fetched its hosts since this one did:
        * their buckets start again from empty, as a new host's. */
-      frontier_drain(engine_frontier(c->e), in_part, &i);
+      frontier_empty_buckets(engine_frontier(c->e), in_part, &i);
       taken[ntaken++] = i;
     } else if (had[i] != 0) {
       pthread_mutex_lock(&c->lock);

@@ -50,8 +50,8 @@
  * below three quarters full, or when nothing else could be handed out.
  *
  * Thread-safety: every function may be called from any thread; the
- * frontier locks itself and calls no callbacks but frontier_drain's PICK
- * and, once no thread uses it, frontier_delete's DROP. */
+ * frontier locks itself and calls no callbacks but frontier_empty_buckets's
+ * PICK and, once no thread uses it, frontier_delete's DROP. */
 #ifndef CRAWLER_FRONTIER_H
 #define CRAWLER_FRONTIER_H
 
@@ -217,13 +217,14 @@ void frontier_host_interval(frontier_t *f, uint32_t host, double seconds);
  * was dropped without a request). */
 void frontier_refund(frontier_t *f, uint32_t host);
 
-/* frontier_drain: empty the bucket of every host PICK(ARG, key) picks
- * (its token budget starts again from now, as a new host's does with
- * start_empty): hosts whose requests another process made meanwhile. PICK
- * is called with the frontier's lock held, so it must be pure (never
- * call the frontier). */
-void frontier_drain(frontier_t *f, bool (*pick)(void *arg, const char *key),
-                    void *arg);
+/* frontier_empty_buckets: empty the bucket of every host PICK(ARG, key)
+ * picks (its tokens start again from now, as a new host's do with
+ * start_empty): hosts a shared crawl's other process may have fetched
+ * meanwhile. PICK is called with the frontier's lock held, so it must be
+ * pure (never call the frontier). */
+void frontier_empty_buckets(frontier_t *f,
+                            bool (*pick)(void *arg, const char *key),
+                            void *arg);
 
 /* frontier_host_take: take a token of HOSTKEY's host (borrowed; the host
  * is added if new) for a request to it that no pop of it hands out, as a

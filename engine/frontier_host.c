@@ -173,8 +173,8 @@ void frontier_refund(frontier_t *f, uint32_t host)
   pthread_mutex_unlock(&f->lock);
 }
 
-void frontier_drain(frontier_t *f, bool (*pick)(void *arg, const char *key),
-                    void *arg)
+void frontier_empty_buckets(frontier_t *f,
+                            bool (*pick)(void *arg, const char *key), void *arg)
 {
   pthread_mutex_lock(&f->lock);
   double now = clock_now();
