@@ -86,11 +86,21 @@ static void drop_queued(void *arg, fitem_t *it)
   engine_drop(arg, it);
 }
 
+/* source_whole: every call of SRC is there (the engine calls each
+ * without asking). */
+static bool source_whole(const engine_source_t *src)
+{
+  return src->add != NULL && src->seen != NULL && src->admit != NULL &&
+         src->gate_done != NULL && src->publish != NULL &&
+         src->commit_begin != NULL && src->committed != NULL &&
+         src->release != NULL;
+}
+
 engine_t *engine_new(const engine_config_t *cfg)
 {
   const engine_hooks_t *h = cfg->hooks;
   const engine_source_t *src = cfg->source ? cfg->source : &engine_local_source;
-  if (h == NULL || h->fetch == NULL || h->parse == NULL ||
+  if (!source_whole(src) || h == NULL || h->fetch == NULL || h->parse == NULL ||
       (cfg->ordered && h->commit == NULL) || cfg->download_workers < 1 ||
       cfg->parse_workers < 1 || cfg->download_workers > ENGINE_MAX_WORKERS ||
       cfg->parse_workers > ENGINE_MAX_WORKERS ||

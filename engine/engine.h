@@ -224,9 +224,9 @@ typedef struct engine_config {
 /* engine_new: an engine ready for engine_add and engine_run. CFG copied.
  * Returns: owned by caller (engine_delete); NULL if CFG is invalid (counts
  * below 1, download_max above ENGINE_MAX_WORKERS, no fetch or parse hook,
- * commit missing in ordered mode, queue_only in ordered mode) or out of
- * memory. Thread-safety: any
- * thread. */
+ * commit missing in ordered mode, queue_only in ordered mode, a source
+ * with a call missing, unordered mode with a source that does not allow
+ * it) or out of memory. Thread-safety: any thread. */
 engine_t *engine_new(const engine_config_t *cfg);
 
 /* engine_add: add URL (borrowed) at DEPTH under HOSTKEY (borrowed; "" for
