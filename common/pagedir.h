@@ -17,7 +17,8 @@
  *                   "no"), then only where they are set: ignoreRobots
  *                   ("yes"), respectRelNofollow ("yes"), sitemaps
  *                   ("yes"), userAgent,
- *                   acceptRegex and rejectRegex (a line per expression)
+ *                   acceptRegex and rejectRegex (a line per expression),
+ *                   since (the absolute path of --since's older crawl)
  *                   (so a marker without them is what it was before they
  *                   were recorded); numbers in decimal. Last, redirectScope
  *                   lines (a prefix each): the scope the crawl added by
@@ -47,7 +48,12 @@
  *                   for each redirect it went through, "ctype ID URL
  *                   VALUE" for its Content-Type if it had one other than
  *                   exactly "text/html", "xrobots ID URL VALUE" for its
- *                   X-Robots-Tag if it had one, "sitemap ID URL U1 U2 .."
+ *                   X-Robots-Tag if it had one, "etag ID URL VALUE" and
+ *                   "lastmod ID URL VALUE" for its ETag and Last-Modified
+ *                   as served, if it had them (older readers skip them;
+ *                   a directory with neither line for any page is from
+ *                   before they were recorded, or from servers that send
+ *                   none: --since refuses it), "sitemap ID URL U1 U2 .."
  *                   for a seed saved under --sitemaps: the URLs its
  *                   sitemaps gave, space-separated (none: the line ends
  *                   after URL and a space). Outcomes of a URL not
@@ -133,6 +139,7 @@ typedef struct pagedir_params {
   size_t naccept;
   const char *const *reject; /* NREJECT --reject-regex expressions */
   size_t nreject;
+  const char *since; /* --since: the older crawl's absolute path; NULL */
 } pagedir_params_t;
 
 /* pagedir_params_text: PARAMS as the marker records them, "key: value"

@@ -82,6 +82,8 @@ void fetch_result_free(fetch_result_t *res)
   free(res->content_type);
   free(res->location);
   free(res->x_robots_tag);
+  free(res->etag);
+  free(res->last_modified);
   memset(res, 0, sizeof(*res));
 }
 
@@ -265,6 +267,10 @@ static void read_headers(CURL *c, fetch_result_t *res)
     res->location = strdup(v);
   if ((v = header(c, "Retry-After")) != NULL)
     res->retry_after = retry_after(v);
+  if ((v = header(c, "ETag")) != NULL && v[0] != '\0')
+    res->etag = strdup(v);
+  if ((v = header(c, "Last-Modified")) != NULL && v[0] != '\0')
+    res->last_modified = strdup(v);
   struct curl_header *h;
   strbuf_t tags = STRBUF_INIT;
   for (size_t i = 0; curl_easy_header(c, "X-Robots-Tag", i, CURLH_HEADER, -1,
@@ -581,8 +587,11 @@ static bool headers_for(const fetch_config_t *cfg, const char *url)
 }
 
 /* setup: F's handle made ready to GET URL into X: our options, the
- * crawl's (TLS, User-Agent, headers, timeouts), X's callbacks. */
-static void setup(fetcher_t *f, const char *url, struct xfer *x)
+ * crawl's (TLS, User-Agent, headers, timeouts), X's callbacks; COND, if
+ * not NULL, the request's headers in place of the --header lines
+ * (cond_headers). */
+static void setup(fetcher_t *f, const char *url, struct xfer *x,
+                  const struct curl_slist *cond)
 {
   CURL *c = f->curl;
   curl_easy_reset(c); /* keeps the connection cache */
@@ -617,7 +626,9 @@ static void setup(fetcher_t *f, const char *url, struct xfer *x)
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 0L);
   }
   curl_easy_setopt(c, CURLOPT_USERAGENT, f->cfg.user_agent);
-  if (f->cfg.headers != NULL && headers_for(&f->cfg, url))
+  if (cond != NULL)
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, (struct curl_slist *)cond);
+  else if (f->cfg.headers != NULL && headers_for(&f->cfg, url))
     curl_easy_setopt(c, CURLOPT_HTTPHEADER,
                      (struct curl_slist *)f->cfg.headers); /* only read */
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, f->cfg.connect_timeout);
@@ -634,15 +645,56 @@ static void setup(fetcher_t *f, const char *url, struct xfer *x)
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
 }
 
+/* cond_headers: the headers of a conditional request for URL: the
+ * --header lines that go there (headers_for), then If-None-Match with
+ * ETAG and If-Modified-Since with LM (each if not NULL, and one line).
+ * Returns: owned by caller (curl_slist_free_all); NULL if there is no
+ * validator, or out of memory (the request is then unconditional). */
+static struct curl_slist *cond_headers(const fetcher_t *f, const char *url,
+                                       const char *etag, const char *lm)
+{
+  const char *name[2] = { "If-None-Match", "If-Modified-Since" };
+  const char *value[2] = { etag, lm };
+  struct curl_slist *list = NULL, *l;
+  if (f->cfg.headers != NULL && headers_for(&f->cfg, url))
+    for (const struct curl_slist *h = f->cfg.headers; h; h = h->next) {
+      if ((l = curl_slist_append(list, h->data)) == NULL) {
+        curl_slist_free_all(list);
+        return NULL;
+      }
+      list = l;
+    }
+  bool any = false;
+  for (int i = 0; i < 2; i++) {
+    if (value[i] == NULL || value[i][strcspn(value[i], "\r\n")] != '\0')
+      continue;
+    strbuf_t b = STRBUF_INIT;
+    strbuf_addf(&b, "%s: %s", name[i], value[i]);
+    l = b.oom ? NULL : curl_slist_append(list, b.p);
+    strbuf_release(&b);
+    if (l == NULL) {
+      curl_slist_free_all(list);
+      return NULL;
+    }
+    list = l;
+    any = true;
+  }
+  if (!any) {
+    curl_slist_free_all(list);
+    return NULL;
+  }
+  return list;
+}
+
 static void get(fetcher_t *f, const char *url, bool robots, size_t max,
-                fetch_result_t *res)
+                const struct curl_slist *cond, fetch_result_t *res)
 {
   memset(res, 0, sizeof(*res));
   res->retry_after = -1;
   struct xfer x = { .f = f, .res = res, .robots = robots, .max = max };
   CURL *c = f->curl;
 
-  setup(f, url, &x);
+  setup(f, url, &x, cond);
   char errbuf[CURL_ERROR_SIZE] = "";
   curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
 
@@ -681,6 +733,11 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     rc = CURLE_OK;
   }
   char *ct = NULL;
+  long head = 0;
+  curl_off_t got = 0;
+  curl_easy_getinfo(c, CURLINFO_HEADER_SIZE, &head);
+  curl_easy_getinfo(c, CURLINFO_SIZE_DOWNLOAD_T, &got);
+  res->received = (long long)head + (long long)got;
   curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &res->status);
   curl_easy_getinfo(c, CURLINFO_CONTENT_TYPE, &ct);
   if (ct != NULL)
@@ -703,7 +760,9 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     res->outcome = FETCH_OK;
   }
 
-  if (res->outcome == FETCH_HTTP_ERROR) {
+  if (res->outcome == FETCH_HTTP_ERROR && res->status == 304 && cond != NULL) {
+    res->outcome = FETCH_NOT_MODIFIED;
+  } else if (res->outcome == FETCH_HTTP_ERROR) {
     long s = res->status;
     if ((s == 301 || s == 302 || s == 303 || s == 307 || s == 308) &&
         res->location != NULL && res->location[0] != '\0') {
@@ -738,11 +797,19 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
 
 void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res)
 {
-  get(f, url, false, f->cfg.max_size, res);
+  get(f, url, false, f->cfg.max_size, NULL, res);
+}
+
+void fetcher_get_cond(fetcher_t *f, const char *url, const char *etag,
+                      const char *last_modified, fetch_result_t *res)
+{
+  struct curl_slist *cond = cond_headers(f, url, etag, last_modified);
+  get(f, url, false, f->cfg.max_size, cond, res);
+  curl_slist_free_all(cond);
 }
 
 void fetcher_get_robots(fetcher_t *f, const char *url, size_t max,
                         fetch_result_t *res)
 {
-  get(f, url, true, max, res);
+  get(f, url, true, max, NULL, res);
 }

@@ -63,14 +63,17 @@ typedef struct fetch_config {
 #define FETCH_CAPTURE_MAX (256 * 1024)
 
 typedef enum {
-  FETCH_OK,         /* 200 and a page type (fetcher_get_robots: any
-                       2xx): body holds the page */
-  FETCH_REDIRECT,   /* 301, 302, 303, 307 or 308 with a non-empty
-                       Location: see location */
-  FETCH_HTTP_ERROR, /* any other status */
-  FETCH_WRONG_TYPE, /* 200 but not a page type; body not downloaded */
-  FETCH_TOO_LARGE,  /* body over max_size; abandoned */
-  FETCH_NET_ERROR   /* DNS, connect, timeout, reset, bad encoding... */
+  FETCH_OK,          /* 200 and a page type (fetcher_get_robots: any
+                        2xx): body holds the page */
+  FETCH_REDIRECT,    /* 301, 302, 303, 307 or 308 with a non-empty
+                        Location: see location */
+  FETCH_HTTP_ERROR,  /* any other status */
+  FETCH_WRONG_TYPE,  /* 200 but not a page type; body not downloaded */
+  FETCH_TOO_LARGE,   /* body over max_size; abandoned */
+  FETCH_NET_ERROR,   /* DNS, connect, timeout, reset, bad encoding... */
+  FETCH_NOT_MODIFIED /* 304 to a conditional request (fetcher_get_cond):
+                        the caller's copy is the body; never from
+                        fetcher_get, where a 304 is FETCH_HTTP_ERROR */
 } fetch_outcome_t;
 
 typedef struct fetch_result {
@@ -81,6 +84,11 @@ typedef struct fetch_result {
   char *content_type;           /* owned; as sent, or NULL */
   char *location;               /* owned; raw Location header, or NULL */
   char *x_robots_tag;           /* owned; all X-Robots-Tag values, or NULL */
+  char *etag;                   /* owned; the ETag as sent, or NULL */
+  char *last_modified;          /* owned; the Last-Modified as sent, or NULL */
+  long long received;           /* bytes received: the response's head and
+                                   body as they came (encoded, drained
+                                   bodies included); 0 if no answer */
   double retry_after;           /* seconds from now; -1 if absent/invalid */
   bool retryable;               /* a transient failure: timeout, connection
                                    failure, 5xx, 429 */
@@ -117,6 +125,16 @@ fetcher_t *fetcher_new(const fetch_config_t *cfg);
  * free its contents with fetch_result_free). Never sleeps for politeness.
  * Thread-safety: the fetcher's one thread. */
 void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res);
+
+/* fetcher_get_cond: fetcher_get, made conditional on the validators of
+ * the copy the caller holds (issue 35, --since): If-None-Match with ETAG
+ * and If-Modified-Since with LAST_MODIFIED, each sent as recorded when
+ * not NULL (both borrowed). A 304 is then FETCH_NOT_MODIFIED, with
+ * whatever validators it carried (RES's etag, last_modified), and no
+ * body. With neither validator it is fetcher_get.
+ * Thread-safety: the fetcher's one thread. */
+void fetcher_get_cond(fetcher_t *f, const char *url, const char *etag,
+                      const char *last_modified, fetch_result_t *res);
 
 /* fetcher_get_robots: GET a robots.txt URL into *RES: like fetcher_get,
  * but any 2xx status with any Content-Type is FETCH_OK, and a body longer

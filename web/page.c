@@ -52,6 +52,10 @@ void page_charge(struct page *p, budget_t *budget, size_t extra)
     n += strlen(r->content_type) + 1 + BUDGET_OVERHEAD;
   if (r->x_robots_tag)
     n += strlen(r->x_robots_tag) + 1 + BUDGET_OVERHEAD;
+  if (r->etag)
+    n += strlen(r->etag) + 1 + BUDGET_OVERHEAD;
+  if (r->last_modified)
+    n += strlen(r->last_modified) + 1 + BUDGET_OVERHEAD;
   for (int i = 0; i < p->hops; i++)
     n += strlen(p->chain[i]) + 1 + BUDGET_OVERHEAD;
   p->budget = budget;
@@ -467,6 +471,8 @@ char *page_pack(const fitem_t *it, const struct page *p, size_t *len)
   field_n(&b, 'C', r->curl_code);
   field_s(&b, 'T', r->content_type);
   field_s(&b, 'X', r->x_robots_tag);
+  field_s(&b, 'G', r->etag);
+  field_s(&b, 'M', r->last_modified);
   field_n(&b, 'L', (long long)r->len);
   unsigned f = (p->skipped ? PF_SKIPPED : 0) | (p->noindex ? PF_NOINDEX : 0) |
                (p->nofollow ? PF_NOFOLLOW : 0) | (p->binary ? PF_BINARY : 0) |
@@ -553,6 +559,12 @@ static int unpack_field(struct page *p, char tag, const char *v, size_t n,
     break;
   case 'X':
     s = &r->x_robots_tag;
+    break;
+  case 'G':
+    s = &r->etag;
+    break;
+  case 'M':
+    s = &r->last_modified;
     break;
   case 'L':
     r->len = (size_t)num(v, n);

@@ -194,6 +194,13 @@ int pstore_journal_page(pstore_t *ps, int id, const pstore_facts_t *f)
   if (xr != NULL && one_line(xr) &&
       pagedir_journal_add(ps->dir, "xrobots", id, f->url, xr, ps->sync) != 0)
     return -1;
+  if (f->etag != NULL && one_line(f->etag) &&
+      pagedir_journal_add(ps->dir, "etag", id, f->url, f->etag, ps->sync) != 0)
+    return -1;
+  if (f->lastmod != NULL && one_line(f->lastmod) &&
+      pagedir_journal_add(ps->dir, "lastmod", id, f->url, f->lastmod,
+                          ps->sync) != 0)
+    return -1;
   if (f->sitemap != NULL && pagedir_journal_add(ps->dir, "sitemap", id, f->url,
                                                 f->sitemap, ps->sync) != 0)
     return -1;

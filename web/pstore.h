@@ -13,11 +13,11 @@
  * programs/ writes it: reads (pagedir_load, pagedir_count, store.h's
  * index for --replay and --resume) need no owner.
  *
- * NEEDSWORK (issue 35, refresh): --since OLD_DIR reads the older crawl
- * through a store_t of its own; the body of a page it answers 304 for
- * becomes a temporary page here (a pstore_write_tmp from OLD_DIR's file,
- * at today's depth), and its validators are facts of the saved page
- * (pstore_facts_t), so both land in this file and nowhere else.
+ * --since OLD_DIR (a refresh) reads the older crawl through a store_t of
+ * its own and writes nothing there: the body of a page it answers 304
+ * for becomes a temporary page here like any fetched body (a
+ * pstore_write_tmp of OLD_DIR's copy, at today's depth), and its
+ * validators are facts of the saved page (pstore_facts_t).
  *
  * Two ways to hold the directory, chosen at pstore_new:
  *   own     one process's crawl: a write lock; pages published by rename.
@@ -147,22 +147,25 @@ void pstore_tmp_drop(char **path);
 /* ---- the commit: one caller at a time ---- */
 
 /* What the journal holds of a saved page besides its file (pagedir.h:
- * redirect, ctype, xrobots, sitemap lines). All borrowed. (Issue 35's
- * validators, ETag and Last-Modified, would be two more.) */
+ * redirect, ctype, xrobots, etag, lastmod, sitemap lines). All
+ * borrowed. */
 typedef struct pstore_facts {
   const char *url;    /* the page's URL, where its redirects ended */
   char *const *chain; /* the HOPS URLs it was redirected from, in order */
   int hops;
   const char *ctype;   /* its Content-Type, or NULL */
   const char *xrobots; /* its X-Robots-Tag, or NULL */
+  const char *etag;    /* its validators (--since): its ETag ... */
+  const char *lastmod; /* ... and Last-Modified, each NULL if none */
   const char *sitemap; /* a seed's sitemap URLs, space-separated ("" for
                           none); NULL if it took none (no --sitemaps) */
 } pstore_facts_t;
 
 /* pstore_journal_page: journal F, the facts of page ID, before it is
  * published: a line per redirect, its Content-Type unless exactly
- * "text/html", its X-Robots-Tag, its sitemap URLs (a value holding a
- * line break is not journaled). Returns 0, or -1 with errno. */
+ * "text/html", its X-Robots-Tag, its ETag, its Last-Modified, its
+ * sitemap URLs (a value holding a line break is not journaled). Returns 0, or
+ * -1 with errno. */
 int pstore_journal_page(pstore_t *ps, int id, const pstore_facts_t *f);
 
 /* pstore_publish: give the temporary page file *TMP (from

@@ -22,6 +22,8 @@ struct entry {
   char *redirect; /* owned; NULL if none */
   char *ctype;    /* owned; NULL for plain text/html */
   char *xrobots;  /* owned; NULL if none */
+  char *etag;     /* owned; NULL if none */
+  char *lastmod;  /* owned; NULL if none */
   char *sitemap;  /* owned: the sitemap URLs of a seed saved under
                      --sitemaps, space-separated ("" for none); NULL if
                      the journal has no such line */
@@ -57,6 +59,7 @@ struct store {
   hashtable_t *urls;
   hashtable_t *records;
   int count;
+  int validated; /* pages with an etag or lastmod line */
   bool nomem;
   bool bad; /* an outcome line is malformed */
 };
@@ -209,12 +212,17 @@ static void on_journal(void *arg, const char *kind, int id, const char *a,
       s->nomem |= (e->sitemap = strdup(b)) == NULL;
     return;
   }
+  bool had = e->etag != NULL || e->lastmod != NULL;
   char **field = strcmp(kind, "redirect") == 0 ? &e->redirect
                : strcmp(kind, "ctype") == 0    ? &e->ctype
                : strcmp(kind, "xrobots") == 0  ? &e->xrobots
+               : strcmp(kind, "etag") == 0     ? &e->etag
+               : strcmp(kind, "lastmod") == 0  ? &e->lastmod
                                                : NULL;
   if (field != NULL && *field == NULL && b[0] != '\0')
     s->nomem |= (*field = strdup(b)) == NULL;
+  if (!had && e->id > 0 && (e->etag != NULL || e->lastmod != NULL))
+    s->validated++;
 }
 
 static void entry_delete(void *item)
@@ -223,6 +231,8 @@ static void entry_delete(void *item)
   free(e->redirect);
   free(e->ctype);
   free(e->xrobots);
+  free(e->etag);
+  free(e->lastmod);
   free(e->sitemap);
   free(e);
 }
@@ -294,6 +304,20 @@ const char *store_x_robots_tag(const store_t *s, const char *url)
 int store_count(const store_t *s)
 {
   return s->count;
+}
+
+int store_validators(const store_t *s, const char *url, const char **etag,
+                     const char **lastmod)
+{
+  struct entry *e = hashtable_find(s->urls, url);
+  *etag = e ? e->etag : NULL;
+  *lastmod = e ? e->lastmod : NULL;
+  return e && e->redirect == NULL ? e->id : 0;
+}
+
+int store_validated(const store_t *s)
+{
+  return s->validated;
 }
 
 /* answer_nomem: *R says the answer was lost to out of memory. Returns 0

@@ -20,8 +20,8 @@
  * serve every other request.
  *
  * This is the read side of a page directory; its one writer is the page
- * store (pstore.h). NEEDSWORK (issue 35, refresh): the older directory
- * of --since is read through a store_t of its own.
+ * store (pstore.h). --since reads its older crawl through a store_t of
+ * its own (store_validators; store_fetch for a 304's body).
  *
  * Thread-safety: built once by one thread; after that read-only, so any
  * number of threads may query it at once. */
@@ -60,6 +60,18 @@ const char *store_sitemap(const store_t *s, const char *url);
 
 /* store_count: pages in the directory. */
 int store_count(const store_t *s);
+
+/* store_validators: the validators the page saved as URL (borrowed) was
+ * served with, from its journal's etag and lastmod lines: *ETAG and
+ * *LASTMOD, borrowed until store_close, each NULL if none.
+ * Returns: that page's ID, or 0 if URL was saved under none (the
+ *   validators are then NULL). */
+int store_validators(const store_t *s, const char *url, const char **etag,
+                     const char **lastmod);
+
+/* store_validated: how many pages have a validator recorded; 0 for a
+ * crawl made before they were (pagedir.h). */
+int store_validated(const store_t *s);
 
 /* store_fetch: answer a fetch of URL (borrowed) as the saved crawl S
  * would, filling *R (zeroed first, so it must hold nothing owned): a
