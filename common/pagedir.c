@@ -61,6 +61,8 @@ static char *params_text(const pagedir_params_t *p)
       strbuf_addf(&b, "acceptRegex: %s\n", p->accept[i]);
     for (size_t i = 0; i < p->nreject; i++)
       strbuf_addf(&b, "rejectRegex: %s\n", p->reject[i]);
+    if (p->since != NULL)
+      strbuf_addf(&b, "since: %s\n", p->since);
   }
   return strbuf_detach(&b);
 }

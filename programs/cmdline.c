@@ -131,6 +131,9 @@ static void usage(void)
 "  --replay SAVED_DIR    fetch from a saved pageDirectory instead of the\n"
 "                        network (a URL not in it is a broken link); no\n"
 "                        politeness delay, no robots.txt\n"
+"  --since OLD_DIR       refresh: crawl anew, asking for each page OLD_DIR\n"
+"                        (a complete crawl) saved only if it changed\n"
+"                        (ETag, Last-Modified); on 304 its copy is reused\n"
 "  --warc FILE.warc.gz   also record every HTTP exchange, as received, in a\n"
 "                        WARC/1.1 file (appended to on --resume)\n"
 "  --resume              continue an interrupted crawl in pageDirectory\n"
@@ -242,6 +245,7 @@ enum {
   O_COMPRESS,
   O_FSYNC,
   O_REPLAY,
+  O_SINCE,
   O_RESUME,
   O_WARC,
   O_DOMAIN,
@@ -290,6 +294,7 @@ static const struct option opts[] = {
   { "compress", no_argument, NULL, O_COMPRESS },
   { "fsync", no_argument, NULL, O_FSYNC },
   { "replay", required_argument, NULL, O_REPLAY },
+  { "since", required_argument, NULL, O_SINCE },
   { "resume", no_argument, NULL, O_RESUME },
   { "warc", required_argument, NULL, O_WARC },
   { "cluster", required_argument, NULL, O_CLUSTER },
@@ -537,6 +542,9 @@ static bool parse_output(struct cmd *c, int opt)
     break;
   case O_REPLAY:
     c->replay_dir = optarg;
+    break;
+  case O_SINCE:
+    c->since_dir = optarg;
     break;
   case O_RESUME:
     c->resume = true;
@@ -874,6 +882,8 @@ void cmdline_check(struct cmd *c)
 
   if (c->replay_dir != NULL && c->resume)
     cmdline_refuse(EXIT_USAGE, "--replay and --resume cannot be used together");
+  if (c->replay_dir != NULL && c->since_dir != NULL)
+    cmdline_refuse(EXIT_USAGE, "--since and --replay cannot be used together");
   if (c->warc_path != NULL && c->replay_dir != NULL)
     cmdline_refuse(EXIT_USAGE, "--warc: a replay fetches nothing to record");
   if (c->warc_path != NULL && !c->resume && access(c->warc_path, F_OK) == 0)
@@ -895,10 +905,10 @@ void cmdline_check(struct cmd *c)
                    "--cluster: %s is not for a shared crawl (start a "
                    "worker again to go on)",
                    c->resume ? "--resume" : "--replay");
-  if (o->max_pages_per_host > 0)
+  if (o->max_pages_per_host > 0 || c->since_dir != NULL)
     cmdline_refuse(EXIT_USAGE,
-                   "--cluster: --max-pages-per-host is not supported "
-                   "yet with --cluster");
+                   "--cluster: %s is not supported yet with --cluster",
+                   c->since_dir ? "--since" : "--max-pages-per-host");
 }
 
 /* shell_quote: S appended to B quoted for a POSIX shell. */

@@ -51,6 +51,9 @@ struct cmd {
                  * repeated one once; owned */
   size_t nseeds;
   const char *replay_dir, *warc_path;   /* argv, or NULL */
+  const char *since_dir;                /* --since (argv), or NULL */
+  char *since_path;                     /* its absolute path; owned */
+  store_t *since;                       /* its store; owned */
   const char *cluster_url, *crawl_name; /* argv, or NULL */
   char stamp[128];                      /* the directory's, as bound */
   double lease;                         /* --lease-timeout */

@@ -5,6 +5,7 @@
  *
  * Threads: every function but signal_main runs on the main thread, which
  * is alone until start_signal_thread and webcrawl_run start others. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <curl/curl.h>
 #include <errno.h>
 #include <libxml/parser.h>
@@ -295,6 +296,44 @@ static bool in_dir(const char *dir, const char *name)
   return there;
 }
 
+/* open_since: --since OLD_DIR (C->since_path, since, o.since): refuse
+ * unless it is a complete crawl no one writes, other than pageDirectory,
+ * that recorded validators (DESIGN.md, "Refresh"). */
+static void open_since(struct cmd *c)
+{
+  const char *old = c->since_dir;
+  char err[512];
+  if (old == NULL)
+    return;
+  if ((c->since_path = realpath(old, NULL)) == NULL)
+    cmdline_refuse(EXIT_USAGE, "--since: cannot use '%s': %s", old,
+                   strerror(errno));
+  char *dir = realpath(c->dir, NULL);
+  bool same = dir != NULL && strcmp(dir, c->since_path) == 0;
+  free(dir);
+  if (same)
+    cmdline_refuse(EXIT_PAGEDIR,
+                   "--since: pageDirectory '%s' is OLD_DIR itself; refresh "
+                   "into a new, empty directory",
+                   c->dir);
+  long pid;
+  if (pagedir_holder(old, &pid) == 1)
+    cmdline_refuse(EXIT_USAGE,
+                   "--since: '%s' is being written now by process %ld; "
+                   "refresh from a complete crawl",
+                   old, pid);
+  if (pagedir_check(old, err, sizeof(err)) < 0)
+    cmdline_refuse(EXIT_USAGE, "--since: '%s' is not a complete crawl: %s", old,
+                   err);
+  if ((c->since = store_open(old, err, sizeof(err))) == NULL)
+    cmdline_refuse(EXIT_USAGE, "--since: %s", err);
+  if (store_validated(c->since) == 0)
+    cmdline_refuse(EXIT_USAGE,
+                   "--since: '%s': no validators recorded: crawl it afresh",
+                   old);
+  c->o.since = c->since;
+}
+
 /* open_pagedir: make pageDirectory ready to write (C->store, C->o's
  * pstore, resume and replay): on --resume check its marker, lock it and
  * bring it back to its last page (pstore_resume); else open --replay's
@@ -327,6 +366,7 @@ static void open_pagedir(struct cmd *c)
     .naccept = c->naccept,
     .reject = c->reject,
     .nreject = c->nreject,
+    .since = c->since_path,
   };
   char err[512];
   if (c->cluster_url != NULL) {
@@ -538,6 +578,11 @@ static int run_crawl(struct cmd *c, webcrawl_stats_t *st)
  * libcurl. */
 static void release(struct cmd *c)
 {
+  store_close(c->since);
+  c->since = NULL;
+  c->o.since = NULL;
+  free(c->since_path);
+  c->since_path = NULL;
   cmdline_free(c);
   curl_global_cleanup();
 }
@@ -625,6 +670,7 @@ int main(int argc, char *argv[])
   if (init_libraries() != 0)
     return EXIT_FATAL;
   cmdline_check(&c);
+  open_since(&c);
   open_pagedir(&c);
   prepare_run(&c);
   if (start_signal_thread() != 0)

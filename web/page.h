@@ -65,6 +65,10 @@ struct page {
   bool meta_checked;      /* parse: the robots metas were read */
   bool charged;           /* parse: page_charge was called */
   int stored_id;          /* resume: the ID it was saved under before */
+  bool reused;            /* fetch (--since): a 304; res holds the older
+                             crawl's copy */
+  bool uncond;            /* fetch (--since): ask without validators (the
+                             older copy could not be read) */
   struct link *links;     /* parse: links in page order, in memory */
   size_t nlinks, cap;
   size_t held;      /* parse: bytes of links charged to budget */

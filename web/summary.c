@@ -68,6 +68,13 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
           st->ign_filtered, st->ign_host_limit, prog, st->robots_fetched,
           st->robots_failed, st->ign_robots, st->ign_unreachable, st->noindex,
           st->nofollow);
+  if (o->since != NULL)
+    fprintf(stderr,
+            "%s: refresh: %ld reused (304), %ld refetched, %ld new, %ld "
+            "gone%s; %lld bytes received for %lld bytes saved\n",
+            prog, st->reused, st->refetched, st->fresh, st->gone,
+            st->earlier > 0 ? ", and the pages the interrupted run saved" : "",
+            st->received, st->bytes);
   if (o->sitemaps)
     fprintf(stderr, "%s: sitemaps: %ld read, %ld failed\n", prog,
             st->sitemaps_fetched, st->sitemaps_failed);

@@ -75,6 +75,7 @@ void webcrawl_interrupt(void)
 static void requested(struct webcrawl *w, engine_t *e, const fitem_t *it,
                       const char *url, fetch_result_t *r)
 {
+  atomic_fetch_add(&w->received, r->received);
   wc_archive(w, e, url, r);
   atomic_fetch_add(&w->requests, 1);
   w->co->ops->requested(w, it);
@@ -371,6 +372,84 @@ static bool from_store(struct webcrawl *w, engine_t *e, fitem_t *it,
   return true;
 }
 
+/* keep_validator: *MINE, the validator a 304 carried, or if it carried
+ * none OLD (borrowed; copied), the one the older crawl recorded: what
+ * the page is journaled with. Returns false if out of memory. */
+static bool keep_validator(char **mine, const char *old)
+{
+  return *mine != NULL || old == NULL || (*mine = strdup(old)) != NULL;
+}
+
+/* strong: ETag V without its weak prefix. */
+static const char *strong(const char *v)
+{
+  return strncmp(v, "W/", 2) == 0 ? v + 2 : v;
+}
+
+/* keep_etag: keep_validator for the ETag, but a 304's that is OLD but
+ * for the weak prefix gives way to OLD, which came with a 200: nginx
+ * weakens the ETag of what it gzips, not of its 304s, and a fresh
+ * crawl records the 200's. */
+static bool keep_etag(char **mine, const char *old)
+{
+  if (*mine != NULL && old != NULL && strcmp(*mine, old) != 0 &&
+      strcmp(strong(*mine), strong(old)) == 0) {
+    free(*mine);
+    *mine = NULL;
+  }
+  return keep_validator(mine, old);
+}
+
+/* refresh_get: fetch IT (--since): conditionally if the older crawl
+ * saved its URL with validators (store_validators), else as ever. On a
+ * 304 P's response becomes the older crawl's copy (store_fetch: its
+ * body, Content-Type and X-Robots-Tag, as served then and so now), with
+ * the 304's validators, else the older ones (keep_etag), and P is
+ * marked reused. If
+ * that copy cannot be read, IT is asked again without validators, with
+ * a token of its own (returns ENGINE_REQUEUED; else ENGINE_PARSE, P's
+ * response then to be handled as a fetch's). */
+static engine_fetched_t refresh_get(struct webcrawl *w, fetcher_t *f,
+                                    engine_t *e, fitem_t *it, struct page *p)
+{
+  const char *etag = NULL, *lm = NULL;
+  int id = p->uncond ? 0 : store_validators(w->o->since, it->url, &etag, &lm);
+  if (id == 0 || (etag == NULL && lm == NULL)) {
+    fetcher_get(f, it->url, &p->res);
+    requested(w, e, it, it->url, &p->res);
+    return ENGINE_PARSE;
+  }
+  fetcher_get_cond(f, it->url, etag, lm, &p->res);
+  requested(w, e, it, it->url, &p->res);
+  if (p->res.outcome != FETCH_NOT_MODIFIED)
+    return ENGINE_PARSE;
+  fetch_result_t old;
+  if (store_fetch(w->o->since, it->url, false, &old) == id &&
+      keep_etag(&p->res.etag, etag) &&
+      keep_validator(&p->res.last_modified, lm)) {
+    old.etag = p->res.etag;
+    old.last_modified = p->res.last_modified;
+    old.received = p->res.received;
+    p->res.etag = p->res.last_modified = NULL;
+    fetch_result_free(&p->res);
+    p->res = old;
+    p->reused = true;
+    return ENGINE_PARSE;
+  }
+  fetch_result_free(&old);
+  fetch_result_free(&p->res);
+  p->uncond = true;
+  char *key = url_host_key_normal(it->url);
+  if (key == NULL) {
+    p->res.outcome = FETCH_NET_ERROR;
+    snprintf(p->res.error, sizeof(p->res.error), "out of memory");
+    return ENGINE_PARSE;
+  }
+  engine_requeue(e, it, NULL, key, 0);
+  free(key);
+  return ENGINE_REQUEUED;
+}
+
 /* wc_fetch: a gate item fetches its host's robots.txt; a page item is
  * skipped (--max-pages), answered from the saved crawl (before robots.txt
  * is asked: what the saved crawl fetched or decided stands), skipped
@@ -419,8 +498,13 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
     frontier_refund(engine_frontier(e), it->host);
     return ENGINE_PARSE;
   }
-  fetcher_get(f, it->url, &p->res);
-  requested(w, e, it, it->url, &p->res);
+  if (w->o->since != NULL) {
+    if (refresh_get(w, f, e, it, p) == ENGINE_REQUEUED)
+      return ENGINE_REQUEUED;
+  } else {
+    fetcher_get(f, it->url, &p->res);
+    requested(w, e, it, it->url, &p->res);
+  }
   p->attempts++;
   if (p->res.outcome == FETCH_REDIRECT)
     return follow(w, e, it, p);
@@ -595,6 +679,7 @@ static void state_init(struct webcrawl *w)
   atomic_init(&w->robots_fetched, 0);
   atomic_init(&w->robots_failed, 0);
   atomic_init(&w->requests, 0);
+  atomic_init(&w->received, 0);
   atomic_init(&w->warc_failed, false);
   atomic_init(&w->sitemaps_fetched, 0);
   atomic_init(&w->sitemaps_failed, 0);
@@ -673,6 +758,9 @@ static void stats_collect(struct webcrawl *w, const engine_stats_t *es)
   st->sitemaps_fetched = atomic_load(&w->sitemaps_fetched);
   st->sitemaps_failed = atomic_load(&w->sitemaps_failed);
   st->requests = atomic_load(&w->requests);
+  st->received = atomic_load(&w->received);
+  if (o->since != NULL)
+    st->gone = store_count(o->since) - st->kept;
   if (!widened(w, st))
     w->io_failed = true;
   st->elapsed = clock_now() - w->start;

@@ -68,6 +68,9 @@ typedef struct webcrawl_opts {
   const store_t *replay;        /* fetch everything from this saved crawl */
   const store_t *resume;        /* pages saved before, in PSTORE's
                                    directory itself */
+  const store_t *since;         /* --since: an older crawl whose pages are
+                                   asked for conditionally, and reused on
+                                   a 304 (DESIGN.md, "Refresh"); or NULL */
   warc_t *warc;                 /* record every exchange here, or NULL */
   const struct coord *coord;    /* what the crawl shares with other
                                    processes (coord.h); NULL: nothing */
@@ -97,6 +100,12 @@ typedef struct webcrawl_stats {
     ign_host_limit, ign_filtered, binary, warc_records, sitemaps_fetched,
     sitemaps_failed;
   long long bytes;
+  long long received; /* bytes every request received (head and body) */
+  /* --since: pages saved as the older crawl had them (a 304), fetched
+   * whole though the older crawl had them, new to it, saved by the
+   * interrupted run this one resumes (and in the older crawl: KEPT of
+   * all), and the older crawl's pages not saved now */
+  long reused, refetched, fresh, earlier, kept, gone;
   double elapsed;
   double bound;                  /* requests the politeness bound allowed
                                     (frontier_stats_t.bound); 0 without a rate */

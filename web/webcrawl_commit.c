@@ -57,6 +57,24 @@ static bool io_fail(struct webcrawl *w, engine_t *e, const char *what, int id,
   return false;
 }
 
+/* count_refresh: which of --since's kinds saved page IT (record P) is
+ * (webcrawl_stats_t). */
+static void count_refresh(struct webcrawl *w, const fitem_t *it,
+                          const struct page *p)
+{
+  webcrawl_stats_t *st = w->st;
+  bool had = store_id(w->o->since, it->url) > 0;
+  st->kept += had;
+  if (p->stored_id != 0)
+    st->earlier++;
+  else if (p->reused)
+    st->reused++;
+  else if (had)
+    st->refetched++;
+  else
+    st->fresh++;
+}
+
 /* save: give page IT its ID: journal what its file does not say, then
  * publish it (or, on resume, check that it was saved under this ID).
  * Returns false if the crawl must stop. */
@@ -88,6 +106,8 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
                                    .hops = p->hops,
                                    .ctype = p->res.content_type,
                                    .xrobots = p->res.x_robots_tag,
+                                   .etag = p->res.etag,
+                                   .lastmod = p->res.last_modified,
                                    .sitemap = list };
     int rc = pstore_journal_page(w->o->pstore, id, &facts);
     int err = errno;
@@ -99,6 +119,8 @@ static bool save(struct webcrawl *w, engine_t *e, fitem_t *it, struct page *p)
   }
   st->saved++;
   st->bytes += (long long)p->res.len;
+  if (w->o->since != NULL)
+    count_refresh(w, it, p);
   if (it->depth == 0)
     st->seed_saved = true;
   wc_log_event(w, it->depth, "Saved", it->url);
@@ -331,7 +353,8 @@ static bool commit_fetched(struct webcrawl *w, engine_t *e, fitem_t *it,
   webcrawl_stats_t *st = w->st;
   int d = it->depth;
   st->fetched++;
-  wc_log_event(w, d, "Fetched", it->url);
+  /* A 304 of --since: the older crawl's copy stands for the page. */
+  wc_log_event(w, d, p->reused ? "Reused" : "Fetched", it->url);
   for (int i = 0; i < p->hops; i++) {
     if (engine_mark_seen(e, p->chain[i]) == -2)
       lost_to_oom(w, e, p->chain[i]);

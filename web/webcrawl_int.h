@@ -26,7 +26,8 @@ struct webcrawl {
   hosts_t *hosts; /* robots.txt and page counts per host; locks
                      itself (hosts.h) */
   atomic_long robots_fetched, robots_failed;
-  atomic_long requests;                          /* every HTTP request made */
+  atomic_long requests;  /* every HTTP request made */
+  atomic_llong received; /* bytes those requests received (fetch.h) */
   atomic_long sitemaps_fetched, sitemaps_failed; /* --sitemaps */
   fptable_t *firsts; /* --sitemaps: the seeds first on their host
                         (wsitemap_firsts); built before the crawl, then
