@@ -70,6 +70,16 @@
  *                        client closes, or the server stops
  *   close                send the headers (with the full Content-Length)
  *                        and half the body, then close the connection
+ *   validators WHICH     a file served 200 carries validators, and a
+ *                        conditional request for it is answered: WHICH is
+ *                        etag (ETag: a CRC of the body as sent, before
+ *                        gzip), lastmod (Last-Modified: the file's mtime),
+ *                        both, or none (the default). 304 when
+ *                        If-None-Match holds the ETag, else (no
+ *                        If-None-Match) when If-Modified-Since is exactly
+ *                        the Last-Modified, as nginx does by default
+ *   notmodified          answer 304 to every conditional request (a lying
+ *                        server, whatever the file holds now)
  *   generate             PATTERN must end in '*': PREFIXN (N = 0, 1, ...)
  *                        is a generated page linking to PREFIX(N+1), to
  *                        PREFIX(N-1) and to PREFIX0; PREFIX alone is page 0;
@@ -130,8 +140,13 @@ enum action {
   ACT_HANG,
   ACT_CLOSE,
   ACT_GENERATE,
-  ACT_REQUIRE
+  ACT_REQUIRE,
+  ACT_VALIDATORS,
+  ACT_NOTMODIFIED
 };
+
+/* ACT_VALIDATORS: which a file carries (a bit each). */
+enum { V_ETAG = 1, V_LASTMOD = 2 };
 
 struct rule {
   char *host;    /* NULL: every host */
@@ -161,6 +176,8 @@ struct plan {
   bool gzip, endless, hang, close;
   const char *generate;                     /* prefix, or NULL */
   const char *require_name, *require_value; /* require; NULL: none */
+  long validators;                          /* V_* bits */
+  bool notmodified;
 };
 
 /* ------------------------------------------------------------- globals */
@@ -401,6 +418,20 @@ static bool rule_parse(char *line, struct rule *r, const char **why)
     r->act = ACT_HANG;
   } else if (strcmp(act, "close") == 0) {
     r->act = ACT_CLOSE;
+  } else if (strcmp(act, "validators") == 0) {
+    r->act = ACT_VALIDATORS;
+    a1 = next_token(&s);
+    if (a1 == NULL)
+      return false;
+    r->code = strcmp(a1, "etag") == 0    ? V_ETAG
+            : strcmp(a1, "lastmod") == 0 ? V_LASTMOD
+            : strcmp(a1, "both") == 0    ? V_ETAG | V_LASTMOD
+            : strcmp(a1, "none") == 0    ? 0
+                                         : -1;
+    if (r->code < 0)
+      return false;
+  } else if (strcmp(act, "notmodified") == 0) {
+    r->act = ACT_NOTMODIFIED;
   } else if (strcmp(act, "generate") == 0) {
     r->act = ACT_GENERATE;
     if (!r->prefix) {
@@ -523,6 +554,12 @@ static void plan_build(struct plan *pl, const char *addr, const char *target)
     case ACT_REQUIRE:
       pl->require_name = r->text;
       pl->require_value = r->text2;
+      break;
+    case ACT_VALIDATORS:
+      pl->validators = r->code;
+      break;
+    case ACT_NOTMODIFIED:
+      pl->notmodified = true;
       break;
     }
   }
@@ -885,6 +922,34 @@ static const char builtin_page[] =
   "<!DOCTYPE html>\n<html><head><title>%ld</title></head>\n"
   "<body><p>testserver: status %ld</p></body></html>\n";
 
+/* validate: the validators of a file served 200 (PL's, BODY the bytes
+ * as sent before gzip, MTIME the file's) into ETAG and LM ("" for none),
+ * and whether the request's conditions say it is not modified (304). */
+static bool validate(struct MHD_Connection *c, const struct plan *pl,
+                     const struct buf *body, time_t mtime, char etag[32],
+                     char lm[64])
+{
+  etag[0] = lm[0] = '\0';
+  if (pl->validators & V_ETAG)
+    snprintf(etag, 32, "\"%08lx-%zx\"",
+             crc32(0L, (const Bytef *)(body->data ? body->data : ""),
+                   (uInt)body->len),
+             body->len);
+  struct tm tm;
+  if ((pl->validators & V_LASTMOD) && gmtime_r(&mtime, &tm) != NULL)
+    strftime(lm, 64, "%a, %d %b %Y %H:%M:%S GMT", &tm);
+  const char *inm = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                "If-None-Match");
+  const char *ims = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                "If-Modified-Since");
+  if (pl->notmodified)
+    return inm != NULL || ims != NULL;
+  if (inm != NULL)
+    return etag[0] != '\0' &&
+           (strstr(inm, etag) != NULL || strcmp(inm, "*") == 0);
+  return ims != NULL && lm[0] != '\0' && strcmp(ims, lm) == 0;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
                                   const char *url, const char *method,
                                   const char *version, const char *upload_data,
@@ -937,6 +1002,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
   bool ok = true;
   bool is_get = strcmp(method, "GET") == 0;
   bool is_head = strcmp(method, "HEAD") == 0;
+  time_t mtime = 0;
+  bool file = false;
+  char etag[32] = "", lm[64] = "";
 
   if (!is_get && !is_head) {
     status = MHD_HTTP_METHOD_NOT_ALLOWED;
@@ -987,6 +1055,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
           body.data = data;
           body.len = body.cap = len;
           type = type_for_path(fspath);
+          mtime = sb.st_mtime;
+          file = true;
         }
       }
     }
@@ -1008,8 +1078,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
     body.len = n;
     ok = s != NULL;
   }
+  if (ok && file && status == MHD_HTTP_OK &&
+      (pl.validators || pl.notmodified) &&
+      validate(c, &pl, &body, mtime, etag, lm)) {
+    status = MHD_HTTP_NOT_MODIFIED;
+    body.len = 0;
+  }
   bool gzipped = false;
-  if (ok && pl.gzip && !pl.endless && accepts_gzip(c)) {
+  if (ok && pl.gzip && !pl.endless && status != MHD_HTTP_NOT_MODIFIED &&
+      accepts_gzip(c)) {
     size_t n;
     char *z = gzip_bytes(body.data ? body.data : "", body.len, &n);
     free(body.data);
@@ -1073,6 +1150,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c,
     MHD_add_response_header(resp, MHD_HTTP_HEADER_ALLOW, "GET, HEAD");
   for (int i = 0; i < pl.nhdr; i++)
     MHD_add_response_header(resp, pl.hdr_name[i], pl.hdr_value[i]);
+  if (etag[0] != '\0')
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
+  if (lm[0] != '\0')
+    MHD_add_response_header(resp, MHD_HTTP_HEADER_LAST_MODIFIED, lm);
   free(location);
   enum MHD_Result rc = MHD_queue_response(c, (unsigned)status, resp);
   MHD_destroy_response(resp);
