@@ -99,6 +99,47 @@ static void test_fetch(void)
   rm_dir();
 }
 
+/* test_validators: the ETag and Last-Modified pstore_journal_page
+ * writes for a saved page come back from store_validators (issue 35,
+ * --since); a page without them has none, and a directory where no page
+ * has any counts 0 (store_validated), as a crawl made before they were
+ * recorded does. */
+static void test_validators(void)
+{
+  char err[256];
+  const char *a = "http://h/a", *b = "http://h/b", *et, *lm;
+  CHECK(mkdtemp(dir) != NULL);
+  CHECK(pagedir_init(dir, NULL, err, sizeof(err)) == 0);
+  save(1, a, "<p>a</p>");
+  save(2, b, "<p>b</p>");
+  store_t *s = store_open(dir, err, sizeof(err));
+  CHECK(s != NULL);
+  CHECK_INT(store_validated(s), 0);
+  store_close(s);
+  pstore_t *ps = pstore_new(dir, false, false, false);
+  CHECK(ps != NULL);
+  pstore_facts_t f = { .url = a,
+                       .etag = "W/\"5f-1a\"",
+                       .lastmod = "Sun, 29 Nov 2026 06:29:45 GMT" };
+  CHECK_INT(pstore_journal_page(ps, 1, &f), 0);
+  pstore_facts_t g = { .url = b, .etag = "bad\nvalue" };
+  CHECK_INT(pstore_journal_page(ps, 2, &g), 0);
+  pstore_close(ps, false);
+  s = store_open(dir, err, sizeof(err));
+  CHECK(s != NULL);
+  CHECK_INT(store_validated(s), 1);
+  CHECK_INT(store_validators(s, a, &et, &lm), 1);
+  CHECK_STR(et, "W/\"5f-1a\"");
+  CHECK_STR(lm, "Sun, 29 Nov 2026 06:29:45 GMT");
+  /* A value with a line break is not journaled: no validator. */
+  CHECK_INT(store_validators(s, b, &et, &lm), 2);
+  CHECK(et == NULL && lm == NULL);
+  CHECK_INT(store_validators(s, "http://h/c", &et, &lm), 0);
+  CHECK(et == NULL && lm == NULL);
+  store_close(s);
+  rm_dir();
+}
+
 /* item: an item added as CHAIN[0] (or URL if HOPS is 0), ended at URL. */
 static pstore_item_t item(const char *url, char *const *chain, int hops)
 {
@@ -363,6 +404,7 @@ static void test_malformed(void)
 int main(void)
 {
   RUN(test_fetch);
+  RUN(test_validators);
   RUN(test_outcomes);
   RUN(test_unreachable_hosts);
   RUN(test_malformed);
