@@ -146,6 +146,14 @@ check_eq "no validators at all: refused" "$RC" 1
 check "no validators at all: says so" \
   grep -q "no validators recorded: crawl it afresh" "$TEST_DIR/new.err"
 
+# A crawl made before validators were recorded: a shipped sample.
+mkdir -p "$TEST_DIR/z"
+"$CR" --rate 0 --since "$TOP/pageDirectory-samples/course-d2" "$SEED" \
+  "$TEST_DIR/z" 2 >/dev/null 2>"$TEST_DIR/z.err"
+check_eq "a crawl from before validators: refused" "$?" 1
+check "a crawl from before validators: says so" \
+  grep -q "no validators recorded: crawl it afresh" "$TEST_DIR/z.err"
+
 # A server that answers 304 for a page it changed: a 304 says the copy
 # is the page, so the old body is saved (and its links followed), as
 # issue 35 defines; the fresh crawl differs exactly there.
