@@ -139,7 +139,7 @@ static void usage(void)
 "  --resume              continue an interrupted crawl in pageDirectory\n"
 "                        (same seedURL, maxDepth and every option the\n"
 "                        marker records: scope, domain, regexes, format,\n"
-"                        page limits, robots options, user agent)\n"
+"                        page limits, robots options, user agent, --since)\n"
 "  --cluster redis://HOST[:PORT][/DB]  run as one worker of a crawl shared\n"
 "                        with other crawler processes, on any machines,\n"
 "                        through Redis (--crawl-name names it); the first\n"

@@ -71,10 +71,14 @@ void summary_print(const char *prog, const webcrawl_opts_t *o, const char *dir,
   if (o->since != NULL)
     fprintf(stderr,
             "%s: refresh: %ld reused (304), %ld refetched, %ld new, %ld "
-            "gone%s; %lld bytes received for %lld bytes saved\n",
-            prog, st->reused, st->refetched, st->fresh, st->gone,
-            st->earlier > 0 ? ", and the pages the interrupted run saved" : "",
-            st->received, st->bytes);
+            "gone; %lld bytes received for %lld bytes saved\n",
+            prog, st->reused, st->refetched, st->fresh, st->gone, st->received,
+            st->bytes);
+  if (o->since != NULL && st->earlier > 0)
+    fprintf(stderr,
+            "%s: refresh: %ld pages saved by the interrupted run, not "
+            "counted by kind above\n",
+            prog, st->earlier);
   if (o->sitemaps)
     fprintf(stderr, "%s: sitemaps: %ld read, %ld failed\n", prog,
             st->sitemaps_fetched, st->sitemaps_failed);
