@@ -67,8 +67,9 @@ struct page {
   int stored_id;          /* resume: the ID it was saved under before */
   bool reused;            /* fetch (--since): a 304; res holds the older
                              crawl's copy */
-  bool uncond;            /* fetch (--since): ask without validators (the
-                             older copy could not be read) */
+  bool uncond;            /* fetch (--since): ask the next request without
+                             validators (the older copy could not be
+                             read) */
   struct link *links;     /* parse: links in page order, in memory */
   size_t nlinks, cap;
   size_t held;      /* parse: bytes of links charged to budget */

@@ -413,7 +413,9 @@ static engine_fetched_t refresh_get(struct webcrawl *w, fetcher_t *f,
                                     engine_t *e, fitem_t *it, struct page *p)
 {
   const char *etag = NULL, *lm = NULL;
-  int id = p->uncond ? 0 : store_validators(w->o->since, it->url, &etag, &lm);
+  bool uncond = p->uncond; /* for this request only, not a redirect's next */
+  p->uncond = false;
+  int id = uncond ? 0 : store_validators(w->o->since, it->url, &etag, &lm);
   if (id == 0 || (etag == NULL && lm == NULL)) {
     fetcher_get(f, it->url, &p->res);
     requested(w, e, it, it->url, &p->res);

@@ -180,6 +180,29 @@ crawl freshz --compress
 check "compressed old, compressed refresh: as fresh" \
   same "$TEST_DIR/newz" "$TEST_DIR/freshz"
 
+# An older copy gone once the refresh has started (after OLD_DIR was
+# checked): its 304 is asked again without validators, and the page is
+# what a fresh crawl saves.
+site both
+crawl old
+mkdir "$TEST_DIR/new"
+"$CR" --rate 4 --since "$TEST_DIR/old" "$SEED" "$TEST_DIR/new" 5 \
+  >/dev/null 2>"$TEST_DIR/gone.err" &
+K=$!
+for i in $(seq 100); do
+  [ -e "$TEST_DIR/new/1" ] && break
+  sleep 0.05
+done
+last=$(ls "$TEST_DIR/old" | sort -n | tail -n 1)
+rm "$TEST_DIR/old/$last"
+wait "$K"
+check_eq "older copy gone: the refresh exits 0" "$?" 0
+crawl fresh
+check "older copy gone: the fresh crawl, byte for byte" \
+  same "$TEST_DIR/new" "$TEST_DIR/fresh"
+check "older copy gone: fetched whole" \
+  grep -q "refresh: $((last - 1)) reused (304), 1 refetched" "$TEST_DIR/gone.err"
+
 # Refusals.
 site both
 crawl old
