@@ -121,7 +121,9 @@ engine_t *engine_new(const engine_config_t *cfg)
   if (!src->spill)
     e->cfg.spill_path = NULL;
   e->wanted = cfg->ordered && e->cfg.want ? e->cfg.want : UINT64_MAX;
-  frontier_config_t fc = { .capacity = cfg->queue_size,
+  frontier_config_t fc = { .wake = cfg->wake,
+                           .wake_arg = cfg->wake_arg,
+                           .capacity = cfg->queue_size,
                            .queue_only = cfg->queue_only,
                            .rate = cfg->rate,
                            .burst = cfg->burst,
@@ -400,12 +402,71 @@ static void refuse(engine_t *e, fitem_t *it)
   finish(e, it);
 }
 
+/* admitted: popped IT into *JOB if the source admits it; else it is
+ * refused (handled) and false returned. */
+static bool admitted(engine_t *e, fitem_t *it, engine_job_t *job)
+{
+  if (!e->cfg.source->admit(e->cfg.source_ctx, it)) {
+    refuse(e, it);
+    return false;
+  }
+  /* A gate's fetch consumes it: its host kept for gate_done. */
+  *job = (engine_job_t){ .it = it,
+                         .host = it->host,
+                         .gate = (it->flags & FITEM_GATE) != 0 };
+  return true;
+}
+
+int engine_next(engine_t *e, engine_job_t *job, double *due)
+{
+  for (;;) {
+    fitem_t *it;
+    int rc = frontier_try_pop(e->frontier, &it, due);
+    if (rc <= 0)
+      return rc == 0 ? ENGINE_WAIT : ENGINE_CLOSED;
+    if (admitted(e, it, job))
+      return ENGINE_ITEM;
+  }
+}
+
+void engine_sink(engine_t *e, const engine_job_t *job, engine_fetched_t what)
+{
+  fitem_t *it = job->it;
+  switch (what) {
+  case ENGINE_PARSE:
+    engine_push_fetched(e, it);
+    break;
+  case ENGINE_REQUEUED:
+    break; /* IT is the frontier's (or a parser's) now */
+  case ENGINE_CONSUMED:
+    frontier_done(e->frontier, it);
+    fitem_delete(it);
+    break;
+  case ENGINE_GONE:
+    frontier_done(e->frontier, it);
+    finish(e, it);
+    break;
+  }
+  if (job->gate)
+    e->cfg.source->gate_done(e->cfg.source_ctx,
+                             frontier_host_key(e->frontier, job->host));
+}
+
+/* downloader_exit: a download thread (or the driver's) is done with E. */
+static void downloader_exit(engine_t *e)
+{
+  pthread_mutex_lock(&e->lock);
+  if (--e->downloaders == 0)
+    pthread_cond_broadcast(&e->fetched);
+  pthread_mutex_unlock(&e->lock);
+  /* Nothing of E is touched from here on: engine_run may return. */
+}
+
 static void *download_main(void *arg)
 {
   engine_t *e = arg;
   void *ws = e->hooks.worker_init ? e->hooks.worker_init(e->cfg.ctx) : NULL;
   fitem_t *it;
-  const engine_source_t *src = e->cfg.source;
   bool el = elastic(e);
   for (;;) {
     if (el)
@@ -415,40 +476,25 @@ static void *download_main(void *arg)
       grow(e);
     if (it == NULL)
       break;
-    if (!src->admit(e->cfg.source_ctx, it)) {
-      refuse(e, it);
+    engine_job_t job;
+    if (!admitted(e, it, &job))
       continue;
-    }
-    /* A gate's fetch consumes it: its host kept for GATE_DONE. */
-    bool gate = (it->flags & FITEM_GATE) != 0;
-    uint32_t host = it->host;
-    switch (e->hooks.fetch(e->cfg.ctx, ws, e, it)) {
-    case ENGINE_PARSE:
-      engine_push_fetched(e, it);
-      break;
-    case ENGINE_REQUEUED:
-      break;
-    case ENGINE_CONSUMED:
-      frontier_done(e->frontier, it);
-      fitem_delete(it);
-      break;
-    case ENGINE_GONE:
-      frontier_done(e->frontier, it);
-      finish(e, it);
-      break;
-    }
-    if (gate)
-      src->gate_done(e->cfg.source_ctx, frontier_host_key(e->frontier, host));
+    engine_sink(e, &job, e->hooks.fetch(e->cfg.ctx, ws, e, it));
     if (el && leave(e))
       break;
   }
   if (e->hooks.worker_fini)
     e->hooks.worker_fini(e->cfg.ctx, ws);
-  pthread_mutex_lock(&e->lock);
-  if (--e->downloaders == 0)
-    pthread_cond_broadcast(&e->fetched);
-  pthread_mutex_unlock(&e->lock);
-  /* Nothing of E is touched from here on: engine_run may return. */
+  downloader_exit(e);
+  return NULL;
+}
+
+/* driver_main: the thread of cfg.driver, counted as one downloader. */
+static void *driver_main(void *arg)
+{
+  engine_t *e = arg;
+  e->cfg.driver(e->cfg.driver_arg, e);
+  downloader_exit(e);
   return NULL;
 }
 
@@ -632,7 +678,9 @@ int engine_run(engine_t *e)
   if (e->ran)
     return CRAWL_EINVAL;
   e->ran = true;
-  int nd = e->cfg.download_workers, np = e->cfg.parse_workers;
+  /* A driver takes the download pool's place, as one thread. */
+  int nd = e->cfg.driver ? 1 : e->cfg.download_workers;
+  int np = e->cfg.parse_workers;
   pthread_t *tid = malloc((size_t)(nd + np) * sizeof(*tid));
   if (tid == NULL)
     return CRAWL_ENOMEM;
@@ -644,8 +692,10 @@ int engine_run(engine_t *e)
   atomic_store(&e->last_grow, now_ms());
   for (; started < nd + np; started++) {
     bool dl = started < nd;
-    if (pthread_create(&tid[started], NULL, dl ? download_main : parse_main,
-                       e) != 0) {
+    void *(*main)(void *) = !dl           ? parse_main
+                          : e->cfg.driver ? driver_main
+                                          : download_main;
+    if (pthread_create(&tid[started], NULL, main, e) != 0) {
       status = CRAWL_ETHREAD;
       break;
     }

@@ -219,6 +219,22 @@ typedef struct engine_config {
   void *source_ctx;              /* passed to every source call */
   const engine_hooks_t *hooks;   /* borrowed; must outlive the engine */
   void *ctx;                     /* passed to every hook */
+  /* driver: run by engine_run in one thread of its own in place of the
+   * download pool (download_workers, download_max and the hooks'
+   * worker_init/worker_fini are then unused): it fetches every item,
+   * taking them with engine_next and handing each back with
+   * engine_sink, until engine_next says ENGINE_CLOSED and nothing it
+   * took is left out; then it returns. NULL = download threads. */
+  void (*driver)(void *arg, engine_t *e);
+  void *driver_arg;
+  /* wake: called whenever an item may fall due earlier than engine_next
+   * last said, and when the crawl closes or stops, so that a driver may
+   * sleep until then (frontier.h, frontier_config_t.wake): from any
+   * thread, with the frontier's lock held; it must only signal (never
+   * call the engine, never block). Must stay callable until
+   * engine_delete. NULL = none. */
+  void (*wake)(void *arg);
+  void *wake_arg;
 } engine_config_t;
 
 /* engine_new: an engine ready for engine_add and engine_run. CFG copied.
@@ -264,6 +280,39 @@ int engine_mark_seen(engine_t *e, const char *url);
 void engine_requeue(engine_t *e, fitem_t *it, const char *new_url,
                     const char *hostkey, double not_before);
 
+/* ---- for a driver (engine_config_t.driver) ---- */
+
+/* engine_job: an item taken by engine_next, with what engine_sink needs
+ * once the fetch hook may have handed the item on (ENGINE_REQUEUED). */
+typedef struct engine_job {
+  fitem_t *it;   /* owned by the driver until engine_sink */
+  uint32_t host; /* its host (frontier.h) */
+  bool gate;     /* a gate item */
+} engine_job_t;
+
+/* What engine_next found. */
+enum { ENGINE_ITEM = 1, ENGINE_WAIT = 0, ENGINE_CLOSED = -1 };
+
+/* engine_next: take an item that may be fetched now, as a download thread
+ * does: its host's token taken, the source's admit asked (an item it
+ * refuses is handled here, and the next looked at). Never waits.
+ * Returns: ENGINE_ITEM, *JOB filled in: fetch it (the fetch hook, or
+ *   the same work split in two) and give it to engine_sink;
+ *   ENGINE_WAIT: nothing now; *DUE is the monotonic time the next item
+ *   may fall due (INFINITY: not before cfg.wake is called);
+ *   ENGINE_CLOSED: the crawl is over or stopping: finish what was taken,
+ *   then return from the driver.
+ * Thread-safety: any thread; meant for the driver's. */
+int engine_next(engine_t *e, engine_job_t *job, double *due);
+
+/* engine_sink: JOB's item went through the fetch (the fetch hook's work)
+ * with the result WHAT (engine_hooks_t.fetch): it goes on to parse,
+ * stays requeued, is freed (a gate) or finished (gone), and a gate's
+ * source->gate_done is called. May wait, as a download thread does, while
+ * cfg.fetched_limit pages wait for a parser. Thread-safety: any thread,
+ * no engine lock held; the one that took JOB. */
+void engine_sink(engine_t *e, const engine_job_t *job, engine_fetched_t what);
+
 /* engine_speculating: speculation records alive now (queued, being
  * fetched or parked). Any thread. */
 size_t engine_speculating(engine_t *e);
@@ -278,14 +327,14 @@ frontier_t *engine_frontier(engine_t *e);
 typedef frontier_stats_t engine_stats_t;
 void engine_stats(engine_t *e, engine_stats_t *st);
 
-/* engine_run: start the pools, wait until the crawl is complete or
- * stopped, join every thread. Call once, from one thread.
- * Returns: CRAWL_OK; the status of the first engine_fail; CRAWL_ESTOPPED
- * after engine_stop; CRAWL_EIO if the frontier lost its spill; CRAWL_ETHREAD
- * or CRAWL_ENOMEM if the pools could not start (threads already started are
- * stopped and joined); CRAWL_EINVAL if called twice. The engine itself fails
- * with CRAWL_ENOMEM when, in ordered mode, an item it holds could not be kept
- * (the commit could not go past it). */
+/* engine_run: start the pools (or the driver and the parse pool), wait until
+ * the crawl is complete or stopped, join every thread. Call once, from one
+ * thread. Returns: CRAWL_OK; the status of the first engine_fail;
+ * CRAWL_ESTOPPED after engine_stop; CRAWL_EIO if the frontier lost its spill;
+ * CRAWL_ETHREAD or CRAWL_ENOMEM if the pools could not start (threads already
+ * started are stopped and joined); CRAWL_EINVAL if called twice. The engine
+ * itself fails with CRAWL_ENOMEM when, in ordered mode, an item it holds could
+ * not be kept (the commit could not go past it). */
 int engine_run(engine_t *e);
 
 /* engine_stop: stop handing out work: downloads in flight finish, nothing

@@ -226,7 +226,7 @@ static int add(frontier_t *f, fitem_t *it, struct host *h, double not_before,
     f->nspec++;
   else
     f->count++;
-  pthread_cond_signal(&f->work);
+  frontier_work(f);
   return 0;
 }
 
@@ -257,7 +257,7 @@ static int spill_write(frontier_t *f, fitem_t *it, const struct host *h)
     return rc == -1 ? -3 : -2;
   f->count++;
   fitem_delete(it);
-  pthread_cond_signal(&f->work); /* a pop takes it back if it can */
+  frontier_work(f); /* a pop takes it back if it can */
   return 0;
 }
 
@@ -301,7 +301,7 @@ static void spill_load(frontier_t *f, bool force)
     if (it == NULL) {
       if (f->error) {
         f->closed = true;
-        pthread_cond_broadcast(&f->work);
+        frontier_work_all(f);
         pthread_cond_broadcast(&f->notfull);
       }
       return;
@@ -346,7 +346,7 @@ int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey)
   pthread_mutex_lock(&f->lock);
   while (!f->closed && full(f)) {
     f->push_waiters++;
-    pthread_cond_signal(&f->work); /* a pop may now pass the horizon */
+    frontier_work(f); /* a pop may now pass the horizon */
     pthread_cond_wait(&f->notfull, &f->lock);
     f->push_waiters--;
   }
@@ -485,12 +485,14 @@ static bool may_take(const frontier_t *f, const struct host *h)
   return first->seq < f->horizon || f->push_waiters > 0;
 }
 
-fitem_t *frontier_pop(frontier_t *f)
+/* pop_once: the next item of a host that may be fetched now, taking one
+ * of its tokens; or NULL, with *DEADLINE the earliest time one may fall
+ * due (INFINITY: none before a signal of `work`). *FORCED: a forced load
+ * of the spill was made since the caller last waited (one a wait, not
+ * one a look). Caller holds lock; F is open. */
+static fitem_t *pop_once(frontier_t *f, bool *forced, double *deadline)
 {
-  fitem_t *it = NULL;
-  bool forced = false; /* one forced load per call, then wait */
-  pthread_mutex_lock(&f->lock);
-  while (!f->closed) {
+  for (;;) {
     double now = clock_now();
     if (f->spill != NULL && diskq_count(f->spill) > 0)
       spill_load(f, false);
@@ -499,33 +501,46 @@ fitem_t *frontier_pop(frontier_t *f)
     while ((h = heap_top(f->waiting)) != NULL && h->due <= now)
       frontier_schedule(f, h, now);
     h = heap_top(f->ready);
-    if (!forced && h == NULL && heap_count(f->waiting) == 0 &&
+    if (!*forced && h == NULL && heap_count(f->waiting) == 0 &&
         heap_count(f->delayed) == 0 && f->gates_out == 0 && spilled(f)) {
       /* All that is left waits on disk (no host waits for a token or
        * its robots.txt): take a batch back whatever the budget says, or
        * nothing would ever be handed out again. */
       spill_load(f, true);
-      forced = true;
+      *forced = true;
       continue;
     }
-    if (!forced && h != NULL && !may_take(f, h) && spill_below_horizon(f)) {
+    if (!*forced && h != NULL && !may_take(f, h) && spill_below_horizon(f)) {
       /* The horizon holds back what is in memory (items promoted after
        * the spill began), and items it lets through wait on disk. */
       spill_load(f, true);
-      forced = true;
+      *forced = true;
       continue;
     }
     if (h != NULL && may_take(f, h)) {
-      it = take(f, h, now);
+      fitem_t *it = take(f, h, now);
       if (it != NULL)
-        break;
+        return it;
     }
-    double deadline = INFINITY;
+    *deadline = INFINITY;
     if ((h = heap_top(f->waiting)) != NULL)
-      deadline = h->due;
+      *deadline = h->due;
     fitem_t *d = heap_top(f->delayed);
-    if (d != NULL && d->not_before < deadline)
-      deadline = d->not_before;
+    if (d != NULL && d->not_before < *deadline)
+      *deadline = d->not_before;
+    return NULL;
+  }
+}
+
+fitem_t *frontier_pop(frontier_t *f)
+{
+  fitem_t *it = NULL;
+  bool forced = false; /* one forced load per wait */
+  pthread_mutex_lock(&f->lock);
+  while (!f->closed) {
+    double deadline;
+    if ((it = pop_once(f, &forced, &deadline)) != NULL)
+      break;
     if (isinf(deadline) || deadline >= f->timer) {
       /* Nothing will be due, or another waiter wakes by then and passes
        * the baton: one timed waiter per deadline, or every idle worker
@@ -556,6 +571,21 @@ fitem_t *frontier_pop(frontier_t *f)
   return it;
 }
 
+int frontier_try_pop(frontier_t *f, fitem_t **out, double *due)
+{
+  bool forced = false; /* the caller waits between calls */
+  int rc = -1;
+  *out = NULL;
+  *due = INFINITY;
+  pthread_mutex_lock(&f->lock);
+  if (!f->closed) {
+    *out = pop_once(f, &forced, due);
+    rc = *out != NULL;
+  }
+  pthread_mutex_unlock(&f->lock);
+  return rc;
+}
+
 void frontier_set_horizon(frontier_t *f, uint64_t horizon)
 {
   pthread_mutex_lock(&f->lock);
@@ -566,7 +596,7 @@ void frontier_set_horizon(frontier_t *f, uint64_t horizon)
     if ((h != NULL && frontier_first(h)->seq >= old &&
          frontier_first(h)->seq < horizon) ||
         spilled(f)) /* what the horizon now lets through may be on disk */
-      pthread_cond_signal(&f->work);
+      frontier_work(f);
   }
   pthread_mutex_unlock(&f->lock);
 }
@@ -636,7 +666,7 @@ void frontier_spec_return(frontier_t *f)
   pthread_mutex_lock(&f->lock);
   if (f->spec_out > 0)
     f->spec_out--;
-  pthread_cond_signal(&f->work);
+  frontier_work(f);
   pthread_mutex_unlock(&f->lock);
 }
 
@@ -657,7 +687,7 @@ void frontier_close(frontier_t *f)
 {
   pthread_mutex_lock(&f->lock);
   f->closed = true;
-  pthread_cond_broadcast(&f->work);
+  frontier_work_all(f);
   pthread_cond_broadcast(&f->notfull);
   pthread_mutex_unlock(&f->lock);
 }

@@ -51,7 +51,8 @@
  *
  * Thread-safety: every function may be called from any thread; the
  * frontier locks itself and calls no callbacks but frontier_empty_buckets's
- * PICK and, once no thread uses it, frontier_delete's DROP. */
+ * PICK, the config's WAKE and, once no thread uses it, frontier_delete's
+ * DROP. */
 #ifndef CRAWLER_FRONTIER_H
 #define CRAWLER_FRONTIER_H
 
@@ -129,6 +130,16 @@ typedef struct frontier_config {
                              it must not call the frontier); NULL =
                              fitem_delete */
   void *drop_arg;
+  void (*wake)(void *arg); /* called whenever an item may fall due
+                             earlier than a waiter was told (a push, a
+                             requeue, a gate done, a refund, a raised
+                             horizon...) and when the frontier closes:
+                             for a caller of frontier_try_pop that sleeps
+                             elsewhere. Called with the frontier's lock
+                             held, from any thread: it must only signal
+                             (never call the frontier, never block).
+                             NULL = none */
+  void *wake_arg;
 } frontier_config_t;
 
 /* frontier_new: an empty, open frontier. CFG is copied.
@@ -188,6 +199,14 @@ void frontier_spec_return(frontier_t *f);
  * of its tokens. Blocks until there is one or the frontier is closed.
  * Returns: an item owned by the caller, or NULL once closed. */
 fitem_t *frontier_pop(frontier_t *f);
+
+/* frontier_try_pop: frontier_pop without the wait, for a caller that
+ * sleeps elsewhere (an event loop, woken by the config's wake).
+ * Returns: 1 with *OUT an item owned by the caller (its token taken);
+ *   0 with *OUT NULL: nothing may be handed out now, *DUE the monotonic
+ *   time the next item may fall due (INFINITY: not before a wake);
+ *   -1 once closed. Never blocks but on the lock. */
+int frontier_try_pop(frontier_t *f, fitem_t **out, double *due);
 
 /* frontier_gate_done: open HOST after its gate item was handled. */
 void frontier_gate_done(frontier_t *f, uint32_t host);

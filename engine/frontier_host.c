@@ -110,7 +110,7 @@ void frontier_gate_done(frontier_t *f, uint32_t host)
     f->gates_out--;
   h->gate = GATE_OPEN;
   frontier_schedule(f, h, clock_now());
-  pthread_cond_signal(&f->work);
+  frontier_work(f);
   pthread_mutex_unlock(&f->lock);
 }
 
@@ -124,7 +124,7 @@ void frontier_gate_retry(frontier_t *f, uint32_t host, double not_before)
   if (not_before > h->pause_until)
     h->pause_until = not_before;
   frontier_schedule(f, h, clock_now());
-  pthread_cond_signal(&f->work);
+  frontier_work(f);
   pthread_mutex_unlock(&f->lock);
 }
 
@@ -168,7 +168,7 @@ void frontier_refund(frontier_t *f, uint32_t host)
     if (h->tokens > frontier_host_burst(f, h))
       h->tokens = frontier_host_burst(f, h);
     frontier_schedule(f, h, now);
-    pthread_cond_signal(&f->work);
+    frontier_work(f);
   }
   pthread_mutex_unlock(&f->lock);
 }
@@ -231,7 +231,7 @@ bool frontier_host_take(frontier_t *f, const char *hostkey, double *when)
        * learn the host's new time: the take may come from a thread that
        * is no downloader (a seed's sitemaps), and nothing else would
        * wake one when it comes: the crawl would hang. */
-      pthread_cond_signal(&f->work);
+      frontier_work(f);
     }
   }
   pthread_mutex_unlock(&f->lock);

@@ -68,6 +68,23 @@ static inline fitem_t *frontier_first(const struct host *h)
   return h->head ? h->head : h->shead;
 }
 
+/* frontier_work, frontier_work_all: signal (broadcast) `work`: an item
+ * may be due earlier, or the frontier closed; and tell the config's wake
+ * (frontier.h), for a caller that does not wait on `work`. */
+static inline void frontier_work(frontier_t *f)
+{
+  pthread_cond_signal(&f->work);
+  if (f->cfg.wake != NULL)
+    f->cfg.wake(f->cfg.wake_arg);
+}
+
+static inline void frontier_work_all(frontier_t *f)
+{
+  pthread_cond_broadcast(&f->work);
+  if (f->cfg.wake != NULL)
+    f->cfg.wake(f->cfg.wake_arg);
+}
+
 /* frontier_host_rate, frontier_host_burst: H's pace (--rate, or its
  * Crawl-delay's if slower) and bucket size. */
 double frontier_host_rate(const frontier_t *f, const struct host *h);
