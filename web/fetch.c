@@ -17,12 +17,8 @@
 _Static_assert(FETCH_ERROR_SIZE >= CURL_ERROR_SIZE,
                "libcurl's message fits in fetch_result_t.error");
 
-struct fetcher {
-  CURL *curl;
-  fetch_config_t cfg;
-};
-
-/* The state of one transfer, shared by the callbacks. */
+/* The state of one transfer, shared by the callbacks: set by
+ * fetcher_prepare, read by fetcher_finish. */
 struct xfer {
   fetcher_t *f;
   fetch_result_t *res;
@@ -41,6 +37,14 @@ struct xfer {
   size_t drained;  /* bytes of an unwanted body read and dropped */
   double unwanted; /* monotonic: when the body was found unwanted */
   strbuf_t body, req, head, raw;
+};
+
+struct fetcher {
+  CURL *curl;
+  fetch_config_t cfg;
+  struct xfer x;                /* the transfer prepared, if any */
+  char errbuf[CURL_ERROR_SIZE]; /* libcurl's message for it */
+  struct curl_slist *cond;      /* its conditional headers, or NULL */
 };
 
 /* The most of an unwanted body (an error page, a redirect's, a non-page)
@@ -68,6 +72,7 @@ void fetcher_delete(fetcher_t *f)
   if (f == NULL)
     return;
   curl_easy_cleanup(f->curl);
+  curl_slist_free_all(f->cond);
   free(f);
 }
 
@@ -559,8 +564,10 @@ static void net_error(fetch_result_t *res, CURLcode rc, const char *errbuf)
   if (host != NULL)
     snprintf(res->error, sizeof(res->error), "cannot resolve host %s", host);
   else if (untrusted)
+    /* libcurl's certificate messages are well under 180 bytes; the
+     * precision keeps the hint whole. */
     snprintf(res->error, sizeof(res->error),
-             "%s (its CA is not trusted here: --ca-certificate FILE "
+             "%.180s (its CA is not trusted here: --ca-certificate FILE "
              "trusts a private one)",
              msg);
   else
@@ -686,52 +693,45 @@ static struct curl_slist *cond_headers(const fetcher_t *f, const char *url,
   return list;
 }
 
-static void get(fetcher_t *f, const char *url, bool robots, size_t max,
-                const struct curl_slist *cond, fetch_result_t *res)
+/* prepare: F's handle and transfer state ready for URL (fetcher_prepare),
+ * with the validators ETAG and LM (either may be NULL) as a conditional
+ * request's headers, which F keeps until fetcher_finish. */
+static void prepare(fetcher_t *f, const char *url, bool robots, size_t max,
+                    const char *etag, const char *lm, fetch_result_t *res)
 {
   memset(res, 0, sizeof(*res));
   res->retry_after = -1;
-  struct xfer x = { .f = f, .res = res, .robots = robots, .max = max };
+  curl_slist_free_all(f->cond);
+  f->cond = etag != NULL || lm != NULL ? cond_headers(f, url, etag, lm) : NULL;
+  f->x = (struct xfer){ .f = f, .res = res, .robots = robots, .max = max };
+  setup(f, url, &f->x, f->cond);
+  f->errbuf[0] = '\0';
+  curl_easy_setopt(f->curl, CURLOPT_ERRORBUFFER, f->errbuf);
+}
+
+void fetcher_prepare(fetcher_t *f, const char *url, bool robots, size_t max,
+                     fetch_result_t *res)
+{
+  prepare(f, url, robots, max, NULL, NULL, res);
+}
+
+void fetcher_prepare_cond(fetcher_t *f, const char *url, const char *etag,
+                          const char *last_modified, fetch_result_t *res)
+{
+  prepare(f, url, false, f->cfg.max_size, etag, last_modified, res);
+}
+
+void *fetcher_handle(fetcher_t *f)
+{
+  return f->curl;
+}
+
+/* outcome: the outcome of X's transfer, which libcurl ended with RC,
+ * and why, into RES (X->res); the rest of fetcher_finish. */
+static void outcome(fetcher_t *f, struct xfer *x, CURLcode rc,
+                    fetch_result_t *res)
+{
   CURL *c = f->curl;
-
-  setup(f, url, &x, cond);
-  char errbuf[CURL_ERROR_SIZE] = "";
-  curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-
-  CURLcode rc = curl_easy_perform(c);
-  /* A compressed body must end with its stream: one cut short would be
-   * saved as a truncated page. */
-  if (rc == CURLE_OK && x.abort == FETCH_OK && !x.truncated && x.zinit &&
-      !x.zend && !x.ztail)
-    x.bad_coding = true;
-  if (x.zinit)
-    inflateEnd(&x.z);
-  /* What the WARC file gets is not the whole body when anything cut the
-   * transfer short. */
-  if (rc != CURLE_OK || x.abort != FETCH_OK || x.truncated || x.bad_coding)
-    res->raw_truncated = res->raw_truncated || x.raw.len > 0 || rc != CURLE_OK;
-  res->body = x.body.p;
-  res->len = x.body.len;
-  if (f->cfg.capture) {
-    char *ip = NULL;
-    if (curl_easy_getinfo(c, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip)
-      snprintf(res->ip, sizeof(res->ip), "%s", ip);
-    res->raw_request = x.req.p;
-    res->raw_request_len = x.req.len;
-    res->raw_head = x.head.p;
-    res->raw_head_len = x.head.len;
-    res->raw_body = x.raw.p;
-    res->raw_body_len = x.raw.len;
-    const char *te = header(c, "Transfer-Encoding");
-    res->raw_chunked = te != NULL && has_token(te, "chunked");
-  }
-  if (x.bad_coding && x.abort == FETCH_OK) {
-    res->outcome = FETCH_NET_ERROR;
-    snprintf(res->error, sizeof(res->error),
-             "cannot decode the body "
-             "(its Content-Encoding is broken or unknown)");
-    rc = CURLE_OK;
-  }
   char *ct = NULL;
   long head = 0;
   curl_off_t got = 0;
@@ -744,23 +744,24 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     res->content_type = strdup(ct);
   read_headers(c, res);
 
-  if (rc == CURLE_OK && !x.checked)
-    check(&x); /* an empty body: decide now */
-  if (x.bad_coding && x.abort == FETCH_OK) {
-    /* reported above */
-  } else if (x.truncated) {
+  if (rc == CURLE_OK && !x->checked)
+    check(x); /* an empty body: decide now */
+  if (x->bad_coding && x->abort == FETCH_OK) {
+    /* reported by fetcher_finish */
+  } else if (x->truncated) {
     res->outcome = FETCH_OK;
-  } else if (x.abort != FETCH_OK) {
+  } else if (x->abort != FETCH_OK) {
     /* Decided by the headers at the first body byte: what became of the
      * rest (cut short, trickling and stopped) changes nothing. */
-    res->outcome = x.abort;
+    res->outcome = x->abort;
   } else if (rc != CURLE_OK) {
-    net_error(res, rc, errbuf);
+    net_error(res, rc, f->errbuf);
   } else {
     res->outcome = FETCH_OK;
   }
 
-  if (res->outcome == FETCH_HTTP_ERROR && res->status == 304 && cond != NULL) {
+  if (res->outcome == FETCH_HTTP_ERROR && res->status == 304 &&
+      f->cond != NULL) {
     res->outcome = FETCH_NOT_MODIFIED;
   } else if (res->outcome == FETCH_HTTP_ERROR) {
     long s = res->status;
@@ -777,8 +778,50 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     snprintf(res->error, sizeof(res->error), "not a page: %s",
              ct ? ct : "no Content-Type");
   } else if (res->outcome == FETCH_TOO_LARGE) {
-    snprintf(res->error, sizeof(res->error), "larger than %zu bytes", max);
+    snprintf(res->error, sizeof(res->error), "larger than %zu bytes", x->max);
   }
+}
+
+void fetcher_finish(fetcher_t *f, int curl_code)
+{
+  struct xfer *x = &f->x;
+  fetch_result_t *res = x->res;
+  CURL *c = f->curl;
+  CURLcode rc = (CURLcode)curl_code;
+  /* A compressed body must end with its stream: one cut short would be
+   * saved as a truncated page. */
+  if (rc == CURLE_OK && x->abort == FETCH_OK && !x->truncated && x->zinit &&
+      !x->zend && !x->ztail)
+    x->bad_coding = true;
+  if (x->zinit)
+    inflateEnd(&x->z);
+  /* What the WARC file gets is not the whole body when anything cut the
+   * transfer short. */
+  if (rc != CURLE_OK || x->abort != FETCH_OK || x->truncated || x->bad_coding)
+    res->raw_truncated = res->raw_truncated || x->raw.len > 0 || rc != CURLE_OK;
+  res->body = x->body.p;
+  res->len = x->body.len;
+  if (f->cfg.capture) {
+    char *ip = NULL;
+    if (curl_easy_getinfo(c, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip)
+      snprintf(res->ip, sizeof(res->ip), "%s", ip);
+    res->raw_request = x->req.p;
+    res->raw_request_len = x->req.len;
+    res->raw_head = x->head.p;
+    res->raw_head_len = x->head.len;
+    res->raw_body = x->raw.p;
+    res->raw_body_len = x->raw.len;
+    const char *te = header(c, "Transfer-Encoding");
+    res->raw_chunked = te != NULL && has_token(te, "chunked");
+  }
+  if (x->bad_coding && x->abort == FETCH_OK) {
+    res->outcome = FETCH_NET_ERROR;
+    snprintf(res->error, sizeof(res->error),
+             "cannot decode the body "
+             "(its Content-Encoding is broken or unknown)");
+    rc = CURLE_OK;
+  }
+  outcome(f, x, rc, res);
   if (res->outcome == FETCH_OK) {
     if (res->body == NULL)
       res->body = calloc(1, 1);
@@ -793,23 +836,33 @@ static void get(fetcher_t *f, const char *url, bool robots, size_t max,
     res->body = NULL;
     res->len = 0;
   }
+  /* The buffers are RES's now (or freed): the next prepare starts
+   * afresh. */
+  memset(x, 0, sizeof(*x));
+  curl_slist_free_all(f->cond);
+  f->cond = NULL;
+}
+
+static void get(fetcher_t *f, const char *url, bool robots, size_t max,
+                const char *etag, const char *lm, fetch_result_t *res)
+{
+  prepare(f, url, robots, max, etag, lm, res);
+  fetcher_finish(f, (int)curl_easy_perform(f->curl));
 }
 
 void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res)
 {
-  get(f, url, false, f->cfg.max_size, NULL, res);
+  get(f, url, false, f->cfg.max_size, NULL, NULL, res);
 }
 
 void fetcher_get_cond(fetcher_t *f, const char *url, const char *etag,
                       const char *last_modified, fetch_result_t *res)
 {
-  struct curl_slist *cond = cond_headers(f, url, etag, last_modified);
-  get(f, url, false, f->cfg.max_size, cond, res);
-  curl_slist_free_all(cond);
+  get(f, url, false, f->cfg.max_size, etag, last_modified, res);
 }
 
 void fetcher_get_robots(fetcher_t *f, const char *url, size_t max,
                         fetch_result_t *res)
 {
-  get(f, url, true, max, NULL, res);
+  get(f, url, true, max, NULL, NULL, res);
 }

@@ -142,6 +142,37 @@ void fetcher_get_cond(fetcher_t *f, const char *url, const char *etag,
 void fetcher_get_robots(fetcher_t *f, const char *url, size_t max,
                         fetch_result_t *res);
 
+/* A transfer in two halves, for a caller that drives the handle itself
+ * (an event loop over libcurl's multi interface, xfer.h); fetcher_get is
+ * fetcher_prepare, curl_easy_perform, fetcher_finish.
+ *
+ * fetcher_prepare: make F's easy handle ready to GET URL (borrowed;
+ * libcurl copies it) into *RES (caller's; zeroed now, filled in by
+ * fetcher_finish, and must stay where it is until then): ROBOTS and MAX
+ * as fetcher_get_robots, or false and cfg.max_size as fetcher_get. Every
+ * request header and option is set here. One transfer at a time per
+ * fetcher: each prepare is followed by one finish.
+ * Thread-safety: the fetcher's one thread at a time. */
+void fetcher_prepare(fetcher_t *f, const char *url, bool robots, size_t max,
+                     fetch_result_t *res);
+
+/* fetcher_prepare_cond: fetcher_prepare for a page, conditional as
+ * fetcher_get_cond is (ETAG, LAST_MODIFIED borrowed; F keeps its copy of
+ * the headers until fetcher_finish). */
+void fetcher_prepare_cond(fetcher_t *f, const char *url, const char *etag,
+                          const char *last_modified, fetch_result_t *res);
+
+/* fetcher_handle: F's easy handle (a CURL *), to run the prepared
+ * transfer (curl_multi_add_handle; its CURLOPT_PRIVATE is the caller's).
+ * Borrowed; lives as long as F. */
+void *fetcher_handle(fetcher_t *f);
+
+/* fetcher_finish: the transfer prepared ended with libcurl's CURLcode
+ * CURL_CODE (curl_easy_perform's, or the multi's CURLMSG_DONE result):
+ * read its outcome, body and headers into the RES given to
+ * fetcher_prepare. Thread-safety: as fetcher_prepare. */
+void fetcher_finish(fetcher_t *f, int curl_code);
+
 /* fetch_result_free: free what *RES holds and zero it; RES may be NULL. */
 void fetch_result_free(fetch_result_t *res);
 
