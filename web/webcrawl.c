@@ -83,30 +83,44 @@ static void requested(struct webcrawl *w, engine_t *e, const fitem_t *it,
 
 /* ---- robots.txt ---- */
 
-/* wc_gate: the gate item IT of a host: its robots.txt asked for, unless
- * hosts.c has the answer or needs none; hosts.c decides what the answer
- * means for the host and opens it, or asks for the gate again. */
-static void wc_gate(struct webcrawl *w, fetcher_t *f, engine_t *e, fitem_t *it)
+/* gate_begin: the first half of gate item IT of a host: its robots.txt
+ * to be asked for into *REQ (true), unless hosts.c has the answer or
+ * needs none (false: the gate is handled). */
+static bool gate_begin(struct webcrawl *w, engine_t *e, fitem_t *it,
+                       wc_req_t *req)
 {
   /* Past --max-pages nothing of the host will be fetched: rather than
    * every remaining host's robots.txt, one a commit, none is asked. */
   bool ask = !atomic_load(&w->limit_reached);
   char *url;
   if (!hosts_gate_begin(w->hosts, engine_frontier(e), it, ask, &url))
-    return;
-  fetch_result_t r;
-  fetcher_get_robots(f, url, ROBOTS_MAX_BYTES, &r);
-  requested(w, e, it, url, &r);
-  if (r.outcome == FETCH_OK || r.outcome == FETCH_REDIRECT)
+    return false;
+  *req = (wc_req_t){
+    .url = url, .gate_url = url, .robots = true, .max = ROBOTS_MAX_BYTES
+  };
+  req->res = &req->gate_res;
+  return true;
+}
+
+/* gate_end: the second half: hosts.c decides what the answer means for
+ * the host and opens it, or asks for the gate again. */
+static void gate_end(struct webcrawl *w, engine_t *e, fitem_t *it,
+                     wc_req_t *req)
+{
+  fetch_result_t *r = req->res;
+  char *url = req->gate_url;
+  requested(w, e, it, url, r);
+  if (r->outcome == FETCH_OK || r->outcome == FETCH_REDIRECT)
     wc_log_file(w, -1, "Robots", url,
-                r.outcome == FETCH_OK ? "fetched" : "a redirect");
+                r->outcome == FETCH_OK ? "fetched" : "a redirect");
   else
-    wc_log_file(w, -1, "Robots", url, r.error[0] ? r.error : "failed");
+    wc_log_file(w, -1, "Robots", url, r->error[0] ? r->error : "failed");
   /* A failure (webcrawl.h) before hosts_gate_end frees R. */
-  atomic_fetch_add(hosts_robots_unreachable(&r) ? &w->robots_failed
-                                                : &w->robots_fetched,
+  atomic_fetch_add(hosts_robots_unreachable(r) ? &w->robots_failed
+                                               : &w->robots_fetched,
                    1);
-  hosts_gate_end(w->hosts, engine_frontier(e), it, url, &r);
+  hosts_gate_end(w->hosts, engine_frontier(e), it, url, r);
+  req->gate_url = NULL;
 }
 
 /* ---- download threads ---- */
@@ -400,35 +414,41 @@ static bool keep_etag(char **mine, const char *old)
   return keep_validator(mine, old);
 }
 
-/* refresh_get: fetch IT (--since): conditionally if the older crawl
- * saved its URL with validators (store_validators), else as ever. On a
+/* refresh_begin: the validators of IT's URL that the older crawl
+ * recorded (--since; store_validators) into REQ, for a conditional
+ * request, unless IT is asked again without them (P->uncond, this
+ * request only, not a redirect's next) or there are none. */
+static void refresh_begin(struct webcrawl *w, fitem_t *it, struct page *p,
+                          wc_req_t *req)
+{
+  bool uncond = p->uncond;
+  p->uncond = false;
+  const char *etag = NULL, *lm = NULL;
+  int id = uncond ? 0 : store_validators(w->o->since, it->url, &etag, &lm);
+  if (id == 0 || (etag == NULL && lm == NULL))
+    return;
+  req->since_id = id;
+  req->etag = etag;
+  req->last_modified = lm;
+}
+
+/* refresh_end: after a conditional request of IT (refresh_begin): on a
  * 304 P's response becomes the older crawl's copy (store_fetch: its
  * body, Content-Type and X-Robots-Tag, as served then and so now), with
  * the 304's validators, else the older ones (keep_etag), and P is
- * marked reused. If
- * that copy cannot be read, IT is asked again without validators, with
- * a token of its own (returns ENGINE_REQUEUED; else ENGINE_PARSE, P's
- * response then to be handled as a fetch's). */
-static engine_fetched_t refresh_get(struct webcrawl *w, fetcher_t *f,
-                                    engine_t *e, fitem_t *it, struct page *p)
+ * marked reused. If that copy cannot be read, IT is asked again without
+ * validators, with a token of its own (returns ENGINE_REQUEUED; else
+ * ENGINE_PARSE, P's response then to be handled as a fetch's). */
+static engine_fetched_t refresh_end(struct webcrawl *w, engine_t *e,
+                                    fitem_t *it, struct page *p,
+                                    const wc_req_t *req)
 {
-  const char *etag = NULL, *lm = NULL;
-  bool uncond = p->uncond; /* for this request only, not a redirect's next */
-  p->uncond = false;
-  int id = uncond ? 0 : store_validators(w->o->since, it->url, &etag, &lm);
-  if (id == 0 || (etag == NULL && lm == NULL)) {
-    fetcher_get(f, it->url, &p->res);
-    requested(w, e, it, it->url, &p->res);
-    return ENGINE_PARSE;
-  }
-  fetcher_get_cond(f, it->url, etag, lm, &p->res);
-  requested(w, e, it, it->url, &p->res);
   if (p->res.outcome != FETCH_NOT_MODIFIED)
     return ENGINE_PARSE;
   fetch_result_t old;
-  if (store_fetch(w->o->since, it->url, false, &old) == id &&
-      keep_etag(&p->res.etag, etag) &&
-      keep_validator(&p->res.last_modified, lm)) {
+  if (store_fetch(w->o->since, it->url, false, &old) == req->since_id &&
+      keep_etag(&p->res.etag, req->etag) &&
+      keep_validator(&p->res.last_modified, req->last_modified)) {
     old.etag = p->res.etag;
     old.last_modified = p->res.last_modified;
     old.received = p->res.received;
@@ -452,61 +472,54 @@ static engine_fetched_t refresh_get(struct webcrawl *w, fetcher_t *f,
   return ENGINE_REQUEUED;
 }
 
-/* wc_fetch: a gate item fetches its host's robots.txt; a page item is
- * skipped (--max-pages), answered from the saved crawl (before robots.txt
- * is asked: what the saved crawl fetched or decided stands), skipped
- * (robots.txt, the host's page limit; its token refunded), or fetched;
- * then its redirect is followed, or its transient failure retried, by
- * requeueing it. */
-static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
+bool wc_begin(struct webcrawl *w, engine_t *e, fitem_t *it, wc_req_t *req,
+              engine_fetched_t *done)
 {
-  struct webcrawl *w = ctx;
-  fetcher_t *f = ws;
   if (it->flags & FITEM_GATE) {
-    if (f != NULL)
-      wc_gate(w, f, e, it);
-    else
-      frontier_gate_retry(engine_frontier(e), it->host, clock_now() + 1);
-    return ENGINE_CONSUMED;
+    *done = ENGINE_CONSUMED;
+    return gate_begin(w, e, it, req);
   }
+  *done = ENGINE_PARSE;
   struct page *p = page_of(it);
   if (p == NULL)
-    return ENGINE_PARSE; /* out of memory: commit reports a failure */
+    return false; /* out of memory: commit reports a failure */
   if (w->co->ops->arrived(w, it, p) != 0) {
     p->res.outcome = FETCH_NET_ERROR;
     snprintf(p->res.error, sizeof(p->res.error), "out of memory");
-    return ENGINE_PARSE;
-  }
-  if (f == NULL) {
-    p->res.outcome = FETCH_NET_ERROR;
-    snprintf(p->res.error, sizeof(p->res.error),
-             "no HTTP client: libcurl "
-             "could not start one for this worker");
-    return ENGINE_PARSE;
+    return false;
   }
   if (atomic_load(&w->limit_reached)) {
     p->skipped = true;
     frontier_refund(engine_frontier(e), it->host);
-    return ENGINE_PARSE;
+    return false;
   }
   fetch_result_free(&p->res);
   const store_t *src = w->o->replay ? w->o->replay : w->o->resume;
-  engine_fetched_t done;
-  if (src != NULL && from_store(w, e, it, p, src, &done))
-    return done;
+  if (src != NULL && from_store(w, e, it, p, src, done))
+    return false;
   p->robots = hosts_forbids(w->hosts, it->host, url_path_query(it->url));
   if (p->robots != NULL || hosts_full(w->hosts, it->host)) {
     p->skipped = p->robots == NULL;
     frontier_refund(engine_frontier(e), it->host);
-    return ENGINE_PARSE;
+    return false;
   }
-  if (w->o->since != NULL) {
-    if (refresh_get(w, f, e, it, p) == ENGINE_REQUEUED)
-      return ENGINE_REQUEUED;
-  } else {
-    fetcher_get(f, it->url, &p->res);
-    requested(w, e, it, it->url, &p->res);
+  *req = (wc_req_t){ .url = it->url, .max = w->fcfg.max_size, .res = &p->res };
+  if (w->o->since != NULL)
+    refresh_begin(w, it, p, req);
+  return true;
+}
+
+engine_fetched_t wc_end(struct webcrawl *w, engine_t *e, fitem_t *it,
+                        wc_req_t *req)
+{
+  if (it->flags & FITEM_GATE) {
+    gate_end(w, e, it, req);
+    return ENGINE_CONSUMED;
   }
+  struct page *p = it->data;
+  requested(w, e, it, it->url, &p->res);
+  if (req->since_id != 0 && refresh_end(w, e, it, p, req) == ENGINE_REQUEUED)
+    return ENGINE_REQUEUED;
   p->attempts++;
   if (p->res.outcome == FETCH_REDIRECT)
     return follow(w, e, it, p);
@@ -524,6 +537,49 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
     w->co->ops->pause(w, it, at - clock_now());
   }
   return again ? retry(w, e, it, at) : ENGINE_PARSE;
+}
+
+/* wc_fetch: the fetch hook of the download threads: wc_begin, the
+ * transfer, wc_end. Without a fetcher (libcurl could not make one for
+ * this thread) a gate is asked for again in a second, a page fails. */
+static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
+{
+  struct webcrawl *w = ctx;
+  fetcher_t *f = ws;
+  if (f == NULL)
+    return wc_no_client(w, e, it);
+  wc_req_t req;
+  engine_fetched_t done;
+  if (!wc_begin(w, e, it, &req, &done))
+    return done;
+  if (req.robots)
+    fetcher_get_robots(f, req.url, req.max, req.res);
+  else if (req.since_id != 0)
+    fetcher_get_cond(f, req.url, req.etag, req.last_modified, req.res);
+  else
+    fetcher_get(f, req.url, req.res);
+  return wc_end(w, e, it, &req);
+}
+
+engine_fetched_t wc_no_client(struct webcrawl *w, engine_t *e, fitem_t *it)
+{
+  if (it->flags & FITEM_GATE) {
+    frontier_gate_retry(engine_frontier(e), it->host, clock_now() + 1);
+    return ENGINE_CONSUMED;
+  }
+  struct page *p = page_of(it);
+  if (p == NULL)
+    return ENGINE_PARSE;
+  if (w->co->ops->arrived(w, it, p) != 0) {
+    p->res.outcome = FETCH_NET_ERROR;
+    snprintf(p->res.error, sizeof(p->res.error), "out of memory");
+    return ENGINE_PARSE;
+  }
+  p->res.outcome = FETCH_NET_ERROR;
+  snprintf(p->res.error, sizeof(p->res.error),
+           "no HTTP client: libcurl "
+           "could not start one for this worker");
+  return ENGINE_PARSE;
 }
 
 /* ---- parse threads ---- */

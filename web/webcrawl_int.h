@@ -80,6 +80,55 @@ void wc_progress(struct webcrawl *w, bool final);
 void wc_archive(struct webcrawl *w, engine_t *e, const char *url,
                 fetch_result_t *r);
 
+/* ---- the fetch hook in two halves (webcrawl.c), shared by the
+ * download threads (wc_fetch: begin, a blocking transfer, end) and the
+ * event loop (xfer.h) ---- */
+
+/* wc_req: the transfer wc_begin asks for. Lives (at one address: RES may
+ * point into it) from wc_begin to wc_end. */
+typedef struct wc_req {
+  const char *url;         /* GET this: the item's URL, or GATE_URL */
+  char *gate_url;          /* a gate's robots.txt URL; owned, wc_end
+                              frees it */
+  bool robots;             /* a robots.txt: fetcher_get_robots's rules */
+  size_t max;              /* the body cap (fetcher_prepare) */
+  fetch_result_t *res;     /* the response goes here: the page's
+                              (it->data), or GATE_RES */
+  fetch_result_t gate_res; /* a gate's response */
+  int since_id;            /* --since: the older crawl's ID of the page
+                              whose validators make the request
+                              conditional (fetcher_prepare_cond); 0 for
+                              an unconditional one */
+  const char *etag, *last_modified; /* those validators; borrowed from
+                              the older crawl's store_t, either NULL */
+} wc_req_t;
+
+/* wc_begin: everything before the request for popped IT: a gate's
+ * robots.txt URL (or its answer without a request: cache, resume); a
+ * page skipped past --max-pages, answered from the saved crawl
+ * (replay, resume), refused by robots.txt or the host's page limit (its
+ * token given back).
+ * Returns: true: make the transfer *REQ says (fetcher_prepare with its
+ *   url, robots, max and res, or fetcher_prepare_cond with its
+ *   validators when since_id is set), then call wc_end; false: IT is handled,
+ *   *DONE is what the fetch hook returns for it (engine_sink).
+ * Thread-safety: any thread; the one that holds IT. */
+bool wc_begin(struct webcrawl *w, engine_t *e, fitem_t *it, wc_req_t *req,
+              engine_fetched_t *done);
+
+/* wc_end: everything after the transfer of REQ (fetcher_finish called):
+ * the request counted and archived; a gate's answer handed to hosts.c;
+ * a page's redirect followed or its failure retried (requeued), a host
+ * paused on 429/503. Frees what REQ owns. Returns what the fetch hook
+ * returns for IT. Thread-safety: as wc_begin. */
+engine_fetched_t wc_end(struct webcrawl *w, engine_t *e, fitem_t *it,
+                        wc_req_t *req);
+
+/* wc_no_client: the fetch hook's result for IT when no fetcher could be
+ * made (libcurl out of memory): a gate is asked for again in a second,
+ * a page fails. Thread-safety: as wc_begin. */
+engine_fetched_t wc_no_client(struct webcrawl *w, engine_t *e, fitem_t *it);
+
 /* wc_scope: the crawl's scope now. Any thread. */
 static inline const scope_t *wc_scope(struct webcrawl *w)
 {
