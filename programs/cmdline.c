@@ -68,6 +68,10 @@ static void usage(void)
 "  --download-workers N  exactly N threads fetching pages (default: 8, and\n"
 "                        more while pages are due and none is free, up to\n"
 "                        %d, or 64 at --rate 0; fewer again when idle)\n"
+"  --transfers MODE      how transfers run: threads (default: a thread\n"
+"                        each) or events (one event loop over libcurl's\n"
+"                        multi interface; --download-workers N then\n"
+"                        bounds the transfers in flight)\n"
 "  --parse-workers N     threads parsing pages (default 2)\n"
 "  --queue-size N        most URLs queued (in memory or on disk) or being\n"
 "                        fetched; 0 = no bound (default 0)\n"
@@ -233,6 +237,7 @@ enum {
   O_MAXSIZE,
   O_MAXMEM,
   O_FORMAT,
+  O_TRANSFERS,
   O_LOG,
   O_LOGFILE,
   O_QUIET,
@@ -289,6 +294,7 @@ static const struct option opts[] = {
   { "ca-directory", required_argument, NULL, O_CADIR },
   { "no-check-certificate", no_argument, NULL, O_NOCHECK },
   { "format", required_argument, NULL, O_FORMAT },
+  { "transfers", required_argument, NULL, O_TRANSFERS },
   { "ignore-robots", no_argument, NULL, O_IGNROBOTS },
   { "respect-rel-nofollow", no_argument, NULL, O_RELNOFOLLOW },
   { "compress", no_argument, NULL, O_COMPRESS },
@@ -502,6 +508,13 @@ static bool parse_fetching(struct cmd *c, int opt)
       o->format = FORMAT_LINK;
     else
       cmdline_refuse(EXIT_USAGE, "--format: '%s' is not html, link or auto",
+                     optarg);
+    break;
+  case O_TRANSFERS:
+    if (strcmp(optarg, "threads") == 0 || strcmp(optarg, "events") == 0)
+      o->events = strcmp(optarg, "events") == 0;
+    else
+      cmdline_refuse(EXIT_USAGE, "--transfers: '%s' is not threads or events",
                      optarg);
     break;
   case O_CAFILE:

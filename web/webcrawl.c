@@ -44,6 +44,7 @@
 #include "url.h"
 #include "webcrawl_int.h"
 #include "wsitemap.h"
+#include "xfer.h"
 
 enum { MAX_REDIRECTS = 10 };
 
@@ -796,7 +797,37 @@ static engine_config_t engine_setup(struct webcrawl *w, int dmax, bool robots,
     .source_ctx = w->co->ctx,
     .hooks = &wc_hooks,
     .ctx = w,
+    .driver = w->xfer ? xfer_run : NULL,
+    .driver_arg = w->xfer,
+    .wake = w->xfer ? xfer_wake : NULL,
+    .wake_arg = w->xfer,
   };
+}
+
+/* events_setup: with --transfers events, W's event loop (xfer.h), for
+ * DMAX transfers at once (0: download_workers), as the download pool's
+ * bound, but no more than the open-file limit allows (said on stderr).
+ * Returns false if out of memory. */
+static bool events_setup(struct webcrawl *w, int dmax)
+{
+  int n = dmax > 0 ? dmax : w->o->download_workers;
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+      (long)rl.rlim_cur < xfer_needed_files(n)) {
+    long fit = (long)rl.rlim_cur - xfer_needed_files(0);
+    fprintf(stderr,
+            "crawler: the open-file limit (%ld) allows %ld transfers at once "
+            "of the %d wanted; ulimit -n %ld allows them all\n",
+            (long)rl.rlim_cur, fit < 1 ? 1 : fit, n, xfer_needed_files(n));
+    n = fit < 1 ? 1 : (int)fit;
+  }
+  xfer_config_t xc = { .max_transfers = n,
+                       .max_connects = w->fcfg.max_connects * (n + 1L),
+                       .fcfg = &w->fcfg,
+                       .w = w };
+  if (xc.max_connects > n + 64L)
+    xc.max_connects = n + 64L;
+  return (w->xfer = xfer_new(&xc)) != NULL;
 }
 
 /* stats_collect: what the crawl did into W->st, once the engine has
@@ -859,6 +890,8 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     if (w.oom)
       goto out;
   }
+  if (o->events && !events_setup(&w, dmax))
+    goto out;
   engine_config_t cfg = engine_setup(&w, dmax, robots, spill);
   if ((w.e = engine_new(&cfg)) == NULL)
     goto out;
@@ -887,6 +920,9 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   pthread_mutex_lock(&running_lock);
   running = NULL; /* no interrupt reaches the engine from here on */
   pthread_mutex_unlock(&running_lock);
+  /* Nothing calls xfer_wake any more: the engine has stopped. */
+  xfer_delete(w.xfer);
+  w.xfer = NULL;
   wc_progress(&w, true);
   stats_collect(&w, &es);
   if (w.oom)
@@ -895,6 +931,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     status = CRAWL_EIO;
 out:
   engine_delete(w.e);
+  xfer_delete(w.xfer);
   fptable_delete(w.firsts);
   hosts_delete(w.hosts);
   free(spill);

@@ -35,6 +35,10 @@ typedef struct webcrawl_opts {
   int download_max;          /* above download_workers: the download pool is
                                 elastic, from download_workers up to this many
                                 threads (engine.h); else fixed */
+  bool events;               /* transfers run by one event loop (xfer.h)
+                                instead of download threads; its bound
+                                on transfers in flight is what the
+                                pool's would be */
   size_t queue_size;         /* 0 = unbounded */
   double rate, burst;        /* per host; rate 0 = no limit */
   const scope_t *scope;      /* links and redirects followed */

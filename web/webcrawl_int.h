@@ -35,6 +35,8 @@ struct webcrawl {
   atomic_bool warc_failed;
   fetch_config_t fcfg;
   engine_t *e;
+  struct xfer *xfer;    /* --transfers events: the event loop (xfer.h);
+                           NULL: download threads */
   webcrawl_stats_t *st; /* commit only, but see atomics below */
   atomic_long redirects, retries;
   atomic_bool limit_reached;
