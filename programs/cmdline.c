@@ -71,7 +71,8 @@ static void usage(void)
 "  --transfers MODE      how transfers run: threads (default: a thread\n"
 "                        each) or events (one event loop over libcurl's\n"
 "                        multi interface; --download-workers N then\n"
-"                        bounds the transfers in flight)\n"
+"                        bounds the transfers in flight; default:\n"
+"                        $TSE_TRANSFERS, else threads)\n"
 "  --parse-workers N     threads parsing pages (default 2)\n"
 "  --queue-size N        most URLs queued (in memory or on disk) or being\n"
 "                        fetched; 0 = no bound (default 0)\n"
@@ -484,6 +485,15 @@ static bool parse_repeatable(struct cmd *c, int opt)
   return true;
 }
 
+/* set_transfers: --transfers (or, WHAT, its default from the
+ * environment) is V, or refused. */
+static void set_transfers(webcrawl_opts_t *o, const char *v, const char *what)
+{
+  if (strcmp(v, "threads") != 0 && strcmp(v, "events") != 0)
+    cmdline_refuse(EXIT_USAGE, "%s: '%s' is not threads or events", what, v);
+  o->events = strcmp(v, "events") == 0;
+}
+
 /* parse_fetching: apply OPT if it is an option of how pages are fetched
  * and read (its value, if any, in optarg) to C, or refuse a bad value.
  * Returns whether OPT is one of them. */
@@ -511,11 +521,7 @@ static bool parse_fetching(struct cmd *c, int opt)
                      optarg);
     break;
   case O_TRANSFERS:
-    if (strcmp(optarg, "threads") == 0 || strcmp(optarg, "events") == 0)
-      o->events = strcmp(optarg, "events") == 0;
-    else
-      cmdline_refuse(EXIT_USAGE, "--transfers: '%s' is not threads or events",
-                     optarg);
+    set_transfers(o, optarg, "--transfers");
     break;
   case O_CAFILE:
     check_ca("--ca-certificate", optarg, false);
@@ -660,6 +666,10 @@ void cmdline_parse(int argc, char *argv[], struct cmd *c)
     .argc = argc,
     .argv = argv,
   };
+  /* --transfers's default (crawler(1), ENVIRONMENT). */
+  const char *transfers = getenv("TSE_TRANSFERS");
+  if (transfers != NULL && transfers[0] != '\0')
+    set_transfers(&c->o, transfers, "TSE_TRANSFERS");
   /* No cap on --scope or --domain: each takes at least one word of
    * ARGV, so ARGC entries always suffice. */
   c->scope_arg = calloc((size_t)argc, sizeof(char *));

@@ -22,8 +22,8 @@
 #   require_cmd CMD...          skip_all unless every CMD is installed
 #   require_file FILE...        skip_all unless every FILE exists (not built)
 #
-# TEST_TRANSFERS=MODE in the environment: every crawler runs with
-# --transfers MODE (the end of this file).
+# TSE_TRANSFERS=events (or threads) in the environment is the crawler's
+# default --transfers (crawler(1)): any script runs with that driver.
 #
 # Temporary directories.
 #   mktemp_dir [VAR]            make a fresh directory, put its path in VAR
@@ -490,21 +490,3 @@ window_ok() {  # window_ok LOG ADDR RATE BURST (see the top of this file)
       exit bad
     }' "$1"
 }
-
-# ---------------------------------------------------- the transfer driver
-
-# TEST_TRANSFERS=events (or threads) runs every crawler of the script
-# with --transfers MODE: BIN becomes a directory of links to the
-# programs, in which crawler is a wrapper that passes the option first
-# (it execs the real one: same process, signals and exit status).
-if [ -n "${TEST_TRANSFERS:-}" ]; then
-  mktemp_dir LIB_BIN
-  for lib_p in "$BIN"/*; do
-    ln -s "$lib_p" "$LIB_BIN/"
-  done
-  rm -f "$LIB_BIN/crawler"
-  printf '#!/bin/sh\nexec "%s" --transfers "%s" "$@"\n' \
-    "$BIN/crawler" "$TEST_TRANSFERS" >"$LIB_BIN/crawler"
-  chmod +x "$LIB_BIN/crawler"
-  BIN=$LIB_BIN
-fi
