@@ -692,14 +692,13 @@ static void replay_host(void *arg, const char *key, const char *why)
     w->oom = true;
 }
 
-/* fetch_setup: W's download pool bound (its return: engine_config_t's
- * download_max) and the fetchers' configuration. */
-static int fetch_setup(struct webcrawl *w)
+/* pool_max: the elastic pool's bound for O (0: a fixed pool), before the
+ * open-file limit. A download in flight holds its page, outside the
+ * budget: an elastic pool grows to at most a thread per THREAD_MEMORY
+ * of it. */
+static int pool_max(const webcrawl_opts_t *o)
 {
-  const webcrawl_opts_t *o = w->o;
   int dmax = o->download_max > o->download_workers ? o->download_max : 0;
-  /* A download in flight holds its page, outside the budget: an elastic
-   * pool grows to at most a thread per THREAD_MEMORY of it. */
   if (dmax > RATE0_MAX && o->rate <= 0)
     dmax = RATE0_MAX;
   if (dmax > 0 && o->max_memory > 0 &&
@@ -707,6 +706,15 @@ static int fetch_setup(struct webcrawl *w)
     dmax = o->max_memory / THREAD_MEMORY > (size_t)o->download_workers
            ? (int)(o->max_memory / THREAD_MEMORY)
            : 0;
+  return dmax;
+}
+
+/* fetch_setup: W's download pool bound (its return: engine_config_t's
+ * download_max) and the fetchers' configuration. */
+static int fetch_setup(struct webcrawl *w)
+{
+  const webcrawl_opts_t *o = w->o;
+  int dmax = pool_max(o);
   long conns = connection_share(o->download_workers, &dmax);
   w->fcfg = (fetch_config_t){
     .max_connects = conns,
@@ -804,29 +812,32 @@ static engine_config_t engine_setup(struct webcrawl *w, int dmax, bool robots,
   };
 }
 
-/* events_setup: with --transfers events, W's event loop (xfer.h), for
- * DMAX transfers at once (0: download_workers), as the download pool's
- * bound, but no more than the open-file limit allows (said on stderr).
- * Returns false if out of memory. */
-static bool events_setup(struct webcrawl *w, int dmax)
+/* events_setup: with --transfers events, W's event loop (xfer.h): as
+ * many transfers at once as the download pool's threads (pool_max, else
+ * download_workers), a socket each, as far as the open-file limit less
+ * FDS_RESERVE allows (else fewer, and stderr says the limit that would
+ * do); CONNS_TOTAL connections kept, or as many as transfers. Returns
+ * false if out of memory. */
+static bool events_setup(struct webcrawl *w)
 {
-  int n = dmax > 0 ? dmax : w->o->download_workers;
+  int dmax = pool_max(w->o);
+  long n = dmax > 0 ? dmax : w->o->download_workers, fds = LONG_MAX;
   struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-      (long)rl.rlim_cur < xfer_needed_files(n)) {
-    long fit = (long)rl.rlim_cur - xfer_needed_files(0);
+  if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    fds = (long)rl.rlim_cur - FDS_RESERVE;
+  if (n > fds) {
+    long fit = fds < 1 ? 1 : fds;
     fprintf(stderr,
             "crawler: the open-file limit (%ld) allows %ld transfers at once "
-            "of the %d wanted; ulimit -n %ld allows them all\n",
-            (long)rl.rlim_cur, fit < 1 ? 1 : fit, n, xfer_needed_files(n));
-    n = fit < 1 ? 1 : (int)fit;
+            "of the %ld wanted; ulimit -n %ld allows them all\n",
+            (long)rl.rlim_cur, fit, n, n + FDS_RESERVE);
+    n = fit;
   }
-  xfer_config_t xc = { .max_transfers = n,
-                       .max_connects = w->fcfg.max_connects * (n + 1L),
+  long conns = fds < CONNS_TOTAL ? fds : CONNS_TOTAL;
+  xfer_config_t xc = { .max_transfers = (int)n,
+                       .max_connects = conns > n ? conns : n,
                        .fcfg = &w->fcfg,
                        .w = w };
-  if (xc.max_connects > n + 64L)
-    xc.max_connects = n + 64L;
   return (w->xfer = xfer_new(&xc)) != NULL;
 }
 
@@ -890,7 +901,7 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
     if (w.oom)
       goto out;
   }
-  if (o->events && !events_setup(&w, dmax))
+  if (o->events && !events_setup(&w))
     goto out;
   engine_config_t cfg = engine_setup(&w, dmax, robots, spill);
   if ((w.e = engine_new(&cfg)) == NULL)

@@ -39,15 +39,6 @@ struct xfer {
   atomic_bool asleep;
 };
 
-/* Files kept for the page directory, the logs, the WARC file and
- * libcurl's own (DNS threads, wake-up socket pair). */
-enum { FILES_RESERVE = 64 };
-
-long xfer_needed_files(int n)
-{
-  return (long)n + FILES_RESERVE;
-}
-
 xfer_t *xfer_new(const xfer_config_t *cfg)
 {
   xfer_t *x = calloc(1, sizeof(*x));

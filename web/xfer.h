@@ -54,11 +54,6 @@ void xfer_run(void *arg, engine_t *e);
  * writes one byte to libcurl's wake-up socket, never blocks). */
 void xfer_wake(void *arg);
 
-/* xfer_needed_files: the open files a loop of N transfers needs, at
- * least: a socket each, and room for the page directory and libcurl's
- * cache. */
-long xfer_needed_files(int n);
-
 /* xfer_delete: free X, its fetchers and its CURLM. Only once the engine
  * that calls xfer_wake is deleted or stopped and no longer reachable.
  * NULL is fine. */

@@ -6,7 +6,8 @@
 # nothing waits for the stalled transfer); a connection closed
 # mid-body is retried as with threads (the same requests); every host
 # stays within B + R*t. Over TLS: many handshakes at once to one host,
-# the pages those of the threaded crawl. The 200 slow hosts at once, from
+# the pages those of the threaded crawl. A low open-file limit is named.
+# The 200 slow hosts at once, from
 # the server's log, are events_inflight.sh's (inflight.sh with
 # --transfers events).
 . "$(dirname "$0")/lib.sh"
@@ -107,6 +108,15 @@ for h in $HOSTS; do
   check "events: $h within B + R*t" window_ok "$TEST_DIR/events.server" \
     "$h" 2 1
 done
+# An open-file limit too low for the transfers wanted (512 at the default
+# rate) lowers their number and says the limit that would do.
+mkdir "$TEST_DIR/fds"
+(ulimit -n 300 && exec "$BIN/crawler" --transfers events --quiet "$SEED" \
+  "$TEST_DIR/fds" 0) 2>"$TEST_DIR/fds.err"
+check_eq "a low open-file limit: the crawl succeeds" "$?" 0
+check "... and says what it needs" grep -qF "crawler: the open-file limit \
+(300) allows 44 transfers at once of the 512 wanted; ulimit -n 768 allows \
+them all" "$TEST_DIR/fds.err"
 server_stop
 
 # ------------------------------------------------------ TLS in parallel
