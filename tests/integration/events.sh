@@ -7,6 +7,7 @@
 # mid-body is retried as with threads (the same requests); every host
 # stays within B + R*t. Over TLS: many handshakes at once to one host,
 # the pages those of the threaded crawl. A low open-file limit is named.
+# Interrupts and kill -9 with transfers in flight: events_archive.sh.
 # The 200 slow hosts at once, from
 # the server's log, are events_inflight.sh's (inflight.sh with
 # --transfers events).
