@@ -108,7 +108,11 @@ static void start(xfer_t *x, engine_t *e, const engine_job_t *job)
     engine_sink(e, job, done);
     return;
   }
-  fetcher_prepare(s->f, s->req.url, s->req.robots, s->req.max, s->req.res);
+  if (s->req.since_id != 0)
+    fetcher_prepare_cond(s->f, s->req.url, s->req.etag, s->req.last_modified,
+                         s->req.res);
+  else
+    fetcher_prepare(s->f, s->req.url, s->req.robots, s->req.max, s->req.res);
   CURL *c = fetcher_handle(s->f);
   curl_easy_setopt(c, CURLOPT_PRIVATE, (void *)s);
   if (curl_multi_add_handle(x->multi, c) != CURLM_OK) {
