@@ -206,8 +206,8 @@ static void drop_list(engine_t *e, fitem_t *it)
   }
 }
 
-/* finish: the item is done; the last one ends the crawl. */
-static void finish(engine_t *e, fitem_t *it)
+/* finish_item: the item is done; the last one ends the crawl. */
+static void finish_item(engine_t *e, fitem_t *it)
 {
   engine_drop(e, it);
   if (atomic_fetch_sub(&e->pending, 1) == 1)
@@ -393,13 +393,13 @@ static void refuse(engine_t *e, fitem_t *it)
     while (gone != NULL) {
       fitem_t *next = gone->next;
       frontier_done(e->frontier, gone);
-      finish(e, gone);
+      finish_item(e, gone);
       gone = next;
     }
     return;
   }
   frontier_done(e->frontier, it);
-  finish(e, it);
+  finish_item(e, it);
 }
 
 /* admitted: popped IT into *JOB if the source admits it; else it is
@@ -444,7 +444,7 @@ void engine_sink(engine_t *e, const engine_job_t *job, engine_fetched_t what)
     break;
   case ENGINE_GONE:
     frontier_done(e->frontier, it);
-    finish(e, it);
+    finish_item(e, it);
     break;
   }
   if (job->gate)
@@ -595,14 +595,14 @@ static void commit_in_order(engine_t *e, fitem_t *it)
       if (err != 0)
         engine_fail(e, err);
     }
-    finish(e, next);
+    finish_item(e, next);
     pthread_mutex_lock(&e->lock);
   }
   e->committing = false;
   pthread_mutex_unlock(&e->lock);
   while (twice != NULL) {
     fitem_t *t = twice->next;
-    finish(e, twice);
+    finish_item(e, twice);
     twice = t;
   }
 }
@@ -628,7 +628,7 @@ static void *parse_main(void *arg)
     pthread_cond_signal(&e->space);
     if (!e->cfg.ordered) {
       e->hooks.parse(e->cfg.ctx, e, it);
-      finish(e, it);
+      finish_item(e, it);
       continue;
     }
     if (it->flags & FITEM_SPEC) {
@@ -651,7 +651,7 @@ static void *parse_main(void *arg)
       }
       if (rc != 0)
         engine_fail(e, rc);
-      finish(e, it);
+      finish_item(e, it);
     }
   }
   return NULL;
@@ -791,7 +791,7 @@ int engine_commit_reset(engine_t *e)
   pthread_mutex_unlock(&e->lock);
   while (list != NULL) {
     fitem_t *next = list->next;
-    finish(e, list);
+    finish_item(e, list);
     list = next;
   }
   fptable_t *empty = fptable_new(0, 1024);

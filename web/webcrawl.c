@@ -812,6 +812,35 @@ static engine_config_t engine_setup(struct webcrawl *w, int dmax, bool robots,
   };
 }
 
+/* The event loop's hooks (xfer.h): the fetch hook's two halves, F
+ * prepared between them for the transfer wc_begin asks for. */
+static bool ev_begin(void *ctx, engine_t *e, fitem_t *it, fetcher_t *f,
+                     void *req, engine_fetched_t *done)
+{
+  wc_req_t *r = req;
+  if (!wc_begin(ctx, e, it, r, done))
+    return false;
+  if (r->since_id != 0)
+    fetcher_prepare_cond(f, r->url, r->etag, r->last_modified, r->res);
+  else
+    fetcher_prepare(f, r->url, r->robots, r->max, r->res);
+  return true;
+}
+
+static engine_fetched_t ev_end(void *ctx, engine_t *e, fitem_t *it, void *req)
+{
+  return wc_end(ctx, e, it, req);
+}
+
+static engine_fetched_t ev_no_client(void *ctx, engine_t *e, fitem_t *it)
+{
+  return wc_no_client(ctx, e, it);
+}
+
+static const xfer_hooks_t ev_hooks = { .begin = ev_begin,
+                                       .end = ev_end,
+                                       .no_client = ev_no_client };
+
 /* events_setup: with --transfers events, W's event loop (xfer.h): as
  * many transfers at once as the download pool's threads (pool_max, else
  * download_workers), a socket each, as far as the open-file limit less
@@ -837,7 +866,9 @@ static bool events_setup(struct webcrawl *w)
   xfer_config_t xc = { .max_transfers = (int)n,
                        .max_connects = conns > n ? conns : n,
                        .fcfg = &w->fcfg,
-                       .w = w };
+                       .hooks = &ev_hooks,
+                       .ctx = w,
+                       .req_size = sizeof(wc_req_t) };
   return (w->xfer = xfer_new(&xc)) != NULL;
 }
 

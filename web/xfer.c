@@ -2,7 +2,7 @@
  *
  * One thread owns everything here but `asleep`, which xfer_wake reads
  * from any thread (an atomic). A slot is one transfer: a fetcher (its
- * easy handle), the engine's job and the request wc_begin made; slots
+ * easy handle), the engine's job and the request hooks.begin left; slots
  * are kept on a free list once made, so a crawl makes as many as
  * transfers were ever in flight at once.
  *
@@ -16,19 +16,20 @@
 #include <curl/curl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdalign.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "clock.h"
 #include "crawl.h"
-#include "webcrawl_int.h"
 
 struct slot {
   fetcher_t *f;
   engine_job_t job;
-  wc_req_t req;
-  struct slot *next; /* the free list */
+  struct slot *next;                        /* the free list */
+  alignas(max_align_t) unsigned char req[]; /* cfg.req_size bytes */
 };
 
 struct xfer {
@@ -76,7 +77,7 @@ static struct slot *slot_get(xfer_t *x)
     x->free = s->next;
     return s;
   }
-  s = calloc(1, sizeof(*s));
+  s = calloc(1, sizeof(*s) + x->cfg.req_size);
   if (s != NULL && (s->f = fetcher_new(x->cfg.fcfg)) == NULL) {
     free(s);
     s = NULL;
@@ -90,34 +91,29 @@ static void slot_put(xfer_t *x, struct slot *s)
   x->free = s;
 }
 
-/* start: JOB, taken from E: begun, and its transfer added to the multi
- * handle; or handled at once (wc_begin found no request to make, or no
+/* start_transfer: JOB, taken from E: begun, and its transfer added to the multi
+ * handle; or handled at once (hooks.begin found no request to make, or no
  * fetcher could be made). */
-static void start(xfer_t *x, engine_t *e, const engine_job_t *job)
+static void start_transfer(xfer_t *x, engine_t *e, const engine_job_t *job)
 {
-  struct webcrawl *w = x->cfg.w;
+  const xfer_hooks_t *h = x->cfg.hooks;
   struct slot *s = slot_get(x);
   if (s == NULL) {
-    engine_sink(e, job, wc_no_client(w, e, job->it));
+    engine_sink(e, job, h->no_client(x->cfg.ctx, e, job->it));
     return;
   }
   s->job = *job;
   engine_fetched_t done;
-  if (!wc_begin(w, e, job->it, &s->req, &done)) {
+  if (!h->begin(x->cfg.ctx, e, job->it, s->f, s->req, &done)) {
     slot_put(x, s);
     engine_sink(e, job, done);
     return;
   }
-  if (s->req.since_id != 0)
-    fetcher_prepare_cond(s->f, s->req.url, s->req.etag, s->req.last_modified,
-                         s->req.res);
-  else
-    fetcher_prepare(s->f, s->req.url, s->req.robots, s->req.max, s->req.res);
   CURL *c = fetcher_handle(s->f);
   curl_easy_setopt(c, CURLOPT_PRIVATE, (void *)s);
   if (curl_multi_add_handle(x->multi, c) != CURLM_OK) {
     fetcher_finish(s->f, CURLE_OUT_OF_MEMORY);
-    engine_fetched_t what = wc_end(w, e, job->it, &s->req);
+    engine_fetched_t what = h->end(x->cfg.ctx, e, job->it, s->req);
     slot_put(x, s);
     engine_sink(e, job, what);
     return;
@@ -136,7 +132,7 @@ static int start_due(xfer_t *x, engine_t *e, double *due)
     int rc = engine_next(e, &job, due);
     if (rc != ENGINE_ITEM)
       return rc;
-    start(x, e, &job);
+    start_transfer(x, e, &job);
   }
   return ENGINE_ITEM;
 }
@@ -158,7 +154,7 @@ static int reap(xfer_t *x, engine_t *e)
     n++;
     fetcher_finish(s->f, (int)rc);
     engine_job_t job = s->job;
-    engine_fetched_t what = wc_end(x->cfg.w, e, job.it, &s->req);
+    engine_fetched_t what = x->cfg.hooks->end(x->cfg.ctx, e, job.it, s->req);
     slot_put(x, s);
     engine_sink(e, &job, what);
   }

@@ -4,14 +4,16 @@
  *
  * The loop is the engine's driver (engine_config_t.driver): one thread
  * takes due items (engine_next) while fewer than max_transfers are in
- * flight, does the first half of the fetch hook (wc_begin), adds the easy
- * handle of a fetcher prepared for it (fetcher_prepare) to one CURLM, and
+ * flight, has the front end begin it (xfer_hooks_t.begin: the first half
+ * of its fetch hook, which prepares a fetcher, fetcher_prepare), adds that
+ * fetcher's easy handle to one CURLM, and
  * sleeps in curl_multi_poll until a socket is ready, libcurl's timer or
  * the next item's due time, or a wake (xfer_wake: the engine's
  * engine_config_t.wake, curl_multi_wakeup). A transfer done
- * (curl_multi_info_read) is read (fetcher_finish), ended (wc_end) and
- * handed to the engine (engine_sink). A transfer costs a fetcher (an easy
- * handle and its state, reused) and a socket, not a thread.
+ * (curl_multi_info_read) is read (fetcher_finish), ended (hooks.end) and
+ * handed to the engine (engine_sink). The loop knows nothing of what a
+ * fetch means: the front end's hooks do (webcrawl.c). A transfer costs a
+ * fetcher (an easy handle and its state, reused) and a socket, not a thread.
  *
  * Politeness is the frontier's, as for the threads: only due items are
  * handed out. Connections are libcurl's pool, shared by every transfer
@@ -24,16 +26,34 @@
 #include "engine.h"
 #include "fetch.h"
 
-struct webcrawl;
-
 typedef struct xfer xfer_t;
+
+/* The front end's halves of a fetch, around the transfer. Each is called
+ * from the loop's thread with CTX (xfer_config_t.ctx); REQ is the slot's
+ * req_size bytes, what begin leaves for end (aligned as malloc's). */
+typedef struct xfer_hooks {
+  /* begin: the first half of popped IT's fetch: true with F prepared for
+   * the transfer to make (fetcher_prepare or fetcher_prepare_cond);
+   * false if IT is handled without one, *DONE what the engine is told
+   * (engine_sink). */
+  bool (*begin)(void *ctx, engine_t *e, fitem_t *it, fetcher_t *f, void *req,
+                engine_fetched_t *done);
+  /* end: the second half, once F's transfer is read (fetcher_finish):
+   * returns what the engine is told. */
+  engine_fetched_t (*end)(void *ctx, engine_t *e, fitem_t *it, void *req);
+  /* no_client: IT without a fetcher (none could be made): returns what
+   * the engine is told. */
+  engine_fetched_t (*no_client)(void *ctx, engine_t *e, fitem_t *it);
+} xfer_hooks_t;
 
 typedef struct xfer_config {
   int max_transfers;          /* in flight at once, at most (>= 1) */
   long max_connects;          /* connections kept open in all */
   const fetch_config_t *fcfg; /* for each fetcher; borrowed, must
                                  outlive the loop */
-  struct webcrawl *w;         /* the crawl (wc_begin, wc_end); borrowed */
+  const xfer_hooks_t *hooks;  /* borrowed, must outlive the loop */
+  void *ctx;                  /* passed to every hook */
+  size_t req_size;            /* bytes a transfer's REQ needs */
 } xfer_config_t;
 
 /* xfer_new: a loop for CFG (copied), its CURLM made now, so that
@@ -46,7 +66,7 @@ xfer_t *xfer_new(const xfer_config_t *cfg);
  * xfer_t): fetch every item of E until engine_next says closed and no
  * transfer is left. Returns then. One thread: the engine's driver
  * thread; calls the engine (engine_next, engine_sink, engine_fail when
- * no fetcher can be made and none is in flight) and wc_begin/wc_end. */
+ * no fetcher can be made and none is in flight) and the hooks. */
 void xfer_run(void *arg, engine_t *e);
 
 /* xfer_wake: the engine's wake (engine_config_t.wake, ARG the xfer_t):
