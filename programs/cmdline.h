@@ -12,10 +12,18 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "coord.h"
 #include "crawl.h"
 #include "webcrawl.h"
+
+/* maxDepth's largest value. */
+#define MAX_DEPTH 1000
+
+/* The elastic download pool's cap without --download-workers (DESIGN.md,
+ * "Concurrency without tuning"). */
+#define DEFAULT_DOWNLOAD_MAX 512
 
 /* --user-agent's default. */
 #define DEFAULT_UA                                                             \
@@ -100,5 +108,11 @@ void cmdline_free(struct cmd *c);
  * then the usage line, then exit with CODE (crawler.h). */
 void cmdline_refuse(int code, const char *fmt, ...)
   __attribute__((format(printf, 2, 3), noreturn));
+
+/* cmdline_usage_line: the one-line usage, on FP (help.c). */
+void cmdline_usage_line(FILE *fp);
+
+/* cmdline_help: the --help text, on stdout (help.c). */
+void cmdline_help(void);
 
 #endif /* CRAWLER_CMDLINE_H */
