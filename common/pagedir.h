@@ -285,6 +285,13 @@ int pagedir_journal_truncate(const char *dir, long long size);
 int pagedir_journal_add(const char *dir, const char *kind, int id,
                         const char *a, const char *b, unsigned flags);
 
+/* pagedir_journal_append: append LEN bytes of LINES (whole lines, each
+ * as pagedir_journal_add writes one) to DIR/.journal in one write: a
+ * page's lines cost one open, not one each. FLAGS: PAGEDIR_FSYNC.
+ * Returns 0 or -1 (errno). */
+int pagedir_journal_append(const char *dir, const char *lines, size_t len,
+                           unsigned flags);
+
 /* pagedir_journal: call FN(ARG, kind, id, a, b) for each complete line of
  * DIR/.journal, in order (strings borrowed for the call; b is the rest of
  * the line after A, spaces included, "" when there is none). A missing

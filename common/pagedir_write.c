@@ -578,27 +578,36 @@ out:
   return rc;
 }
 
-int pagedir_journal_add(const char *dir, const char *kind, int id,
-                        const char *a, const char *b, unsigned flags)
+int pagedir_journal_append(const char *dir, const char *lines, size_t len,
+                           unsigned flags)
 {
   char *path = pagedir_join(dir, PAGEDIR_JOURNAL);
-  size_t len = strlen(kind) + 12 + strlen(a) + (b ? strlen(b) + 1 : 0) + 3;
-  char *line = malloc(len + 1);
-  if (path == NULL || line == NULL) {
-    free(path);
-    free(line);
+  if (path == NULL) {
     errno = ENOMEM;
     return -1;
   }
-  int n = snprintf(line, len + 1, "%s %d %s%s%s\n", kind, id, a, b ? " " : "",
-                   b ? b : "");
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
-  int rc = fd < 0 ? -1 : pagedir_write_all(fd, line, (size_t)n);
+  int rc = fd < 0 ? -1 : pagedir_write_all(fd, lines, len);
   if (rc == 0 && (flags & PAGEDIR_FSYNC) && fsync(fd) != 0)
     rc = -1;
   if (fd >= 0 && close(fd) != 0)
     rc = -1;
   free(path);
+  return rc;
+}
+
+int pagedir_journal_add(const char *dir, const char *kind, int id,
+                        const char *a, const char *b, unsigned flags)
+{
+  size_t len = strlen(kind) + 12 + strlen(a) + (b ? strlen(b) + 1 : 0) + 3;
+  char *line = malloc(len + 1);
+  if (line == NULL) {
+    errno = ENOMEM;
+    return -1;
+  }
+  int n = snprintf(line, len + 1, "%s %d %s%s%s\n", kind, id, a, b ? " " : "",
+                   b ? b : "");
+  int rc = pagedir_journal_append(dir, line, (size_t)n, flags);
   free(line);
   return rc;
 }

@@ -15,6 +15,8 @@
 #include "pstore_int.h"
 #include "strbuf.h"
 
+static void journal_close(pstore_t *ps);
+
 pstore_t *pstore_new(const char *dir, bool shared, bool compress, bool fsync)
 {
   pstore_t *ps = calloc(1, sizeof(*ps));
@@ -24,6 +26,7 @@ pstore_t *pstore_new(const char *dir, bool shared, bool compress, bool fsync)
   }
   ps->shared = shared;
   ps->lock = -1;
+  ps->journal = -1;
   ps->sync = fsync ? PAGEDIR_FSYNC : 0;
   ps->tmp_flags = ps->sync | (compress ? PAGEDIR_GZIP : 0);
   return ps;
@@ -57,6 +60,7 @@ int pstore_resume(pstore_t *ps, int *pages, time_t *when, char *err, size_t n)
   }
   if (pagedir_completed(ps->dir, pages, when) == 1)
     return 1;
+  journal_close(ps); /* the repair replaces the file */
   if (pagedir_journal_repair(ps->dir, pagedir_count(ps->dir)) != 0) {
     snprintf(err, n, "cannot repair '%s/%s': %s", ps->dir, PAGEDIR_JOURNAL,
              strerror(errno));
@@ -126,8 +130,39 @@ int pstore_complete(pstore_t *ps)
   return pagedir_complete(ps->dir, pagedir_count(ps->dir));
 }
 
+/* journal_close: close the journal kept open, if it is. */
+static void journal_close(pstore_t *ps)
+{
+  if (ps->journal >= 0)
+    close(ps->journal);
+  ps->journal = -1;
+}
+
+int pstore_journal_write(pstore_t *ps, const char *lines, size_t len)
+{
+  if (ps->shared)
+    return pagedir_journal_append(ps->dir, lines, len, ps->sync);
+  if (ps->journal < 0) {
+    strbuf_t path = STRBUF_INIT;
+    strbuf_addf(&path, "%s/%s", ps->dir, PAGEDIR_JOURNAL);
+    if (path.oom) {
+      strbuf_release(&path);
+      errno = ENOMEM;
+      return -1;
+    }
+    ps->journal = open(path.p, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    strbuf_release(&path);
+    if (ps->journal < 0)
+      return -1;
+  }
+  if (pagedir_write_all(ps->journal, lines, len) != 0)
+    return -1;
+  return (ps->sync & PAGEDIR_FSYNC) && fsync(ps->journal) != 0 ? -1 : 0;
+}
+
 int pstore_discard(pstore_t *ps)
 {
+  journal_close(ps);
   return pagedir_discard(ps->dir);
 }
 
@@ -135,6 +170,7 @@ void pstore_close(pstore_t *ps, bool done)
 {
   if (ps == NULL)
     return;
+  journal_close(ps);
   if (ps->lock >= 0 && ps->shared && !done)
     pagedir_unlock_shared(ps->lock);
   else if (ps->lock >= 0)
@@ -179,32 +215,42 @@ static bool one_line(const char *v)
   return strpbrk(v, "\r\n") == NULL;
 }
 
+/* fact: the journal line "KIND ID A B" into B (as pagedir_journal_add
+ * writes it). */
+static void fact(strbuf_t *b, const char *kind, int id, const char *a,
+                 const char *v)
+{
+  strbuf_addf(b, "%s %d %s %s\n", kind, id, a, v);
+}
+
 int pstore_journal_page(pstore_t *ps, int id, const pstore_facts_t *f)
 {
+  strbuf_t b = STRBUF_INIT;
   for (int i = 0; i < f->hops; i++)
-    if (pagedir_journal_add(ps->dir, "redirect", id, f->chain[i],
-                            i + 1 < f->hops ? f->chain[i + 1] : f->url,
-                            ps->sync) != 0)
-      return -1;
+    fact(&b, "redirect", id, f->chain[i],
+         i + 1 < f->hops ? f->chain[i + 1] : f->url);
   const char *ct = f->ctype;
-  if (ct != NULL && strcmp(ct, "text/html") != 0 && one_line(ct) &&
-      pagedir_journal_add(ps->dir, "ctype", id, f->url, ct, ps->sync) != 0)
-    return -1;
-  const char *xr = f->xrobots;
-  if (xr != NULL && one_line(xr) &&
-      pagedir_journal_add(ps->dir, "xrobots", id, f->url, xr, ps->sync) != 0)
-    return -1;
-  if (f->etag != NULL && one_line(f->etag) &&
-      pagedir_journal_add(ps->dir, "etag", id, f->url, f->etag, ps->sync) != 0)
-    return -1;
-  if (f->lastmod != NULL && one_line(f->lastmod) &&
-      pagedir_journal_add(ps->dir, "lastmod", id, f->url, f->lastmod,
-                          ps->sync) != 0)
-    return -1;
-  if (f->sitemap != NULL && pagedir_journal_add(ps->dir, "sitemap", id, f->url,
-                                                f->sitemap, ps->sync) != 0)
-    return -1;
-  return 0;
+  if (ct != NULL && strcmp(ct, "text/html") != 0 && one_line(ct))
+    fact(&b, "ctype", id, f->url, ct);
+  if (f->xrobots != NULL && one_line(f->xrobots))
+    fact(&b, "xrobots", id, f->url, f->xrobots);
+  if (f->etag != NULL && one_line(f->etag))
+    fact(&b, "etag", id, f->url, f->etag);
+  if (f->lastmod != NULL && one_line(f->lastmod))
+    fact(&b, "lastmod", id, f->url, f->lastmod);
+  if (f->sitemap != NULL)
+    fact(&b, "sitemap", id, f->url, f->sitemap);
+  /* One write for the page's lines: one open and, with --fsync, one
+   * sync, not one of each a line. */
+  int rc = 0;
+  if (b.oom) {
+    errno = ENOMEM;
+    rc = -1;
+  } else if (b.len > 0) {
+    rc = pstore_journal_write(ps, b.p, b.len);
+  }
+  strbuf_release(&b);
+  return rc;
 }
 
 int pstore_publish(pstore_t *ps, char **tmp, int id, const char *url, int depth)

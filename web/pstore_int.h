@@ -5,15 +5,26 @@
 #define CRAWLER_PSTORE_INT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-/* Read-only after pstore_new, but LOCK (the main thread's: pstore.h). */
+/* Read-only after pstore_new, but LOCK (the main thread's: pstore.h) and
+ * JOURNAL (the commit's, then the main thread's once the crawl ended). */
 struct pstore {
   char *dir;          /* owned */
   bool shared;        /* a worker of a shared crawl (pstore.h) */
   int lock;           /* from pstore_lock, or -1 */
+  int journal;        /* an own store's journal, open for appending since
+                         its first line (pstore_journal_write), or -1 */
   unsigned sync;      /* PAGEDIR_FSYNC or 0: journal lines */
   unsigned tmp_flags; /* PAGEDIR_GZIP, PAGEDIR_FSYNC: page files */
 };
+
+/* pstore_journal_write: append LEN bytes of whole journal LINES in one
+ * write. An own store keeps the journal open from its first line on (no
+ * other process writes it: the write lock); a shared one opens it for
+ * each write, as another worker may have repaired (replaced) it since.
+ * Returns 0 or -1 (errno). The commit. */
+int pstore_journal_write(struct pstore *ps, const char *lines, size_t len);
 
 /* The kinds of outcome lines (pagedir.h), in the order of enum
  * pstore_kind. */

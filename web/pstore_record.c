@@ -45,10 +45,16 @@ static int record(pstore_t *ps, int tag, const char *kind,
     errno = ENOMEM;
     return -1;
   }
-  int rc = pagedir_journal_add(ps->dir, kind, tag,
-                               it->hops > 0 ? it->chain[0] : it->url, line,
-                               ps->sync);
+  strbuf_t l = STRBUF_INIT;
+  strbuf_addf(&l, "%s %d %s %s\n", kind, tag,
+              it->hops > 0 ? it->chain[0] : it->url, line);
   free(line);
+  int rc = -1;
+  if (l.oom)
+    errno = ENOMEM;
+  else
+    rc = pstore_journal_write(ps, l.p, l.len);
+  strbuf_release(&l);
   return rc;
 }
 
