@@ -415,6 +415,29 @@ static bool keep_etag(char **mine, const char *old)
   return keep_validator(mine, old);
 }
 
+/* same_text: A and B are both NULL or equal strings. */
+static bool same_text(const char *a, const char *b)
+{
+  return a == NULL ? b == NULL : b != NULL && strcmp(a, b) == 0;
+}
+
+/* stands: the older copy OLD may be saved for a 304 (NM) as a fresh
+ * fetch today would save the page: it is within today's --max-page-size
+ * (a fresh fetch abandons a larger body: FETCH_TOO_LARGE), the 304's
+ * X-Robots-Tag is the older one (a 304 carries the headers that changed,
+ * RFC 9111 4.3.4, and a header added, changed or dropped since changes
+ * what is indexed and journaled; one that is absent from a 304 cannot be
+ * told from one dropped, so the page is fetched whole), and a
+ * Content-Type the 304 sends is the older one. */
+static bool stands(const struct webcrawl *w, const fetch_result_t *nm,
+                   const fetch_result_t *old)
+{
+  return old->len <= w->o->max_page_size &&
+         same_text(nm->x_robots_tag, old->x_robots_tag) &&
+         (nm->content_type == NULL ||
+          same_text(nm->content_type, old->content_type));
+}
+
 /* refresh_begin: the validators of IT's URL that the older crawl
  * recorded (--since; store_validators) into REQ, for a conditional
  * request, unless IT is asked again without them (P->uncond, this
@@ -437,7 +460,8 @@ static void refresh_begin(struct webcrawl *w, fitem_t *it, struct page *p,
  * 304 P's response becomes the older crawl's copy (store_fetch: its
  * body, Content-Type and X-Robots-Tag, as served then and so now), with
  * the 304's validators, else the older ones (keep_etag), and P is
- * marked reused. If that copy cannot be read, IT is asked again without
+ * marked reused. If that copy cannot be read, or is not what a fresh
+ * fetch would save today (stands), IT is asked again without
  * validators, with a token of its own (returns ENGINE_REQUEUED; else
  * ENGINE_PARSE, P's response then to be handled as a fetch's). */
 static engine_fetched_t refresh_end(struct webcrawl *w, engine_t *e,
@@ -448,7 +472,7 @@ static engine_fetched_t refresh_end(struct webcrawl *w, engine_t *e,
     return ENGINE_PARSE;
   fetch_result_t old;
   if (store_fetch(w->o->since, it->url, false, &old) == req->since_id &&
-      keep_etag(&p->res.etag, req->etag) &&
+      stands(w, &p->res, &old) && keep_etag(&p->res.etag, req->etag) &&
       keep_validator(&p->res.last_modified, req->last_modified)) {
     old.etag = p->res.etag;
     old.last_modified = p->res.last_modified;

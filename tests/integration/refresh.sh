@@ -203,6 +203,41 @@ check "older copy gone: the fresh crawl, byte for byte" \
 check "older copy gone: fetched whole" \
   grep -q "refresh: $((last - 1)) reused (304), 1 refetched" "$TEST_DIR/gone.err"
 
+# restart RULE...: the same site served on the same port with new rules
+# (the site changed in its headers, not its files).
+restart() {
+  local p=$PORT
+  server_stop
+  printf '%s\n' "$@" >"$TEST_DIR/rules"
+  server_start "$TEST_DIR/site" --port "$p" --rules "$TEST_DIR/rules" || {
+    not_ok "the test server starts again on port $p"
+    finish
+  }
+}
+
+# A --max-page-size smaller than a page OLD_DIR saved: a fresh crawl
+# abandons that page (too large), and so must the refresh, 304 or not.
+site both
+printf '<p>%04000d</p>\n' 0 >>"$TEST_DIR/site/C.html"
+touch -d '2020-01-01 00:00:00' "$TEST_DIR/site/C.html"
+crawl old
+crawl new --since "$TEST_DIR/old" --max-page-size 2000
+crawl fresh --max-page-size 2000
+check "smaller --max-page-size: the fresh crawl drops C.html" \
+  test "$(ls "$TEST_DIR/fresh" | wc -l)" -lt "$(ls "$TEST_DIR/old" | wc -l)"
+check "smaller --max-page-size: the refresh is the fresh crawl" \
+  same "$TEST_DIR/new" "$TEST_DIR/fresh"
+
+# The files unchanged, but C.html now served with X-Robots-Tag (nginx's
+# add_header puts it on 304s too): the 304 says so, and the refresh must
+# not take the older copy's headers for today's.
+site both
+crawl old
+restart "/* validators both" "/C.html header X-Robots-Tag noindex, nofollow"
+refresh "X-Robots-Tag added, files unchanged"
+check "X-Robots-Tag added: C.html is noindex" \
+  grep -q "^noindex .*/C.html" "$TEST_DIR/new/.journal"
+
 # Refusals.
 site both
 crawl old
