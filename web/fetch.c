@@ -652,9 +652,28 @@ static void setup(fetcher_t *f, const char *url, struct xfer *x,
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, x);
 }
 
+/* sendable: validator V may go back in a request header: not NULL, at
+ * most FETCH_VALIDATOR_MAX bytes, no control byte but tab. A server
+ * that sent a longer one or a stray control byte may well refuse it in
+ * a request (nginx: 400 past 8 KB or on a control byte; others drop the
+ * connection), and the page would then be lost where a fresh crawl saves
+ * it; without the header the request is what a fresh crawl sends. */
+static bool sendable(const char *v)
+{
+  if (v == NULL)
+    return false;
+  size_t n = 0;
+  for (; v[n] != '\0'; n++)
+    if (n >= FETCH_VALIDATOR_MAX ||
+        ((unsigned char)v[n] < 0x20 && v[n] != '\t') ||
+        (unsigned char)v[n] == 0x7f)
+      return false;
+  return true;
+}
+
 /* cond_headers: the headers of a conditional request for URL: the
  * --header lines that go there (headers_for), then If-None-Match with
- * ETAG and If-Modified-Since with LM (each if not NULL, and one line).
+ * ETAG and If-Modified-Since with LM (each if sendable).
  * Returns: owned by caller (curl_slist_free_all); NULL if there is no
  * validator, or out of memory (the request is then unconditional). */
 static struct curl_slist *cond_headers(const fetcher_t *f, const char *url,
@@ -673,7 +692,7 @@ static struct curl_slist *cond_headers(const fetcher_t *f, const char *url,
     }
   bool any = false;
   for (int i = 0; i < 2; i++) {
-    if (value[i] == NULL || value[i][strcspn(value[i], "\r\n")] != '\0')
+    if (!sendable(value[i]))
       continue;
     strbuf_t b = STRBUF_INIT;
     strbuf_addf(&b, "%s: %s", name[i], value[i]);

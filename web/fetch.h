@@ -62,6 +62,11 @@ typedef struct fetch_config {
 /* Raw bytes kept per response when capturing, beyond max_size. */
 #define FETCH_CAPTURE_MAX (256 * 1024)
 
+/* The longest validator (ETag, Last-Modified) fetcher_get_cond sends
+ * back: a longer one is left out of the request (an HTTP date is 29
+ * bytes, an ETag a hash or two; request header limits start at 8 KB). */
+#define FETCH_VALIDATOR_MAX 1024
+
 typedef enum {
   FETCH_OK,          /* 200 and a page type (fetcher_get_robots: any
                         2xx): body holds the page */
@@ -129,9 +134,10 @@ void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res);
 /* fetcher_get_cond: fetcher_get, made conditional on the validators of
  * the copy the caller holds (issue 35, --since): If-None-Match with ETAG
  * and If-Modified-Since with LAST_MODIFIED, each sent as recorded when
- * not NULL (both borrowed). A 304 is then FETCH_NOT_MODIFIED, with
+ * not NULL, at most FETCH_VALIDATOR_MAX bytes long and free of control
+ * bytes but tab (both borrowed). A 304 is then FETCH_NOT_MODIFIED, with
  * whatever validators it carried (RES's etag, last_modified), and no
- * body. With neither validator it is fetcher_get.
+ * body. With neither validator sent it is fetcher_get.
  * Thread-safety: the fetcher's one thread. */
 void fetcher_get_cond(fetcher_t *f, const char *url, const char *etag,
                       const char *last_modified, fetch_result_t *res);

@@ -238,6 +238,17 @@ refresh "X-Robots-Tag added, files unchanged"
 check "X-Robots-Tag added: C.html is noindex" \
   grep -q "^noindex .*/C.html" "$TEST_DIR/new/.journal"
 
+# A server that sends an ETag longer than it takes back in a request
+# (20 KB: libmicrohttpd drops the connection; nginx answers 400 past
+# 8 KB): the refresh must not lose the page a fresh crawl saves.
+site both
+restart "/* validators lastmod" \
+  "/C.html header ETag \"$(head -c 20000 /dev/zero | tr '\0' e)\""
+crawl old
+refresh "a 20 KB ETag"
+check "a 20 KB ETag: reused by its Last-Modified" \
+  test "$(counted reused)" = "$(ls "$TEST_DIR/old" | wc -l)"
+
 # Refusals.
 site both
 crawl old
