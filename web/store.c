@@ -352,6 +352,18 @@ int store_fetch(const store_t *s, const char *url, bool every,
                e->id, strerror(errno));
       return 0;
     }
+    /* The file is not the page indexed at store_open: the directory
+     * changed since (another crawl into it, files moved). Its body is
+     * another URL's; --since must not save it under this one. */
+    if (strcmp(page.url, url) != 0) {
+      pagedir_page_free(&page);
+      r->outcome = FETCH_NET_ERROR;
+      snprintf(r->error, sizeof(r->error),
+               "saved page %d is no longer this URL's (the directory "
+               "changed)",
+               e->id);
+      return 0;
+    }
     r->outcome = FETCH_OK;
     r->status = 200;
     r->body = page.body;

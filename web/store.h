@@ -78,7 +78,8 @@ int store_validated(const store_t *s);
  * recorded redirect as a 301 with its Location; a saved page as a 200
  * with its body and the Content-Type (plain "text/html" if the journal
  * has none) and X-Robots-Tag it was served with; a page file that cannot
- * be read, or memory running out, as a network error saying so. Any other
+ * be read, or holds another URL now (the directory changed since
+ * store_open), or memory running out, as a network error saying so. Any other
  * URL is a 404 when EVERY (replay: every URL comes from S), and is not
  * answered otherwise (resume: the network answers what S does not have).
  * Returns: the saved page's ID (> 0) when *R is that page; 0 when *R is

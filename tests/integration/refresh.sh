@@ -249,6 +249,31 @@ refresh "a 20 KB ETag"
 check "a 20 KB ETag: reused by its Last-Modified" \
   test "$(counted reused)" = "$(ls "$TEST_DIR/old" | wc -l)"
 
+# OLD_DIR changed under a running refresh (here two page files swapped,
+# as another crawl into it would renumber pages): a file that is not the
+# URL's page any more is not its copy; the page is fetched whole.
+site both
+crawl old
+mkdir "$TEST_DIR/new"
+"$CR" --rate 4 --since "$TEST_DIR/old" "$SEED" "$TEST_DIR/new" 5 \
+  >/dev/null 2>"$TEST_DIR/swap.err" &
+K=$!
+for i in $(seq 100); do
+  [ -e "$TEST_DIR/new/1" ] && break
+  sleep 0.05
+done
+last=$(ls "$TEST_DIR/old" | sort -n | tail -n 1)
+mv "$TEST_DIR/old/$last" "$TEST_DIR/old/swap"
+mv "$TEST_DIR/old/$((last - 1))" "$TEST_DIR/old/$last"
+mv "$TEST_DIR/old/swap" "$TEST_DIR/old/$((last - 1))"
+wait "$K"
+check_eq "OLD_DIR pages swapped: the refresh exits 0" "$?" 0
+crawl fresh
+check "OLD_DIR pages swapped: the fresh crawl, byte for byte" \
+  same "$TEST_DIR/new" "$TEST_DIR/fresh"
+check "OLD_DIR pages swapped: both fetched whole" \
+  grep -q "refresh: $((last - 2)) reused (304), 2 refetched" "$TEST_DIR/swap.err"
+
 # Refusals.
 site both
 crawl old
