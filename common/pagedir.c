@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,14 +193,25 @@ static gzFile gz_fd(int fd)
 
 char *pagedir_read_all(const char *path, size_t *lenp)
 {
-  gzFile gz = gz_fd(pagedir_open_file(path));
+  int fd = pagedir_open_file(path);
+  struct stat st;
+  /* A plain file is read into one block of its size (and the room the
+   * loop below asks for), not grown by doubling to up to twice it: a
+   * page of --max-page-size read back (--since, --resume, --replay)
+   * costs what its fetch did. A compressed one grows from its size. */
+  size_t hint = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+                    st.st_size > 0 &&
+                    (unsigned long long)st.st_size < SIZE_MAX / 4
+                ? (size_t)st.st_size + 65536 + 1
+                : 0;
+  gzFile gz = gz_fd(fd);
   if (gz == NULL)
     return NULL;
   char *buf = NULL;
   size_t len = 0, cap = 0;
   for (;;) {
     if (len + 65536 + 1 > cap) {
-      cap = cap ? cap * 2 : 65536 * 2;
+      cap = cap ? cap * 2 : hint > 65536 * 2 ? hint : 65536 * 2;
       char *b = realloc(buf, cap);
       if (b == NULL) {
         free(buf);
@@ -284,15 +296,16 @@ int pagedir_load_file(const char *path, pagedir_page_t *page)
   page->url = strdup(buf);
   page->depth = (int)d;
   page->len = len - (size_t)(nl2 + 1 - buf);
-  page->body = malloc(page->len + 1);
-  if (page->url == NULL || page->body == NULL) {
-    pagedir_page_free(page);
+  if (page->url == NULL) {
     free(buf);
     errno = ENOMEM;
     return -1;
   }
-  memcpy(page->body, nl2 + 1, page->len + 1);
-  free(buf);
+  /* The body moved to the front of the block read, not copied: a page
+   * read back costs one block of its size, not two. */
+  memmove(buf, nl2 + 1, page->len + 1);
+  char *body = realloc(buf, page->len + 1);
+  page->body = body != NULL ? body : buf;
   return 0;
 }
 
