@@ -238,6 +238,15 @@ refresh "X-Robots-Tag added, files unchanged"
 check "X-Robots-Tag added: C.html is noindex" \
   grep -q "^noindex .*/C.html" "$TEST_DIR/new/.journal"
 
+# Likewise a Content-Type the 304 sends (this server sends one on every
+# answer) that is not the older copy's: C.html is text/plain now.
+site both
+crawl old
+restart "/* validators both" "/C.html type text/plain"
+refresh "Content-Type changed, file unchanged"
+check "Content-Type changed: journaled as today's" \
+  grep -q "^ctype .*/C.html text/plain\$" "$TEST_DIR/new/.journal"
+
 # A server that sends an ETag longer than it takes back in a request
 # (20 KB: libmicrohttpd drops the connection; nginx answers 400 past
 # 8 KB): the refresh must not lose the page a fresh crawl saves.
