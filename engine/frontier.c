@@ -211,13 +211,25 @@ static int add(frontier_t *f, fitem_t *it, struct host *h, double not_before,
   double now = clock_now();
   it->host = h->id;
   it->not_before = not_before;
+  /* Earlier: the item may be due before what a sleeper was told (it
+   * delays least, or it is its host's first now); else it waits behind
+   * an item that sets its host's time, and only the threads' condition
+   * is signalled: the config's wake would cost an event loop a round for
+   * every URL a parser adds. */
+  bool earlier;
   if (not_before > now) {
     if (!heap_push(f->delayed, it))
       return -2;
     it->flags |= FITEM_DELAYED;
+    earlier = heap_top(f->delayed) == it;
   } else {
+    const fitem_t *first = frontier_first(h);
+    int where = h->where;
+    double due = h->due;
     enqueue(h, it);
     frontier_schedule(f, h, now);
+    earlier = frontier_first(h) != first || h->where != where ||
+              (h->where == WAITING && h->due < due - 1e-6);
   }
   if (!charged)
     budget_force(f->cfg.budget, item_cost(it));
@@ -226,7 +238,10 @@ static int add(frontier_t *f, fitem_t *it, struct host *h, double not_before,
     f->nspec++;
   else
     f->count++;
-  frontier_work(f);
+  if (earlier)
+    frontier_work(f);
+  else
+    pthread_cond_signal(&f->work);
   return 0;
 }
 

@@ -83,6 +83,51 @@ static void test_token_bucket_paces_a_host(void)
   frontier_delete(f);
 }
 
+/* count_wake: the config's wake, counting into *ARG. */
+static void count_wake(void *arg)
+{
+  atomic_fetch_add((atomic_int *)arg, 1);
+}
+
+static void test_wake_only_when_earlier(void)
+{
+  /* The config's wake ends an event loop's sleep (engine.h, cfg.wake):
+   * each costs the loop a round (curl_multi_perform over every transfer
+   * in flight), so it comes when an item may be due earlier, not for
+   * every push. A's first item is taken and its next token is 10 s off:
+   * 100 more of A's URLs queued behind the one waiting change nothing a
+   * sleeper was told; B's first URL (a host with nothing queued) and an
+   * earlier seq at A's head do. */
+  atomic_int wakes;
+  atomic_init(&wakes, 0);
+  frontier_config_t cfg = {
+    .rate = 0.1, .burst = 1, .wake = count_wake, .wake_arg = &wakes
+  };
+  frontier_t *f = frontier_new(&cfg);
+  push(f, "a0", 0, "A");
+  fitem_t *it;
+  double due;
+  CHECK_INT(frontier_try_pop(f, &it, &due), 1);
+  fitem_delete(it);
+  push(f, "a1", 2, "A");
+  CHECK_INT(frontier_try_pop(f, &it, &due), 0);
+  CHECK(due > now() + 5);
+  int before = atomic_load(&wakes);
+  for (int i = 0; i < 100; i++)
+    push(f, "a", (uint64_t)(10 + i), "A");
+  CHECK_INT(atomic_load(&wakes), before);
+  push(f, "a", 1, "A"); /* A's first item now: its horizon may differ */
+  CHECK(atomic_load(&wakes) > before);
+  before = atomic_load(&wakes);
+  push(f, "b0", 200, "B");
+  CHECK(atomic_load(&wakes) > before);
+  CHECK_INT(frontier_try_pop(f, &it, &due), 1);
+  CHECK_STR(it->url, "b0");
+  fitem_delete(it);
+  frontier_close(f);
+  frontier_delete(f);
+}
+
 static void test_gate_comes_first_and_blocks_the_host(void)
 {
   frontier_t *f = make(0, 1, true);
@@ -462,6 +507,7 @@ int main(void)
   RUN(test_take_host);
   RUN(test_discovery_order_across_hosts);
   RUN(test_token_bucket_paces_a_host);
+  RUN(test_wake_only_when_earlier);
   RUN(test_gate_comes_first_and_blocks_the_host);
   RUN(test_horizon_holds_back_and_wakes);
   RUN(test_requeue_not_before);
