@@ -65,8 +65,10 @@ xfer_t *xfer_new(const xfer_config_t *cfg);
 /* xfer_run: the engine's driver (engine_config_t.driver, ARG the
  * xfer_t): fetch every item of E until engine_next says closed and no
  * transfer is left. Returns then. One thread: the engine's driver
- * thread; calls the engine (engine_next, engine_sink, engine_fail when
- * no fetcher can be made and none is in flight) and the hooks. */
+ * thread; calls the engine (engine_next, engine_sink) and the hooks: an
+ * item for which no fetcher can be made goes to hooks.no_client, as a
+ * download thread's does (NEEDSWORK: a gate is then asked again every
+ * second for as long as libcurl cannot make a handle). */
 void xfer_run(void *arg, engine_t *e);
 
 /* xfer_wake: the engine's wake (engine_config_t.wake, ARG the xfer_t):
