@@ -126,6 +126,11 @@ bool wc_begin(struct webcrawl *w, engine_t *e, fitem_t *it, wc_req_t *req,
 engine_fetched_t wc_end(struct webcrawl *w, engine_t *e, fitem_t *it,
                         wc_req_t *req);
 
+/* wc_widen: with the default scope, the seed's own redirect to TO takes
+ * TO's site into the scope (webcrawl.c). Returns false if out of memory.
+ * The thread following the seed's chain. */
+bool wc_widen(struct webcrawl *w, const char *to);
+
 /* wc_no_client: the fetch hook's result for IT when no fetcher could be
  * made (libcurl out of memory): a gate is asked for again in a second,
  * a page fails. Thread-safety: as wc_begin. */
