@@ -18,11 +18,20 @@
 #            compared byte for byte
 #   wget     wget -r -N (1.21: If-Modified-Since), a first run, then one
 #            over the unchanged site (files, bytes, time)
+#   floor    on loopback only: the refresh's conditional requests alone
+#            and the fresh crawl's requests alone, made by curl 7.88
+#            (-Z, 16 at once, keep-alive, bodies to /dev/null), with the
+#            ETags the old crawl's journal recorded: what any refresh
+#            must spend on requests, against what a fresh crawl spends
 # Bytes are what nginx sent ($bytes_sent of its access log, heads
 # included), summed per run; times are wall clock. Runs BENCH_RUNS times
 # (default 3) and prints each run; load (uptime) before and after.
 # Environment: BENCH_TMP (default /dev/shm/tse-refresh), BENCH_PORT
-# (default 38620; +1 the link), PAGES (5000), RATE (262144).
+# (default 38620; +1 the link), PAGES (5000), RATE (262144), SITE (a
+# directory to serve in place of the generated site, e.g. Debian's
+# /usr/share/doc/python3.11/html; copied with symbolic links followed;
+# its index.html is the seed), CRAWLER_ARGS (more options for every
+# crawl, e.g. "--transfers events").
 set -euo pipefail
 B=$(cd "${1:?usage: refresh.sh BUILD_DIR}" && pwd)
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,8 +47,12 @@ mkdir -p "$W/nginx/tmp" "$W/nginx/logs"
 cc -O2 -o "$W/gensite" "$TOP/bench/gensite.c"
 # One tree per server: gensite writes absolute links with the port.
 for p in "$PORT" "$LPORT"; do
-  "$W/gensite" "$W/gen-$p" "$p" 1 "$PAGES" 30 >&2
-  mv "$W/gen-$p/127.0.0.2" "$W/pristine-$p"
+  if [ -n "${SITE:-}" ]; then
+    cp -rL "$SITE" "$W/pristine-$p"
+  else
+    "$W/gensite" "$W/gen-$p" "$p" 1 "$PAGES" 30 >&2
+    mv "$W/gen-$p/127.0.0.2" "$W/pristine-$p"
+  fi
   # One date for both (wget -N's copy below), before any change.
   find "$W/pristine-$p" -exec touch -d '2026-01-01 00:00:00' {} +
   cp -a "$W/pristine-$p" "$W/root-$p"
@@ -92,7 +105,9 @@ crawl() {  # crawl PORT DIR [ARGS...]
   shift 2
   rm -rf "$dir"
   mkdir -p "$dir"
-  timed "$CR" --rate 0 -q "$@" "http://127.0.0.2:$port/index.html" "$dir" 30
+  # shellcheck disable=SC2086 # CRAWLER_ARGS: words
+  timed "$CR" --rate 0 -q ${CRAWLER_ARGS:-} "$@" \
+    "http://127.0.0.2:$port/index.html" "$dir" 30
 }
 same() {  # same A B: one crawl, byte for byte (the marker but since:)
   diff -r -x .crawler "$1" "$2" >/dev/null &&
@@ -100,6 +115,18 @@ same() {  # same A B: one crawl, byte for byte (the marker but since:)
       >/dev/null && echo identical || echo DIFFERENT
 }
 pages() { find "$1" -maxdepth 1 -name '[0-9]*' | wc -l; }
+# floor DIR: curl configs for DIR's saved pages, $W/cond.cfg asking each
+# with the ETag its journal recorded (a 304 each on the unchanged site),
+# $W/full.cfg asking each plainly.
+floor() {
+  awk '$1 == "etag" { u = $3; $1 = $2 = $3 = ""; sub(/^ +/, "")
+         gsub(/"/, "\\\"")
+         printf "url = \"%s\"\noutput = \"/dev/null\"\n", u
+         printf "header = \"If-None-Match: %s\"\nnext\n", $0 }' \
+    "$1/.journal" | sed '$d' >"$W/cond.cfg"
+  awk '$1 == "etag" { printf "url = \"%s\"\noutput = \"/dev/null\"\nnext\n", $3 }' \
+    "$1/.journal" | sed '$d' >"$W/full.cfg"
+}
 
 echo "load before: $(uptime)"
 echo "site: $PAGES pages, $(du -sb "$W/root-$PORT" | cut -f1) bytes; link: limit_rate $RATE B/s per connection"
@@ -123,6 +150,13 @@ for run in $(seq "$RUNS"); do
     row fresh2 "$(pages "$W/fresh2")" "$(bytes)"
     crawl "$port" "$W/new" --since "$W/old"
     row refresh "$(pages "$W/new")" "$(bytes)" "$(same "$W/new" "$W/old")"
+    if [ "$server" = loopback ]; then
+      floor "$W/old"
+      timed curl -s -Z --parallel-max 16 -K "$W/cond.cfg"
+      row "floor: 304s" "$(grep -c '^url' "$W/cond.cfg")" "$(bytes)" "curl"
+      timed curl -s -Z --parallel-max 16 -K "$W/full.cfg"
+      row "floor: fetches" "$(grep -c '^url' "$W/full.cfg")" "$(bytes)" "curl"
+    fi
     # wget -N: a first run (on the link, serial at RATE, it would take
     # minutes: the loopback run's files are copied under the link's
     # name instead, mtimes kept, as wget set them), then one over the

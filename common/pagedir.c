@@ -549,6 +549,23 @@ int pagedir_count(const char *dir)
 
 int pagedir_validate(const char *dir, char *err, size_t n)
 {
+  int count = pagedir_validate_ids(dir, err, n);
+  for (int id = 1; id <= count; id++) {
+    char name[24];
+    snprintf(name, sizeof(name), "%d", id);
+    if (pagedir_check_name(dir, name) != 0) {
+      snprintf(err, n, "'%s/%d' is not a well-formed page: %s", dir, id,
+               errno == EINVAL ? "not in the page format, or a damaged "
+                                 "gzip stream"
+                               : strerror(errno));
+      return -1;
+    }
+  }
+  return count;
+}
+
+int pagedir_validate_ids(const char *dir, char *err, size_t n)
+{
   int count = pagedir_count(dir);
   if (count < 0) {
     snprintf(err, n, "'%s' is not a page directory (no valid %s)", dir,
@@ -578,20 +595,7 @@ int pagedir_validate(const char *dir, char *err, size_t n)
     }
   }
   closedir(d);
-  if (bad)
-    return -1;
-  for (int id = 1; id <= count; id++) {
-    char name[24];
-    snprintf(name, sizeof(name), "%d", id);
-    if (pagedir_check_name(dir, name) != 0) {
-      snprintf(err, n, "'%s/%d' is not a well-formed page: %s", dir, id,
-               errno == EINVAL ? "not in the page format, or a damaged "
-                                 "gzip stream"
-                               : strerror(errno));
-      return -1;
-    }
-  }
-  return count;
+  return bad ? -1 : count;
 }
 
 size_t pagedir_journal_lines(char *buf, size_t len,

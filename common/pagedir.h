@@ -406,6 +406,11 @@ int pagedir_count(const char *dir);
  * N), e.g. "'d/7' is not a well-formed page". */
 int pagedir_validate(const char *dir, char *err, size_t n);
 
+/* pagedir_validate_ids: pagedir_validate but for the pages' content (the
+ * marker and the IDs only), for a reader that reads each page when it
+ * needs it and copes with one it cannot read then. */
+int pagedir_validate_ids(const char *dir, char *err, size_t n);
+
 /* pagedir_param: the value of the first "KEY: value" line of DIR's
  * marker, e.g. KEY "maxDepth" (the keys: see the layout above).
  * Returns: owned by caller (free()), NULL if absent or unreadable.
@@ -427,6 +432,10 @@ int pagedir_holder(const char *dir, long *pid);
  * Returns: the number of pages, or -1 with the first problem found, one
  * line in ERR (size N). */
 int pagedir_check(const char *dir, char *err, size_t n);
+
+/* pagedir_check_ids: pagedir_check with pagedir_validate_ids in place of
+ * pagedir_validate: no page file is read. */
+int pagedir_check_ids(const char *dir, char *err, size_t n);
 
 /* pagedir_copy_plain: write the content of DIR/NAME (a page, a
  * .noindex-K), decoded if it is gzip, to FD: the file as a plain crawl

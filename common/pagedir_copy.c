@@ -195,8 +195,10 @@ static int check_names(const char *dir, const struct jscan *s, char *err,
   return rc;
 }
 
-/* check: pagedir_check, with the journal's findings left in *S. */
-static int check(const char *dir, struct jscan *s, char *err, size_t n)
+/* check: pagedir_check (pagedir_check_ids unless WHOLE), with the
+ * journal's findings left in *S. */
+static int check(const char *dir, bool whole, struct jscan *s, char *err,
+                 size_t n)
 {
   if (pagedir_is_dir(dir, err, n) != 0)
     return -1;
@@ -226,7 +228,8 @@ static int check(const char *dir, struct jscan *s, char *err, size_t n)
                strerror(errno));
     return -1;
   }
-  int count = pagedir_validate(dir, err, n);
+  int count = whole ? pagedir_validate(dir, err, n)
+                    : pagedir_validate_ids(dir, err, n);
   if (count < 0 || check_journal(dir, count, s, err, n) != 0 ||
       check_names(dir, s, err, n) != 0)
     return -1;
@@ -249,7 +252,15 @@ static int check(const char *dir, struct jscan *s, char *err, size_t n)
 int pagedir_check(const char *dir, char *err, size_t n)
 {
   struct jscan s = { dir, 0, 0, NULL, 0, 0, false };
-  int count = check(dir, &s, err, n);
+  int count = check(dir, true, &s, err, n);
+  free(s.ks);
+  return count;
+}
+
+int pagedir_check_ids(const char *dir, char *err, size_t n)
+{
+  struct jscan s = { dir, 0, 0, NULL, 0, 0, false };
+  int count = check(dir, false, &s, err, n);
   free(s.ks);
   return count;
 }
@@ -539,7 +550,7 @@ static int export_files(const char *dir, const char *newdir, int count,
 int pagedir_export(const char *dir, const char *newdir, char *err, size_t n)
 {
   struct jscan s = { dir, 0, 0, NULL, 0, 0, false };
-  int count = check(dir, &s, err, n);
+  int count = check(dir, true, &s, err, n);
   bool made = false;
   int lock = count < 0 ? -1 : take_dir(dir, newdir, &made, err, n);
   if (lock < 0) {

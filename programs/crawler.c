@@ -322,10 +322,10 @@ static void open_since(struct cmd *c)
                    "--since: '%s' is being written now by process %ld; "
                    "refresh from a complete crawl",
                    old, pid);
-  if (pagedir_check(old, err, sizeof(err)) < 0)
+  if (pagedir_check_ids(old, err, sizeof(err)) < 0)
     cmdline_refuse(EXIT_USAGE, "--since: '%s' is not a complete crawl: %s", old,
                    err);
-  if ((c->since = store_open(old, err, sizeof(err))) == NULL)
+  if ((c->since = store_open(old, false, err, sizeof(err))) == NULL)
     cmdline_refuse(EXIT_USAGE, "--since: %s", err);
   if (store_validated(c->since) == 0)
     cmdline_refuse(EXIT_USAGE,
@@ -395,12 +395,12 @@ static void open_pagedir(struct cmd *c)
       c->o.pstore = NULL;
       exit(0);
     }
-    if ((c->store = store_open(dir, err, sizeof(err))) == NULL)
+    if ((c->store = store_open(dir, true, err, sizeof(err))) == NULL)
       cmdline_refuse(EXIT_PAGEDIR, "pageDirectory: cannot resume: %s", err);
     o->resume = c->store;
   } else {
     if (c->replay_dir != NULL) {
-      if ((c->store = store_open(c->replay_dir, err, sizeof(err))) == NULL)
+      if ((c->store = store_open(c->replay_dir, true, err, sizeof(err))) == NULL)
         cmdline_refuse(EXIT_USAGE, "--replay: %s", err);
       o->replay = c->store;
       o->rate = 0;

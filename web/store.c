@@ -237,9 +237,10 @@ static void entry_delete(void *item)
   free(e);
 }
 
-store_t *store_open(const char *dir, char *err, size_t n)
+store_t *store_open(const char *dir, bool pages, char *err, size_t n)
 {
-  int count = pagedir_validate(dir, err, n);
+  int count = pages ? pagedir_validate(dir, err, n)
+                    : pagedir_validate_ids(dir, err, n);
   if (count < 0)
     return NULL;
   store_t *s = calloc(1, sizeof(*s));

@@ -36,10 +36,12 @@
 typedef struct store store_t;
 
 /* store_open: index the page directory DIR (borrowed; copied). Checks it
- * with pagedir_validate first.
+ * with pagedir_validate first if PAGES, else with pagedir_validate_ids
+ * (each page's URL line is read either way; a page damaged beyond it
+ * fails when store_fetch reads it).
  * Returns: owned by caller (store_close); NULL with a one-line reason in
  * ERR (size N). */
-store_t *store_open(const char *dir, char *err, size_t n);
+store_t *store_open(const char *dir, bool pages, char *err, size_t n);
 
 /* store_id: the ID URL (borrowed) was saved under, or 0. */
 int store_id(const store_t *s, const char *url);

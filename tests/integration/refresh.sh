@@ -180,6 +180,22 @@ crawl freshz --compress
 check "compressed old, compressed refresh: as fresh" \
   same "$TEST_DIR/newz" "$TEST_DIR/freshz"
 
+# A page of OLD_DIR damaged (its gzip stream cut short): OLD_DIR is not
+# read whole up front; the page's 304 finds the copy unreadable, it is
+# asked again without validators, and the refresh is still the fresh
+# crawl (of the site as changed above).
+reused=$(counted reused)
+damaged=$(awk -v u="$BASE_URL/B.html" 'FNR == 1 && $0 == u { print FILENAME }' \
+  "$TEST_DIR"/fresh/[0-9]*)
+truncate -s -40 "$TEST_DIR/old/${damaged##*/}"
+rm -rf "$TEST_DIR/new"
+crawl new --since "$TEST_DIR/old"
+check_eq "a damaged older page: the refresh exits 0" "$RC" 0
+check "a damaged older page: as fresh" same "$TEST_DIR/new" "$TEST_DIR/fresh"
+check "a damaged older page: all but it reused" \
+  grep -q "refresh: $((reused - 1)) reused (304), 2 refetched" \
+  "$TEST_DIR/new.err"
+
 # An older copy gone once the refresh has started (after OLD_DIR was
 # checked): its 304 is asked again without validators, and the page is
 # what a fresh crawl saves.

@@ -51,7 +51,7 @@ static void test_fetch(void)
   CHECK(pagedir_journal_add(dir, "ctype", 2, b, "text/plain", 0) == 0);
   CHECK(pagedir_journal_add(dir, "xrobots", 2, b, "nofollow", 0) == 0);
   save(2, b, "a.html\n");
-  store_t *s = store_open(dir, err, sizeof(err));
+  store_t *s = store_open(dir, true, err, sizeof(err));
   CHECK(s != NULL);
   if (s == NULL)
     return;
@@ -112,7 +112,7 @@ static void test_validators(void)
   CHECK(pagedir_init(dir, NULL, err, sizeof(err)) == 0);
   save(1, a, "<p>a</p>");
   save(2, b, "<p>b</p>");
-  store_t *s = store_open(dir, err, sizeof(err));
+  store_t *s = store_open(dir, true, err, sizeof(err));
   CHECK(s != NULL);
   CHECK_INT(store_validated(s), 0);
   store_close(s);
@@ -125,7 +125,7 @@ static void test_validators(void)
   pstore_facts_t g = { .url = b, .etag = "bad\nvalue" };
   CHECK_INT(pstore_journal_page(ps, 2, &g), 0);
   pstore_close(ps, false);
-  s = store_open(dir, err, sizeof(err));
+  s = store_open(dir, true, err, sizeof(err));
   CHECK(s != NULL);
   CHECK_INT(store_validated(s), 1);
   CHECK_INT(store_validators(s, a, &et, &lm), 1);
@@ -213,7 +213,7 @@ static void test_outcomes(void)
   pagedir_page_free(&lf);
   CHECK(pagedir_load_name(dir, ".noindex-2", &lf) != 0);
 
-  store_t *s = store_open(dir, err, sizeof(err));
+  store_t *s = store_open(dir, true, err, sizeof(err));
   CHECK(s != NULL);
   if (s == NULL)
     return;
@@ -339,7 +339,7 @@ static void test_unreachable_hosts(void)
   CHECK_INT(pstore_record_robots(ps, 0, &it, "robots.txt unreachable: E"), 0);
   it = item("http://h/p", NULL, 0);
   CHECK_INT(pstore_record_robots(ps, 0, &it, "disallowed by robots.txt"), 0);
-  store_t *s = store_open(dir, err, sizeof(err));
+  store_t *s = store_open(dir, true, err, sizeof(err));
   CHECK(s != NULL);
   char buf[256] = "";
   if (s != NULL)
@@ -376,7 +376,7 @@ static void test_malformed(void)
     fputs(bad[i], fp);
     fputs("failed 0 http://h/torn 0 http 500 0 E", fp);
     fclose(fp);
-    store_t *s = store_open(dir, err, sizeof(err));
+    store_t *s = store_open(dir, true, err, sizeof(err));
     if (s != NULL)
       fprintf(stderr, "accepted: %s", bad[i]);
     CHECK(s == NULL);
@@ -395,7 +395,7 @@ static void test_malformed(void)
     fputs("failed 0 http://h/torn 0 http", fp);
     fclose(fp);
   }
-  store_t *s = store_open(dir, err, sizeof(err));
+  store_t *s = store_open(dir, true, err, sizeof(err));
   CHECK(s != NULL && !store_replayed(s, "http://h/torn"));
   store_close(s);
   rm_dir();

@@ -136,7 +136,7 @@ static void test_interrupt_while_crawls_end(void)
 {
   char *saved = saved_site();
   char err[256];
-  store_t *store = store_open(saved, err, sizeof(err));
+  store_t *store = store_open(saved, true, err, sizeof(err));
   CHECK(store != NULL);
   if (store == NULL) {
     fprintf(stderr, "store_open: %s\n", err);
@@ -191,7 +191,7 @@ static void test_link_lost_to_oom_fails(void)
 {
   char *saved = saved_site();
   char err[256];
-  store_t *store = store_open(saved, err, sizeof(err));
+  store_t *store = store_open(saved, true, err, sizeof(err));
   CHECK(store != NULL);
   char *out = testdir_new("webcrawl_test.out");
   CHECK(pagedir_init(out, NULL, err, sizeof(err)) == 0);
