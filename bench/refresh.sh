@@ -22,7 +22,9 @@
 #            and the fresh crawl's requests alone, made by curl 7.88
 #            (-Z, 16 at once, keep-alive, bodies to /dev/null), with the
 #            ETags the old crawl's journal recorded: what any refresh
-#            must spend on requests, against what a fresh crawl spends
+#            must spend on requests, against what a fresh crawl spends;
+#            and crawler --replay old: everything a refresh does but
+#            its requests (the old pages read, parsed and saved again)
 # Bytes are what nginx sent ($bytes_sent of its access log, heads
 # included), summed per run; times are wall clock. Runs BENCH_RUNS times
 # (default 3) and prints each run; load (uptime) before and after.
@@ -129,7 +131,7 @@ floor() {
 }
 
 echo "load before: $(uptime)"
-echo "site: $PAGES pages, $(du -sb "$W/root-$PORT" | cut -f1) bytes; link: limit_rate $RATE B/s per connection"
+echo "site: ${SITE:-gensite} ($(find "$W/pristine-$PORT" -name '*.html' | wc -l) HTML files), $(du -sb "$W/root-$PORT" | cut -f1) bytes; link: limit_rate $RATE B/s per connection"
 printf '%-8s %-4s %-16s %8s %8s %12s %8s %s\n' server run what pages requests bytes seconds result
 for run in $(seq "$RUNS"); do
   rm -rf "$W/wget-files"
@@ -156,6 +158,9 @@ for run in $(seq "$RUNS"); do
       row "floor: 304s" "$(grep -c '^url' "$W/cond.cfg")" "$(bytes)" "curl"
       timed curl -s -Z --parallel-max 16 -K "$W/full.cfg"
       row "floor: fetches" "$(grep -c '^url' "$W/full.cfg")" "$(bytes)" "curl"
+      crawl "$port" "$W/replay" --replay "$W/old"
+      row "floor: replay" "$(pages "$W/replay")" "$(bytes)" \
+        "$(diff -r -x '.*' "$W/replay" "$W/old" >/dev/null && echo "pages identical")"
     fi
     # wget -N: a first run (on the link, serial at RATE, it would take
     # minutes: the loopback run's files are copied under the link's

@@ -12,7 +12,9 @@
 #   4. crawls, alternating with wget and wget2 in every round (warm-up round
 #      first, then BENCH_RUNS rounds; medians and per-round ratios):
 #      generated site (8 hosts x 1,000 pages, depth 4) to tmpfs and to disk,
-#      Python and PostgreSQL docs, the 20 ms latency site (depth 3)
+#      Python, PostgreSQL and JDK API docs (BENCH_DOCS, default
+#      "python pg jdk"; depth BENCH_DOC_DEPTH, default 6), the 20 ms
+#      latency site (depth 3)
 #   5. politeness: 8 hosts x 40 pages at 10 requests/s per host
 #   6. head-of-line: the site of bench/hol-site.sh (10 hosts, the seed's
 #      59 pages first) at --rate 5 --burst 1, 4 and 16 workers: efficiency
@@ -40,7 +42,11 @@
 # 127.0.0.12, default 44000), BENCH_HOL_SVG (the
 # timeline picture, default bench/headofline-after.svg in the source
 # tree), BENCH_TOOLS (crawlers compared, a subset of: wget wget2 tse;
-# for quick runs of one tool; the ratios need all three).
+# for quick runs of one tool; tsev: ours with --transfers events; a
+# ratio needs its peer), BENCH_TSE_ARGS
+# (our crawler's options in the crawl comparisons in place of
+# "--download-workers N", N the peers' threads: "" for the defaults,
+# "--transfers events" for the event loop with the other defaults).
 # Results: stdout and BUILD_DIR/bench/results.md.
 set -euo pipefail
 umask 022
@@ -64,6 +70,7 @@ DOMAINS=$(echo $HOSTS | tr ' ' ',')
 DOCHOST=127.0.0.10
 PYDOC=/usr/share/doc/python3.11/html
 PGDOC=/usr/share/doc/postgresql-doc-15/html
+JDKDOC=/usr/share/doc/openjdk-17-jre-headless/api
 GEN_DEPTH=4
 LAT_DEPTH=3
 DOC_DEPTH=${BENCH_DOC_DEPTH:-6}
@@ -81,12 +88,12 @@ say() { printf '[%4ds load %s] %s\n' $(($(date +%s) - T0)) "$(cut -d' ' -f1 /pro
 md() { printf '%s\n' "$*" | tee -a "$OUT"; }
 
 # --- 0. dependencies --------------------------------------------------------
-PKGS="nginx-light wget wget2 wrk libxml2-utils python3.11-doc postgresql-doc-15 time gnuplot-nox"
+PKGS="nginx-light wget wget2 wrk libxml2-utils python3.11-doc postgresql-doc-15 openjdk-17-doc time gnuplot-nox"
 missing=
 for c in nginx wget wget2 wrk xmllint /usr/bin/time gnuplot; do
   command -v "$c" > /dev/null 2>&1 || missing=1
 done
-[ -d "$PYDOC" ] && [ -d "$PGDOC" ] || missing=1
+[ -d "$PYDOC" ] && [ -d "$PGDOC" ] && [ -d "$JDKDOC" ] || missing=1
 if [ -n "$missing" ]; then
   if [ "$(id -u)" = 0 ]; then
     say "installing $PKGS"
@@ -163,7 +170,8 @@ start_nginx() {
     done
     echo "  server { listen $DOCHOST:$PORT; root $W/empty;"
     echo "    location /python/ { alias $PYDOC/; }"
-    echo "    location /pg/ { alias $PGDOC/; } }"
+    echo "    location /pg/ { alias $PGDOC/; }"
+    echo "    location /jdk/ { alias $JDKDOC/; } }"
     echo "}"
   } > "$conf"
   nginx -e "$W/nginx/logs/error.log" -p "$W/nginx" -c "$conf"
@@ -180,7 +188,7 @@ median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (
 
 # saved_list TOOL DIR: "URL DEPTH" of every saved file (DEPTH "-" for peers)
 saved_list() {
-  if [ "$1" = tse ]; then
+  if [ "${1#tse}" != "$1" ]; then # ours: tse, tsev
     find "$2" -maxdepth 1 -name '[0-9]*' -type f -print0 |
       xargs -0 -r awk 'FNR == 1 { u = $0 } FNR == 2 { print u, $0; nextfile }'
   else
@@ -195,7 +203,7 @@ check() {
   local tool=$1 dir=$2 exp=$3
   saved_list "$tool" "$dir" > "$W/saved.txt"
   local order=-
-  if [ "$tool" = tse ]; then
+  if [ "${tool#tse}" != "$tool" ]; then
     order=$(find "$dir" -maxdepth 1 -name '[0-9]*' -type f -printf '%f\n' | sort -n |
       awk -v d="$dir" '{ getline l1 < (d "/" $1); getline l2 < (d "/" $1); close(d "/" $1); if (l2 + 0 < prev) bad++; prev = l2 + 0 } END { print bad ? "no" : "yes" }')
   fi
@@ -213,7 +221,7 @@ check() {
         else extra++
         if (got[u] != "-" && (u in ed) && ed[u] != "-" && got[u] != ed[u]) bad++
       }
-      for (u in ek) if (!(u in got) && (tool != "tse" || ek[u] == "page")) missing++
+      for (u in ek) if (!(u in got) && (tool !~ /^tse/ || ek[u] == "page")) missing++
       printf "%d %d %d %d %d %d %s\n", files, pages, other, missing, extra, bad, order
     }' "$exp" "$W/saved.txt"
 }
@@ -235,8 +243,8 @@ crawl() {
   reqs=$(wc -l < "$slog")
   read -r wall user sys rss < <(tail -1 "$W/time.txt")
   c=$(check "$tool" "$dir" "$exp")
-  if [ "$tool" = tse ] && [ "$rc" != 0 ]; then
-    say "crawler exited $rc: $(tail -3 "$W/last-tse.err" | tr '\n' ' ')"
+  if [ "${tool#tse}" != "$tool" ] && [ "$rc" != 0 ]; then
+    say "crawler exited $rc: $(tail -3 "$W/last-$tool.err" | tr '\n' ' ')"
   fi
   [ "$rc" = 124 ] && say "$tool: timed out after ${RUN_LIMIT}s"
   echo "$site $medium $round $tool $wall $user $sys $rss $reqs $c $rc" >> "$RES"
@@ -261,7 +269,9 @@ rounds() {
         wget2) crawl "$site" "$medium" "$r" wget2 "$exp" "$slog" "$base/wget2" -- \
           wget2 --no-config -q -r -l "$depth" --max-threads "$t" $pa -P "$base/wget2" "$seed" ;;
         tse) crawl "$site" "$medium" "$r" tse "$exp" "$slog" "$base/tse" -- \
-          "$CRAWLER" --rate 0 --download-workers "$t" $ta "$seed" "$base/tse" "$depth" ;;
+          "$CRAWLER" --rate 0 ${BENCH_TSE_ARGS---download-workers $t} $ta "$seed" "$base/tse" "$depth" ;;
+        tsev) crawl "$site" "$medium" "$r" tsev "$exp" "$slog" "$base/tsev" -- \
+          "$CRAWLER" --rate 0 --transfers events $ta "$seed" "$base/tsev" "$depth" ;;
       esac
     done
   done
@@ -273,7 +283,7 @@ md ""
 md "Machine: $(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(free -g | awk '/Mem:/ { print $2 }') GiB, Linux $(uname -r), $(. /etc/os-release; echo "$PRETTY_NAME")."
 md "Peers: $(wget --version | head -1 | cut -d' ' -f1-3), $(wget2 --version | head -1 | cut -d' ' -f1-3), $(nginx -v 2>&1 | cut -d' ' -f3), $(wrk -v 2>&1 | head -1 | cut -d' ' -f1-2)."
 md "Crawler: $(cd "$TOP" && git describe --always --dirty 2>/dev/null || echo unknown) ($("$CRAWLER" --version 2>&1 | head -1)). Load average at start: $(cut -d' ' -f1-3 /proc/loadavg)."
-md "Runs: 1 warm-up + $RUNS measured rounds per crawl comparison (order rotated each round); $PRUNS polite rounds."
+md "Runs: 1 warm-up + $RUNS measured rounds per crawl comparison (order rotated each round); $PRUNS polite rounds. Our options there: \`--rate 0 ${BENCH_TSE_ARGS---download-workers N}\` (N: the peers' threads)."
 md ""
 
 # --- 1. engine and memory ------------------------------------------------------
@@ -372,7 +382,7 @@ if want gen; then
 fi
 
 if want docs; then
-  for doc in python pg; do
+  for doc in ${BENCH_DOCS:-python pg jdk}; do
     seed="http://$DOCHOST:$PORT/$doc/index.html"
     # The reference set: wget's pages (wget is a serial breadth-first crawl).
     say "$doc docs, depth $DOC_DEPTH: reference crawl (wget)"
@@ -668,31 +678,35 @@ if awk '$1 != "pol"' "$RES" | grep -q .; then
     s=${sm%%:*}
     m=${sm##*:}
     [ "$s" = pol ] && continue
-    for t in wget wget2 tse; do
+    for t in wget wget2 tse tsev; do
       n=$(col "$s" "$m" "$t" '1' | wc -l)
       [ "$n" -gt 0 ] || continue
       ex=$(col "$s" "$m" "$t" '($13 == 0 && $14 == 0 && $15 == 0)' | awk '{ s += $1 } END { print s + 0 }')
       md "| $s | $m | $t | $(col "$s" "$m" "$t" '$10' | median) | $(col "$s" "$m" "$t" '$11' | median) | $(col "$s" "$m" "$t" '$13' | median) | $(col "$s" "$m" "$t" '$14' | median) | $ex/$n | $(col "$s" "$m" "$t" '$5' | median) | $(col "$s" "$m" "$t" '($5 > 0 ? $10 / $5 : 0)' | median | awk '{ printf "%.0f", $1 }') | $(col "$s" "$m" "$t" '$9' | median) | $(col "$s" "$m" "$t" '($9 > 0 ? ($6 + $7) * 1000 / $9 : 0)' | median | awk '{ printf "%.3f", $1 }') | $(col "$s" "$m" "$t" '$8 / 1024' | median | awk '{ printf "%.1f", $1 }') |"
     done
   done
-  # The ratios need all three crawlers in every round (BENCH_TOOLS).
-  if [ "$NTOOLS" -eq 3 ]; then
+  # The ratios need the peer in every round (BENCH_TOOLS); a column
+  # whose peer did not run is empty.
+  if [ "$NTOOLS" -ge 2 ]; then
     md ""
-    md "Per-round ratios (ours / peer, computed within each round, then the median):"
+    md "Per-round ratios (ours / peer, computed within each round, then the median; tse: \`${BENCH_TSE_ARGS---download-workers N}\`, tsev: \`--transfers events\`):"
     md ""
-    md "| site | output | files/s vs wget | files/s vs wget2 | peak RSS vs wget2 | CPU/request vs wget2 |"
-    md "| --- | --- | ---: | ---: | ---: | ---: |"
+    md "| site | output | ours | files/s vs wget | files/s vs wget2 | peak RSS vs wget2 | CPU/request vs wget2 |"
+    md "| --- | --- | --- | ---: | ---: | ---: | ---: |"
     for sm in $(awk '{ print $1 ":" $2 }' "$RES" | awk '!seen[$0]++'); do
       s=${sm%%:*}
       m=${sm##*:}
       [ "$s" = pol ] && continue
       [ "$s" = many ] && continue # ours alone: its own table above
-      ratio() { # ratio PEER EXPR
-        awk -v s="$s" -v m="$m" -v p="$1" '$1 == s && $2 == m && $3 > 0 && $5 > 0 && $9 > 0 && $17 < 124 {
-            v = '"$2"'; if ($4 == "tse") a[$3] = v; if ($4 == p) b[$3] = v }
+      ratio() { # ratio OURS PEER EXPR
+        awk -v s="$s" -v m="$m" -v o="$1" -v p="$2" '$1 == s && $2 == m && $3 > 0 && $5 > 0 && $9 > 0 && $17 < 124 {
+            v = '"$3"'; if ($4 == o) a[$3] = v; if ($4 == p) b[$3] = v }
           END { for (r in a) if ((r in b) && b[r] > 0) print a[r] / b[r] }' "$RES" | median | awk '{ printf "%.2f", $1 }'
       }
-      md "| $s | $m | $(ratio wget '$10 / $5') | $(ratio wget2 '$10 / $5') | $(ratio wget2 '$8') | $(ratio wget2 '($6 + $7) / $9') |"
+      for o in tse tsev; do
+        case " $TOOLS " in *" $o "*) ;; *) continue ;; esac
+        md "| $s | $m | $o | $(ratio $o wget '$10 / $5') | $(ratio $o wget2 '$10 / $5') | $(ratio $o wget2 '$8') | $(ratio $o wget2 '($6 + $7) / $9') |"
+      done
     done
   fi
   md ""
