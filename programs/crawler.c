@@ -400,7 +400,8 @@ static void open_pagedir(struct cmd *c)
     o->resume = c->store;
   } else {
     if (c->replay_dir != NULL) {
-      if ((c->store = store_open(c->replay_dir, true, err, sizeof(err))) == NULL)
+      if ((c->store = store_open(c->replay_dir, true, err, sizeof(err))) ==
+          NULL)
         cmdline_refuse(EXIT_USAGE, "--replay: %s", err);
       o->replay = c->store;
       o->rate = 0;
