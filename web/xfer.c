@@ -52,13 +52,16 @@ xfer_t *xfer_new(const xfer_config_t *cfg)
     return NULL;
   }
   atomic_init(&x->asleep, false);
-  /* Connections: every transfer one at most, and the pool keeps
-   * max_connects idle ones for reuse. No per-host cap: politeness is the
+  /* Connections: every transfer one at most, and max_connects (at least
+   * max_transfers) open in all, idle ones kept for reuse. Capped at the
+   * transfers, libcurl closed an idle connection to one host each time a
+   * transfer went to another (8 hosts at --rate 0: 762 connects for
+   * 8,356 requests, 304 uncapped). No per-host cap: politeness is the
    * frontier's (a host gets only what its bucket allows), and a transfer
    * libcurl held back for a connection would run its timeout meanwhile. */
   curl_multi_setopt(x->multi, CURLMOPT_MAXCONNECTS, cfg->max_connects);
   curl_multi_setopt(x->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-                    (long)cfg->max_transfers);
+                    cfg->max_connects);
   return x;
 }
 
