@@ -64,18 +64,48 @@ void page_charge(struct page *p, budget_t *budget, size_t extra)
   p->charged = true;
 }
 
-/* link_cost: what L costs the budget in memory. */
-static size_t link_cost(const struct link *l)
+/* A link as bytes, in memory (p->mem) and on disk (p->spill) alike: its
+ * class, LINK_KEYED if it has a host key, then the key and a NUL if so,
+ * then the URL and a NUL. */
+enum { LINK_KEYED = 0x80 };
+
+/* link_size: the bytes of L's record. */
+static size_t link_size(const struct link *l)
 {
-  return sizeof(*l) + strlen(l->url) + 1 + BUDGET_OVERHEAD +
-         (l->key ? strlen(l->key) + 1 + BUDGET_OVERHEAD : 0);
+  return 1 + (l->key ? strlen(l->key) + 1 : 0) + strlen(l->url) + 1;
 }
 
-/* A link on disk: its class, its key's length, the key, the URL. */
-struct spilled {
-  uint8_t cls;
-  uint32_t keylen;
-};
+/* link_encode: L's record, link_size(L) bytes, at TO. */
+static void link_encode(const struct link *l, char *to)
+{
+  *to++ = (char)(l->cls | (l->key ? LINK_KEYED : 0));
+  if (l->key) {
+    size_t kl = strlen(l->key) + 1;
+    memcpy(to, l->key, kl);
+    to += kl;
+  }
+  memcpy(to, l->url, strlen(l->url) + 1);
+}
+
+/* link_decode: the link of record REC (N bytes) into *L, its strings
+ * borrowed from REC. Returns 0, or -1 if REC is no link_encode's. */
+static int link_decode(const char *rec, size_t n, struct link *l)
+{
+  if (n < 2 || rec[n - 1] != '\0')
+    return -1;
+  unsigned char c = (unsigned char)rec[0];
+  l->cls = c & ~LINK_KEYED;
+  l->key = NULL;
+  l->url = (char *)rec + 1;
+  if (c & LINK_KEYED) {
+    const char *nul = memchr(rec + 1, '\0', n - 2);
+    if (nul == NULL)
+      return -1;
+    l->key = (char *)rec + 1;
+    l->url = (char *)nul + 1;
+  }
+  return l->cls <= L_FILTERED ? 0 : -1;
+}
 
 /* spill_link: append L to P's spill file (DIR, KEY: page_add_link).
  * Returns 0 or -1 (errno). */
@@ -91,15 +121,11 @@ static int spill_link(struct page *p, const struct link *l, pstore_t *ps,
       return -1;
     }
   }
-  struct spilled h = { (uint8_t)l->cls, l->key ? (uint32_t)strlen(l->key) : 0 };
-  size_t ul = strlen(l->url), n = sizeof(h) + h.keylen + ul;
+  size_t n = link_size(l);
   char *rec = malloc(n);
   if (rec == NULL)
     return -1;
-  memcpy(rec, &h, sizeof(h));
-  if (h.keylen)
-    memcpy(rec + sizeof(h), l->key, h.keylen);
-  memcpy(rec + sizeof(h) + h.keylen, l->url, ul);
+  link_encode(l, rec);
   int rc = diskq_push(p->spill, rec, n);
   free(rec);
   if (rc == -2)
@@ -107,44 +133,49 @@ static int spill_link(struct page *p, const struct link *l, pstore_t *ps,
   return rc == 0 ? 0 : -1;
 }
 
+/* hold_link: L's record into P's memory if BUDGET has room for what it
+ * takes. Returns 1 held; 0 no room (nothing charged); -1 out of memory
+ * (errno). */
+static int hold_link(struct page *p, const struct link *l, budget_t *budget)
+{
+  if (p->mem == NULL && (p->mem = recbuf_new()) == NULL) {
+    errno = ENOMEM;
+    return -1;
+  }
+  size_t n = link_size(l), need = recbuf_need(p->mem, n);
+  bool limited = budget != NULL && budget->limit > 0;
+  if (need > 0 && limited && !budget_take(budget, need))
+    return 0;
+  char *at = recbuf_add(p->mem, n);
+  if (at == NULL) {
+    if (need > 0 && limited)
+      budget_give(budget, need); /* taken above */
+    errno = ENOMEM;
+    return -1;
+  }
+  if (need > 0 && !limited)
+    budget_force(budget, need); /* counted all the same */
+  p->held += need;
+  link_encode(l, at);
+  return 1;
+}
+
 int page_add_link(struct page *p, struct link *l, budget_t *budget,
                   pstore_t *ps, unsigned long long key)
 {
   p->budget = budget;
-  size_t cost = link_cost(l);
-  bool limited = budget != NULL && budget->limit > 0;
-  bool memory = p->spill == NULL && (!limited || budget_take(budget, cost));
-  int rc = 0;
-  if (memory) {
-    if (p->nlinks == p->cap) {
-      size_t cap = p->cap ? p->cap * 2 : 32;
-      struct link *v = realloc(p->links, cap * sizeof(*v));
-      if (v == NULL) {
-        if (limited)
-          budget_give(budget, cost); /* taken above */
-        errno = ENOMEM;
-        rc = -1;
-        goto out;
-      }
-      p->links = v;
-      p->cap = cap;
-    }
-    if (!limited)
-      budget_force(budget, cost); /* counted all the same */
-    p->held += cost;
-    p->links[p->nlinks++] = *l;
-    return 0;
-  }
-  rc = spill_link(p, l, ps, key);
-out:
+  int rc = p->spill == NULL ? hold_link(p, l, budget) : 0;
+  if (rc == 0)
+    rc = spill_link(p, l, ps, key);
   free(l->url);
   free(l->key);
-  return rc;
+  return rc < 0 ? -1 : 0;
 }
 
 size_t page_links(const struct page *p)
 {
-  return p->nlinks + (p->spill ? diskq_count(p->spill) : 0);
+  return (p->mem ? recbuf_count(p->mem) : 0) +
+         (p->spill ? diskq_count(p->spill) : 0);
 }
 
 int page_links_park(struct page *p)
@@ -158,42 +189,37 @@ struct each {
   int err;
 };
 
-/* each_spilled: one link of the spill file (page_links_each). */
-static void each_spilled(void *arg, const char *rec, size_t n)
+/* each_rec: one link record, in memory or read back (page_links_each). */
+static void each_rec(void *arg, const char *rec, size_t n)
 {
   struct each *x = arg;
-  struct spilled h;
+  struct link l;
   if (x->err)
     return;
-  if (n < sizeof(h)) {
+  if (link_decode(rec, n, &l) != 0) {
     x->err = EIO;
     return;
   }
-  memcpy(&h, rec, sizeof(h));
-  if (n < sizeof(h) + h.keylen) {
-    x->err = EIO;
-    return;
-  }
-  /* The key ends where the URL starts: copied out to have its NUL. */
-  char *key = NULL;
-  if (h.keylen && (key = strndup(rec + sizeof(h), h.keylen)) == NULL) {
-    x->err = ENOMEM;
-    return;
-  }
-  struct link l = { (char *)rec + sizeof(h) + h.keylen, key, h.cls };
   x->fn(x->arg, &l);
-  free(key);
+}
+
+void page_links_each_held(const struct page *p,
+                          void (*fn)(void *arg, const struct link *l),
+                          void *arg)
+{
+  struct each x = { fn, arg, 0 };
+  if (p->mem != NULL)
+    recbuf_each(p->mem, each_rec, &x); /* its own records: well formed */
 }
 
 int page_links_each(struct page *p, void (*fn)(void *arg, const struct link *l),
                     void *arg)
 {
-  for (size_t i = 0; i < p->nlinks; i++)
-    fn(arg, &p->links[i]);
+  page_links_each_held(p, fn, arg);
   if (p->spill == NULL)
     return 0;
   struct each x = { fn, arg, 0 };
-  int rc = diskq_each(p->spill, each_spilled, &x);
+  int rc = diskq_each(p->spill, each_rec, &x);
   if (rc == 0 && x.err) {
     errno = x.err;
     rc = -1;
@@ -379,11 +405,7 @@ void page_free(struct page *p)
     free(p->chain[i]);
   free(p->chain);
   fetch_result_free(&p->res);
-  for (size_t i = 0; i < p->nlinks; i++) {
-    free(p->links[i].url);
-    free(p->links[i].key);
-  }
-  free(p->links);
+  recbuf_delete(p->mem);
   budget_give(p->budget, p->held);
   diskq_delete(p->spill);
   free(p->base);

@@ -21,6 +21,7 @@
 #include "fetch.h"
 #include "frontier.h"
 #include "pstore.h"
+#include "recbuf.h"
 #include "scope.h"
 #include "urlfilter.h"
 
@@ -70,11 +71,11 @@ struct page {
   bool uncond;            /* fetch (--since): ask the next request without
                              validators (the older copy could not be
                              read) */
-  struct link *links;     /* parse: links in page order, in memory */
-  size_t nlinks, cap;
+  /* parse: links in page order, in memory (page_add_link); NULL if none */
+  recbuf_t *mem;
   size_t held;      /* parse: bytes of links charged to budget */
   budget_t *budget; /* parse: where they are charged */
-  diskq_t *spill;   /* parse: the links after links[], on disk
+  diskq_t *spill;   /* parse: the links after mem's, on disk
                        (page_add_link); NULL if none */
   char *base;       /* parse: <base href>, resolved */
   char *tmp;        /* parse: the page's temporary file */
@@ -134,11 +135,13 @@ int page_reload(struct page *p, const char *dir);
  * page_free, as memory that waits for the commit. Once per page. */
 void page_charge(struct page *p, budget_t *budget, size_t extra);
 
-/* page_add_link: append L (its strings adopted) to P's links: in memory
- * if BUDGET has room for it (or is NULL or unlimited), else, from then
- * on, in a spill file of PS (borrowed) named after KEY (pstore_tmp_path),
- * created when needed. Returns: 0; -1 with errno if out of memory or the file
- * could not be written (L's strings are freed then). */
+/* page_add_link: append L (its strings adopted: copied, then freed) to
+ * P's links: in memory (recbuf.h: a long list goes back to the system
+ * when P is freed, whatever thread frees it) if BUDGET has room for the
+ * block it takes (or is NULL or unlimited), else, from then on, in a
+ * spill file of PS (borrowed) named after KEY (pstore_tmp_path), created
+ * when needed. Returns: 0; -1 with errno if out of memory or the file
+ * could not be written. */
 int page_add_link(struct page *p, struct link *l, budget_t *budget,
                   pstore_t *ps, unsigned long long key);
 
@@ -155,6 +158,12 @@ int page_links_park(struct page *p);
  * Returns: 0, or -1 with errno if the spill could not be read. */
 int page_links_each(struct page *p, void (*fn)(void *arg, const struct link *l),
                     void *arg);
+
+/* page_links_each_held: as page_links_each, for the links P holds in
+ * memory only (the first ones), reading nothing from disk. */
+void page_links_each_held(const struct page *p,
+                          void (*fn)(void *arg, const struct link *l),
+                          void *arg);
 
 /* page_of: the record of IT (it->data), made, zeroed, on first use.
  * Returns: borrowed (the item's; page_free when the item is released),

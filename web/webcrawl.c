@@ -225,6 +225,19 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
 
 /* ---- parse threads ---- */
 
+struct speculating {
+  engine_t *e;
+  int depth;
+};
+
+/* speculate_link: page_links_each_held's callback for speculate. */
+static void speculate_link(void *arg, const struct link *l)
+{
+  const struct speculating *s = arg;
+  if (l->cls == L_CANDIDATE)
+    engine_speculate(s->e, l->url, s->depth, l->key);
+}
+
 /* speculate: have the links the commit of IT will add fetched early
  * (engine.h, Speculation), unless the commit may well not add them: a
  * redirected page may turn out a duplicate, a full crawl adds nothing. */
@@ -233,9 +246,8 @@ static void speculate(struct webcrawl *w, engine_t *e, fitem_t *it,
 {
   if (p->nomem || p->nofollow || p->hops > 0 || atomic_load(&w->limit_reached))
     return;
-  for (size_t i = 0; i < p->nlinks; i++)
-    if (p->links[i].cls == L_CANDIDATE)
-      engine_speculate(e, p->links[i].url, it->depth + 1, p->links[i].key);
+  struct speculating s = { e, it->depth + 1 };
+  page_links_each_held(p, speculate_link, &s);
 }
 
 /* wc_parse: runs twice for a page fetched speculatively (engine.h): first

@@ -21,7 +21,7 @@ static void test_of_and_free(void)
     return;
   struct page *p = page_of(it);
   CHECK(p != NULL && p == it->data && page_of(it) == p);
-  CHECK(p != NULL && p->nlinks == 0 && !p->noindex && p->tmp == NULL);
+  CHECK(p != NULL && page_links(p) == 0 && !p->noindex && p->tmp == NULL);
   /* A temporary file still named is removed with the record. */
   char tmp[] = "/tmp/page_test.XXXXXX";
   int fd = mkstemp(tmp);
@@ -30,11 +30,9 @@ static void test_of_and_free(void)
     close(fd);
   if (p != NULL) {
     p->tmp = strdup(tmp);
-    p->links = calloc(2, sizeof(*p->links));
-    p->cap = 2;
-    p->nlinks = 1;
-    p->links[0].url = strdup("http://h/a");
-    p->links[0].key = strdup("http://h:80");
+    struct link l = { strdup("http://h/a"), strdup("http://h:80"),
+                      L_CANDIDATE };
+    CHECK(page_add_link(p, &l, NULL, NULL, 1) == 0 && page_links(p) == 1);
   }
   page_free(p);
   CHECK(access(tmp, F_OK) != 0);
