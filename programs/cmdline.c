@@ -523,7 +523,7 @@ void cmdline_parse(int argc, char *argv[], struct cmd *c)
       .rate = 1, .burst = 1, .user_agent = DEFAULT_UA, .timeout = 30,
       .retries = 2, .max_page_size = 10 * 1024 * 1024,
       .max_memory = DEFAULT_MAX_MEMORY,
-      .format = FORMAT_AUTO, .logfp = stdout,
+      .format = FORMAT_AUTO, .logfp = stdout, .events = true,
     },
     .coord = coord_local,
     .lease = 10,

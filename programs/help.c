@@ -30,12 +30,13 @@ static void help_crawl(void)
 "  maxDepth        0 to %d\n"
 "\n"
 "Options:\n"
-"  --download-workers N  exactly N threads fetching pages (default: 8, and\n"
-"                        more while pages are due and none is free, up to\n"
-"                        %d, or 64 at --rate 0; fewer again when idle)\n"
-"  --transfers MODE      threads (a thread a transfer; the default unless\n"
-"                        $TSE_TRANSFERS says) or events (one event loop;\n"
-"                        --download-workers N bounds the transfers)\n"
+"  --download-workers N  at most N transfers at once (default: as many as\n"
+"                        are due, up to %d and one per %d KiB of\n"
+"                        --max-memory; 64 at --rate 0)\n"
+"  --transfers MODE      events (one event loop, a socket a transfer; the\n"
+"                        default unless $TSE_TRANSFERS says) or threads (a\n"
+"                        thread a transfer: N of them with --download-workers\n"
+"                        N, else 8 and more while pages are due, up to %d)\n"
 "  --parse-workers N     threads parsing pages (default 2)\n"
 "  --queue-size N        most URLs queued (in memory or on disk) or being\n"
 "                        fetched; 0 = no bound (default 0)\n"
@@ -80,7 +81,8 @@ static void help_crawl(void)
 "  --max-memory BYTES    what waits for its turn (links found, URLs queued,\n"
 "                        pages fetched ahead) beyond BYTES waits on disk,\n"
 "                        in pageDirectory; 0 = no limit (default 536870912)\n",
-         MAX_DEPTH, DEFAULT_DOWNLOAD_MAX, DEFAULT_UA);
+         MAX_DEPTH, WEBCRAWL_EVENTS_MAX, WEBCRAWL_TRANSFER_MEMORY / 1024,
+         DEFAULT_DOWNLOAD_MAX, DEFAULT_UA);
 }
 
 /* help_rest: TLS, archiving, sharing, output, and the exit statuses. */

@@ -493,16 +493,29 @@ static const xfer_hooks_t ev_hooks = { .begin = ev_begin,
                                        .end = ev_end,
                                        .no_client = ev_no_client };
 
+/* events_max: the transfers O's event loop runs at once: the count
+ * --download-workers gave, else WEBCRAWL_EVENTS_MAX (RATE0_MAX at --rate
+ * 0), at most one per WEBCRAWL_TRANSFER_MEMORY of the budget. */
+static long events_max(const webcrawl_opts_t *o)
+{
+  if (o->download_max <= o->download_workers)
+    return o->download_workers;
+  if (o->rate <= 0)
+    return RATE0_MAX;
+  size_t n = WEBCRAWL_EVENTS_MAX;
+  if (o->max_memory > 0 && o->max_memory / WEBCRAWL_TRANSFER_MEMORY < n)
+    n = o->max_memory / WEBCRAWL_TRANSFER_MEMORY;
+  return n > (size_t)o->download_workers ? (long)n : o->download_workers;
+}
+
 /* events_setup: with --transfers events, W's event loop (xfer.h): as
- * many transfers at once as the download pool's threads (pool_max, else
- * download_workers), a socket each, as far as the open-file limit less
- * FDS_RESERVE allows (else fewer, and stderr says the limit that would
- * do); CONNS_TOTAL connections kept, or as many as transfers. Returns
- * false if out of memory. */
+ * many transfers at once as events_max, a socket each, as far as the
+ * open-file limit less FDS_RESERVE allows (else fewer, and stderr says
+ * the limit that would do); CONNS_TOTAL connections kept, or as many as
+ * transfers. Returns false if out of memory. */
 static bool events_setup(struct webcrawl *w)
 {
-  int dmax = pool_max(w->o);
-  long n = dmax > 0 ? dmax : w->o->download_workers, fds = LONG_MAX;
+  long n = events_max(w->o), fds = LONG_MAX;
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
     fds = (long)rl.rlim_cur - FDS_RESERVE;

@@ -7,10 +7,9 @@
 # mid-body is retried as with threads (the same requests); every host
 # stays within B + R*t. Over TLS: many handshakes at once to one host,
 # the pages those of the threaded crawl. A low open-file limit is named.
-# Interrupts and kill -9 with transfers in flight: events_archive.sh.
-# The 200 slow hosts at once, from
-# the server's log, are events_inflight.sh's (inflight.sh with
-# --transfers events).
+# Interrupts and kill -9 with transfers in flight: archive.sh, and the
+# 200 slow hosts at once, from the server's log, inflight.sh (the loop is
+# the default; threads_*.sh rerun those with --transfers threads).
 . "$(dirname "$0")/lib.sh"
 require_file "$BIN/crawler" "$TESTSERVER"
 unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy \
@@ -109,14 +108,15 @@ for h in $HOSTS; do
   check "events: $h within B + R*t" window_ok "$TEST_DIR/events.server" \
     "$h" 2 1
 done
-# An open-file limit too low for the transfers wanted (512 at the default
-# rate) lowers their number and says the limit that would do.
+# An open-file limit too low for the transfers wanted (2,048 at the
+# default rate and --max-memory) lowers their number and says the limit
+# that would do.
 mkdir "$TEST_DIR/fds"
 (ulimit -n 300 && exec "$BIN/crawler" --transfers events --quiet "$SEED" \
   "$TEST_DIR/fds" 0) 2>"$TEST_DIR/fds.err"
 check_eq "a low open-file limit: the crawl succeeds" "$?" 0
 check "... and says what it needs" grep -qF "crawler: the open-file limit \
-(300) allows 44 transfers at once of the 512 wanted; ulimit -n 768 allows \
+(300) allows 44 transfers at once of the 2048 wanted; ulimit -n 2304 allows \
 them all" "$TEST_DIR/fds.err"
 # Connections are kept for reuse, not closed to make room: 2 transfers
 # at once over the 8 hosts (more connections than transfers) cost one

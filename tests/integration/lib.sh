@@ -22,8 +22,9 @@
 #   require_cmd CMD...          skip_all unless every CMD is installed
 #   require_file FILE...        skip_all unless every FILE exists (not built)
 #
-# TSE_TRANSFERS=events (or threads) in the environment is the crawler's
-# default --transfers (crawler(1)): any script runs with that driver.
+# TSE_TRANSFERS=threads (or events, the default) in the environment is
+# the crawler's default --transfers (crawler(1)): any script runs with
+# that driver.
 #
 # Temporary directories.
 #   mktemp_dir [VAR]            make a fresh directory, put its path in VAR

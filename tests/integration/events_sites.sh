@@ -1,3 +1,0 @@
-# events_sites: sites.sh with --transfers events (web/xfer.h): the same
-# checks, the transfers run by the event loop instead of threads.
-TSE_TRANSFERS=events TAP_NAME=events_sites exec bash "$(dirname "$0")/sites.sh"

@@ -1,3 +1,0 @@
-# events_tls: tls.sh with --transfers events (web/xfer.h): the same
-# checks, the transfers run by the event loop instead of threads.
-TSE_TRANSFERS=events TAP_NAME=events_tls exec bash "$(dirname "$0")/tls.sh"
