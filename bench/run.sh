@@ -701,7 +701,8 @@ if awk '$1 != "pol"' "$RES" | grep -q .; then
       ratio() { # ratio OURS PEER EXPR
         awk -v s="$s" -v m="$m" -v o="$1" -v p="$2" '$1 == s && $2 == m && $3 > 0 && $5 > 0 && $9 > 0 && $17 < 124 {
             v = '"$3"'; if ($4 == o) a[$3] = v; if ($4 == p) b[$3] = v }
-          END { for (r in a) if ((r in b) && b[r] > 0) print a[r] / b[r] }' "$RES" | median | awk '{ printf "%.2f", $1 }'
+          END { for (r in a) if ((r in b) && b[r] > 0) print a[r] / b[r] }' "$RES" | median |
+          awk '{ if ($1 == "-") printf "-"; else printf "%.2f", $1 }'
       }
       for o in tse tsev; do
         case " $TOOLS " in *" $o "*) ;; *) continue ;; esac
