@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "page.h"
@@ -401,6 +402,47 @@ static void test_malformed(void)
   rm_dir();
 }
 
+/* test_damaged_head: store_open without PAGES (--since) reads each page's
+ * first line only. A page whose first line cannot be read (an empty
+ * file, a directory, a FIFO where the page was) is no memory shortage:
+ * the reason names the page, as pagedir_validate's does with PAGES. */
+static void test_damaged_head(void)
+{
+  char err[256], path[256];
+  for (int kind = 0; kind < 3; kind++) {
+    CHECK(mkdtemp(dir) != NULL);
+    CHECK(pagedir_init(dir, NULL, err, sizeof(err)) == 0);
+    save(1, "http://h/a", "<p>a</p>");
+    save(2, "http://h/b", "<p>b</p>");
+    snprintf(path, sizeof(path), "%s/2", dir);
+    CHECK(unlink(path) == 0);
+    if (kind == 0) {
+      FILE *fp = fopen(path, "w"); /* empty */
+      CHECK(fp != NULL);
+      if (fp != NULL)
+        fclose(fp);
+    } else if (kind == 1) {
+      CHECK(mkdir(path, 0755) == 0);
+    } else {
+      CHECK(mkfifo(path, 0644) == 0);
+    }
+    err[0] = '\0';
+    store_t *s = store_open(dir, false, err, sizeof(err));
+    if (s == NULL) {
+      char want[300];
+      snprintf(want, sizeof(want), "'%s/2'", dir);
+      if (strstr(err, "out of memory") != NULL || strstr(err, want) == NULL)
+        fprintf(stderr, "page 2 damaged (%d): %s\n", kind, err);
+      CHECK(strstr(err, "out of memory") == NULL);
+      CHECK(strstr(err, want) != NULL);
+    }
+    store_close(s);
+    if (kind == 1)
+      rmdir(path);
+    rm_dir();
+  }
+}
+
 int main(void)
 {
   RUN(test_fetch);
@@ -408,5 +450,6 @@ int main(void)
   RUN(test_outcomes);
   RUN(test_unreachable_hosts);
   RUN(test_malformed);
+  RUN(test_damaged_head);
   return TEST_EXIT();
 }
