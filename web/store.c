@@ -254,6 +254,15 @@ store_t *store_open(const char *dir, bool pages, char *err, size_t n)
   s->count = count;
   for (int id = 1; id <= count && !s->nomem; id++) {
     char *url = pagedir_load_url(dir, id);
+    if (url == NULL && errno != ENOMEM) {
+      /* Unreadable up to its URL: that page's fault, not memory's. */
+      snprintf(err, n, "'%s/%d' is not a well-formed page: %s", dir, id,
+               errno == EINVAL ? "not in the page format, or a damaged "
+                                 "gzip stream"
+                               : strerror(errno));
+      store_close(s);
+      return NULL;
+    }
     struct entry *e = url ? entry_get(s, url) : NULL;
     if (e != NULL && e->id == 0)
       e->id = id;
