@@ -40,6 +40,7 @@
 #include "engine.h"
 
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -273,12 +274,19 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
   return e->cfg.source->add(e->cfg.source_ctx, e, it, fp, hostkey);
 }
 
+/* Whether this thread is a driver's (driver_main). */
+static _Thread_local bool in_driver;
+
 void engine_push_fetched(engine_t *e, fitem_t *it)
 {
   frontier_done(e->frontier, it);
+  /* The driver's thread runs every transfer: it never waits here (what it
+   * pushes over the limit is bounded by what it had in flight, as
+   * engine_next starts nothing while the queue is full). */
   pthread_mutex_lock(&e->lock);
-  while (e->cfg.fetched_limit && e->nfetched >= e->cfg.fetched_limit &&
-         e->pushing == 0 && !atomic_load(&e->stopped)) {
+  while (!in_driver && e->cfg.fetched_limit &&
+         e->nfetched >= e->cfg.fetched_limit && e->pushing == 0 &&
+         !atomic_load(&e->stopped)) {
     atomic_fetch_add(&e->space_wait, 1);
     pthread_cond_wait(&e->space, &e->lock);
     atomic_fetch_sub(&e->space_wait, 1);
@@ -417,8 +425,26 @@ static bool admitted(engine_t *e, fitem_t *it, engine_job_t *job)
   return true;
 }
 
+/* fetched_full: whether the page queue is full for the driver (and then
+ * noted, so that the pop making room wakes it). */
+static bool fetched_full(engine_t *e)
+{
+  if (e->cfg.fetched_limit == 0)
+    return false;
+  pthread_mutex_lock(&e->lock);
+  bool full = e->nfetched >= e->cfg.fetched_limit && e->pushing == 0 &&
+              !atomic_load(&e->stopped);
+  e->driver_full = full;
+  pthread_mutex_unlock(&e->lock);
+  return full;
+}
+
 int engine_next(engine_t *e, engine_job_t *job, double *due)
 {
+  if (fetched_full(e)) {
+    *due = INFINITY; /* until the pop that makes room wakes the driver */
+    return ENGINE_WAIT;
+  }
   for (;;) {
     fitem_t *it;
     int rc = frontier_try_pop(e->frontier, &it, due);
@@ -493,6 +519,7 @@ static void *download_main(void *arg)
 static void *driver_main(void *arg)
 {
   engine_t *e = arg;
+  in_driver = true;
   e->cfg.driver(e->cfg.driver_arg, e);
   downloader_exit(e);
   return NULL;
@@ -615,17 +642,22 @@ static void *parse_main(void *arg)
     while (e->phead == NULL && e->downloaders > 0)
       pthread_cond_wait(&e->fetched, &e->lock);
     fitem_t *it = e->phead;
+    bool wake = false;
     if (it != NULL) {
       e->phead = it->next;
       if (e->phead == NULL)
         e->ptail = NULL;
       e->nfetched--;
+      wake = e->driver_full;
+      e->driver_full = false;
     }
     pthread_mutex_unlock(&e->lock);
     if (it == NULL)
       break;
     /* Once unlocked (see engine_push_fetched). */
     pthread_cond_signal(&e->space);
+    if (wake && e->cfg.wake != NULL)
+      e->cfg.wake(e->cfg.wake_arg); /* room for the driver's next */
     if (!e->cfg.ordered) {
       e->hooks.parse(e->cfg.ctx, e, it);
       finish_item(e, it);

@@ -228,9 +228,10 @@ typedef struct engine_config {
   void (*driver)(void *arg, engine_t *e);
   void *driver_arg;
   /* wake: called whenever an item may fall due earlier than engine_next
-   * last said, and when the crawl closes or stops, so that a driver may
-   * sleep until then (frontier.h, frontier_config_t.wake): from any
-   * thread, with the frontier's lock held; it must only signal (never
+   * last said, when a parser takes a page from a queue engine_next found
+   * full, and when the crawl closes or stops, so that a driver may sleep
+   * until then (frontier.h, frontier_config_t.wake): from any thread,
+   * perhaps with the frontier's lock held; it must only signal (never
    * call the engine, never block). Must stay callable until
    * engine_delete. NULL = none. */
   void (*wake)(void *arg);
@@ -299,7 +300,10 @@ enum { ENGINE_ITEM = 1, ENGINE_WAIT = 0, ENGINE_CLOSED = -1 };
  * Returns: ENGINE_ITEM, *JOB filled in: fetch it (the fetch hook, or
  *   the same work split in two) and give it to engine_sink;
  *   ENGINE_WAIT: nothing now; *DUE is the monotonic time the next item
- *   may fall due (INFINITY: not before cfg.wake is called);
+ *   may fall due (INFINITY: not before cfg.wake is called); also while
+ *   cfg.fetched_limit pages wait for a parser (cfg.wake is called when
+ *   one is taken), so that a driver holds no more pages than it has in
+ *   flight;
  *   ENGINE_CLOSED: the crawl is over or stopping: finish what was taken,
  *   then return from the driver.
  * Thread-safety: any thread; meant for the driver's. */
@@ -308,9 +312,10 @@ int engine_next(engine_t *e, engine_job_t *job, double *due);
 /* engine_sink: JOB's item went through the fetch (the fetch hook's work)
  * with the result WHAT (engine_hooks_t.fetch): it goes on to parse,
  * stays requeued, is freed (a gate) or finished (gone), and a gate's
- * source->gate_done is called. May wait, as a download thread does, while
- * cfg.fetched_limit pages wait for a parser. Thread-safety: any thread,
- * no engine lock held; the one that took JOB. */
+ * source->gate_done is called. Never waits in the driver's thread (a
+ * download thread's waits while cfg.fetched_limit pages wait for a
+ * parser). Thread-safety: any thread, no engine lock held; the one that
+ * took JOB. */
 void engine_sink(engine_t *e, const engine_job_t *job, engine_fetched_t what);
 
 /* engine_speculating: speculation records alive now (queued, being

@@ -28,7 +28,9 @@
  * wait on it while the page queue is full, nobody is pushing into a
  * bounded frontier (`pushing`) and the engine is not stopping; signalled
  * by each pop of a fetched page, broadcast when such a push starts and on
- * stop. Parked speculative items are not in the page queue and do not
+ * stop. A driver never waits on it (its thread runs every transfer):
+ * engine_next says ENGINE_WAIT while the queue is full, and the pop that
+ * makes room calls cfg.wake. Parked speculative items are not in the page queue and do not
  * count against the limit (their own bound is the frontier's spec_out). */
 #ifndef CRAWLER_ENGINE_INT_H
 #define CRAWLER_ENGINE_INT_H
@@ -76,6 +78,8 @@ struct engine {
   atomic_int idle;        /* download threads in frontier_pop */
   atomic_int threads;     /* download threads, leaving ones not */
   atomic_int space_wait;  /* downloaders waiting on `space` */
+  bool driver_full;       /* under lock: engine_next said wait for the
+                             page queue to make room (engine_next) */
   atomic_llong last_grow; /* ms (clock_now) of the last growth */
 
   atomic_size_t pending;
