@@ -30,8 +30,9 @@
  * by each pop of a fetched page, broadcast when such a push starts and on
  * stop. A driver never waits on it (its thread runs every transfer):
  * engine_next says ENGINE_WAIT while the queue is full, and the pop that
- * makes room calls cfg.wake. Parked speculative items are not in the page queue and do not
- * count against the limit (their own bound is the frontier's spec_out). */
+ * makes room calls cfg.wake. Parked speculative items are not in the page queue
+ * and do not count against the limit (their own bound is the frontier's
+ * spec_out). */
 #ifndef CRAWLER_ENGINE_INT_H
 #define CRAWLER_ENGINE_INT_H
 
