@@ -541,10 +541,11 @@ static bool no_such_name(const char *host)
  * libcurl's message says the most ("SSL certificate problem: unable to
  * get local issuer certificate" where its code's text says "SSL peer
  * certificate or SSH remote key was not OK"); a name that does not
- * resolve is said plainly, and final if the resolver says it does not
- * exist; an untrusted issuer names the option that trusts a private
- * CA. */
-static void net_error(fetch_result_t *res, CURLcode rc, const char *errbuf)
+ * resolve is said plainly, and final if the resolver, asked again unless
+ * NONBLOCKING, says it does not exist; an untrusted issuer names the
+ * option that trusts a private CA. */
+static void net_error(fetch_result_t *res, CURLcode rc, const char *errbuf,
+                      bool nonblocking)
 {
   res->outcome = FETCH_NET_ERROR;
   res->curl_code = (int)rc;
@@ -559,7 +560,7 @@ static void net_error(fetch_result_t *res, CURLcode rc, const char *errbuf)
                     strstr(msg, "self-signed") != NULL ||
                     strstr(msg, "self signed") != NULL);
   res->final = rc == CURLE_PEER_FAILED_VERIFICATION ||
-               (host != NULL && no_such_name(host));
+               (host != NULL && !nonblocking && no_such_name(host));
   res->retryable = transient(rc) && !res->final;
   if (host != NULL)
     snprintf(res->error, sizeof(res->error), "cannot resolve host %s", host);
@@ -774,7 +775,7 @@ static void outcome(fetcher_t *f, struct xfer *x, CURLcode rc,
      * rest (cut short, trickling and stopped) changes nothing. */
     res->outcome = x->abort;
   } else if (rc != CURLE_OK) {
-    net_error(res, rc, f->errbuf);
+    net_error(res, rc, f->errbuf, f->cfg.nonblocking);
   } else {
     res->outcome = FETCH_OK;
   }

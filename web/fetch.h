@@ -52,6 +52,10 @@ typedef struct fetch_config {
    * system's (libcurl's defaults); both borrowed, NULL for none. */
   const char *ca_file, *ca_dir;
   bool insecure;     /* check no certificate: test servers only */
+  bool nonblocking;  /* in an event loop's thread, where nothing may
+                        block: a name libcurl cannot resolve is not asked
+                        again to tell "no such name" (final) from "no
+                        answer now": retried, as the latter */
   long max_connects; /* connections a fetcher keeps open (its libcurl
                         connection cache, CURLOPT_MAXCONNECTS); 0: 64 */
 } fetch_config_t;

@@ -528,6 +528,7 @@ static bool events_setup(struct webcrawl *w)
     n = fit;
   }
   long conns = fds < CONNS_TOTAL ? fds : CONNS_TOTAL;
+  w->fcfg.nonblocking = true; /* no resolver call in the loop's thread */
   xfer_config_t xc = { .max_transfers = (int)n,
                        .max_connects = conns > n ? conns : n,
                        .fcfg = &w->fcfg,
