@@ -508,9 +508,15 @@ static long events_max(const webcrawl_opts_t *o)
   return n > (size_t)o->download_workers ? (long)n : o->download_workers;
 }
 
+/* What one transfer of the event loop may hold open: its socket, the
+ * socket pair of libcurl's threaded resolver while it resolves (a
+ * dual-stack connect's second socket fits in the same), and an idle
+ * connection kept. */
+enum { FDS_TRANSFER = 4 };
+
 /* events_setup: with --transfers events, W's event loop (xfer.h): as
- * many transfers at once as events_max, a socket each, as far as the
- * open-file limit less FDS_RESERVE allows (else fewer, and stderr says
+ * many transfers at once as events_max, FDS_TRANSFER descriptors each,
+ * as far as the open-file limit less FDS_RESERVE allows (else fewer, and stderr says
  * the limit that would do); CONNS_TOTAL connections kept, or as many as
  * transfers. Returns false if out of memory. */
 static bool events_setup(struct webcrawl *w)
@@ -519,12 +525,12 @@ static bool events_setup(struct webcrawl *w)
   struct rlimit rl;
   if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
     fds = (long)rl.rlim_cur - FDS_RESERVE;
-  if (n > fds) {
-    long fit = fds < 1 ? 1 : fds;
+  if (n > fds / FDS_TRANSFER) {
+    long fit = fds / FDS_TRANSFER < 1 ? 1 : fds / FDS_TRANSFER;
     fprintf(stderr,
             "crawler: the open-file limit (%ld) allows %ld transfers at once "
             "of the %ld wanted; ulimit -n %ld allows them all\n",
-            (long)rl.rlim_cur, fit, n, n + FDS_RESERVE);
+            (long)rl.rlim_cur, fit, n, n * FDS_TRANSFER + FDS_RESERVE);
     n = fit;
   }
   long conns = fds < CONNS_TOTAL ? fds : CONNS_TOTAL;

@@ -116,7 +116,7 @@ mkdir "$TEST_DIR/fds"
   "$TEST_DIR/fds" 0) 2>"$TEST_DIR/fds.err"
 check_eq "a low open-file limit: the crawl succeeds" "$?" 0
 check "... and says what it needs" grep -qF "crawler: the open-file limit \
-(300) allows 44 transfers at once of the 2048 wanted; ulimit -n 2304 allows \
+(300) allows 11 transfers at once of the 2048 wanted; ulimit -n 8448 allows \
 them all" "$TEST_DIR/fds.err"
 # Connections are kept for reuse, not closed to make room: 2 transfers
 # at once over the 8 hosts (more connections than transfers) cost one
