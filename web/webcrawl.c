@@ -495,14 +495,13 @@ static const xfer_hooks_t ev_hooks = { .begin = ev_begin,
 
 /* events_max: the transfers O's event loop runs at once: the count
  * --download-workers gave, else WEBCRAWL_EVENTS_MAX (RATE0_MAX at --rate
- * 0), at most one per WEBCRAWL_TRANSFER_MEMORY of the budget. */
+ * 0), at most one per WEBCRAWL_TRANSFER_MEMORY of the budget (but not
+ * fewer than download_workers). */
 static long events_max(const webcrawl_opts_t *o)
 {
   if (o->download_max <= o->download_workers)
     return o->download_workers;
-  if (o->rate <= 0)
-    return RATE0_MAX;
-  size_t n = WEBCRAWL_EVENTS_MAX;
+  size_t n = o->rate <= 0 ? RATE0_MAX : WEBCRAWL_EVENTS_MAX;
   if (o->max_memory > 0 && o->max_memory / WEBCRAWL_TRANSFER_MEMORY < n)
     n = o->max_memory / WEBCRAWL_TRANSFER_MEMORY;
   return n > (size_t)o->download_workers ? (long)n : o->download_workers;

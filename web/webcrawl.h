@@ -24,11 +24,12 @@ struct coord;
 
 /* --transfers events without --download-workers: at most
  * WEBCRAWL_EVENTS_MAX transfers at once, and one per
- * WEBCRAWL_TRANSFER_MEMORY bytes of max_memory (what a transfer may hold
- * besides the budget: an easy handle and its buffers, a page in
- * flight). A transfer costs a socket and memory, not a thread, so more
- * run at once than the threads' pool: 1,000 hosts found together at
- * --rate 1 have 1,000 requests due at once. */
+ * WEBCRAWL_TRANSFER_MEMORY bytes of max_memory (for what a transfer holds
+ * outside the budget: an easy handle and its buffers, and a body in
+ * flight, uncharged: DESIGN.md, "The memory budget"). A transfer costs
+ * sockets and memory, not a thread, so more run at once than the
+ * threads' pool: 1,000 hosts found together at --rate 1 have 1,000
+ * requests due at once. */
 enum {
   WEBCRAWL_EVENTS_MAX = 4096,
   WEBCRAWL_TRANSFER_MEMORY = 256 * 1024,
