@@ -515,8 +515,8 @@ enum { FDS_TRANSFER = 4 };
 
 /* events_setup: with --transfers events, W's event loop (xfer.h): as
  * many transfers at once as events_max, FDS_TRANSFER descriptors each,
- * as far as the open-file limit less FDS_RESERVE allows (else fewer, and stderr says
- * the limit that would do); CONNS_TOTAL connections kept, or as many as
+ * as far as the open-file limit less FDS_RESERVE allows (else fewer, and stderr
+ * says the limit that would do); CONNS_TOTAL connections kept, or as many as
  * transfers. Returns false if out of memory. */
 static bool events_setup(struct webcrawl *w)
 {
