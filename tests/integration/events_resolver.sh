@@ -15,11 +15,10 @@
 # socket holds without ever answering. Nothing leaves the machine.
 . "$(dirname "$0")/lib.sh"
 require_file "$BIN/crawler" "$TESTSERVER"
-require_cmd unshare perl
+require_cmd perl
+require_mount_ns
 unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy \
   NO_PROXY
-[ "$(id -u)" = 0 ] || skip_all "needs root (a mount namespace)"
-unshare -m true 2>/dev/null || skip_all "unshare -m is not permitted here"
 mktemp_dir
 NS=127.0.0.153
 printf 'nameserver %s\noptions timeout:1 attempts:1\n' "$NS" \
@@ -62,9 +61,8 @@ crawl() {
   shift
   mkdir "$TEST_DIR/$name"
   RC=0
-  timeout -k 5 120 unshare -m sh -c \
-    'mount --bind "$1" /etc/resolv.conf && shift && exec "$@"' sh \
-    "$TEST_DIR/resolv.conf" "$BIN/crawler" --rate 0 --retries 0 \
+  with_file_over /etc/resolv.conf "$TEST_DIR/resolv.conf" \
+    timeout -k 5 120 "$BIN/crawler" --rate 0 --retries 0 \
     --timeout 4 --domain example.test --scope "$BASE_URL/" --log "$@" \
     "$BASE_URL/index.html" "$TEST_DIR/$name" 1 \
     >"$TEST_DIR/$name.out" 2>"$TEST_DIR/$name.err" || RC=$?

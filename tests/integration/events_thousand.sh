@@ -16,8 +16,7 @@
 # transfers (4 a transfer and 256: webcrawl.c, FDS_TRANSFER) and the
 # delayserver's 2 a host; skipped below 5,000.
 . "$(dirname "$0")/lib.sh"
-DELAYSERVER=$TESTS_BIN/delayserver
-require_file "$BIN/crawler" "$DELAYSERVER"
+require_file "$BIN/crawler" "$TESTS_BIN/delayserver"
 hard=$(ulimit -Hn)
 [ "$hard" = unlimited ] || [ "$hard" -ge 5000 ] ||
   skip_all "the hard open-file limit ($hard) is below 5000"
@@ -26,53 +25,8 @@ mktemp_dir
 H=1000
 DELAY=1000 # ms
 FLOOR=900
-S=$TEST_DIR/site
-LOG=$TEST_DIR/delay.log
-
-# A port range nobody listens on (as inflight.sh): an address of our own,
-# a base port below the ephemeral range; another base if a bind fails.
-ADDR=127.78.$(($$ % 250 + 1)).1
-DS_PID=
-stop_delayserver() {
-  [ -n "$DS_PID" ] && kill "$DS_PID" 2>/dev/null && wait "$DS_PID" 2>/dev/null
-  DS_PID=
-}
-trap 'rc=$?; stop_delayserver; (exit $rc); lib_cleanup' EXIT
-for try in 1 2 3 4 5; do
-  P0=$((20000 + (RANDOM % 10) * 1000))
-  rm -rf "$S"
-  sh "$TOP/bench/many-site.sh" "$S" "$ADDR" "$P0" "$H" 1
-  : >"$LOG"
-  "$DELAYSERVER" --port "$P0" --ports "$H" --delay-ms "$DELAY" --root "$S" \
-    --log "$LOG" --lifetime 300 "$ADDR" 2>"$TEST_DIR/ds.err" &
-  DS_PID=$!
-  up=
-  for _ in $(seq 100); do
-    if ! kill -0 "$DS_PID" 2>/dev/null; then
-      wait "$DS_PID" 2>/dev/null
-      DS_PID=
-      break
-    fi
-    # The last port listens once all do (they are bound in order).
-    if (exec 3<>"/dev/tcp/$ADDR/$((P0 + H - 1))") 2>/dev/null; then
-      up=1
-      break
-    fi
-    sleep 0.1
-  done
-  [ -n "$up" ] && break
-  stop_delayserver
-  cat "$TEST_DIR/ds.err" >&2
-done
-[ -n "$up" ] || { not_ok "delayserver starts on $H ports"; finish; }
-: >"$LOG" # the probes above are not the crawl's
-SEED=http://$ADDR:$P0/index.html
-
-# max_inflight LOG: the most requests whose [arrival, answer] overlap.
-max_inflight() {
-  awk '{ print $1, 1; print $2, -1 }' "$1" | sort -k1,1g -k2,2n |
-    awk '{ n += $2; if (n > m) m = n } END { print m + 0 }'
-}
+delay_site_start "$H" 1 "$DELAY" || { not_ok "delayserver starts on $H ports"; finish; }
+LOG=$DS_LOG
 
 # 1. Uninterrupted.
 mkdir "$TEST_DIR/ref"
@@ -115,5 +69,5 @@ check "SIGINT: it came with many transfers in flight ($n)" \
 check_eq "--resume: the crawl succeeds" "$?" 0
 check "SIGINT + --resume: the uninterrupted crawl, byte for byte" \
   diff -r "$TEST_DIR/ref" "$TEST_DIR/int"
-stop_delayserver
+delay_site_stop
 finish

@@ -17,11 +17,9 @@
 # 127.0.0.1. Nothing leaves the machine.
 . "$(dirname "$0")/lib.sh"
 require_file "$BIN/crawler" "$TESTSERVER"
-require_cmd unshare
+require_mount_ns
 unset http_proxy https_proxy HTTPS_PROXY all_proxy ALL_PROXY no_proxy \
   NO_PROXY
-[ "$(id -u)" = 0 ] || skip_all "needs root (a mount namespace)"
-unshare -m true 2>/dev/null || skip_all "unshare -m is not permitted here"
 mktemp_dir
 N=1200
 S=$TEST_DIR/site
@@ -47,9 +45,8 @@ crawl() {
   shift
   mkdir "$TEST_DIR/$name"
   RC=0
-  timeout -k 5 300 unshare -m sh -c \
-    'mount --bind "$1" /etc/hosts && shift && exec "$@"' sh \
-    "$TEST_DIR/hosts" "$BIN/crawler" --domain test --scope "$BASE_URL/" \
+  with_file_over /etc/hosts "$TEST_DIR/hosts" \
+    timeout -k 5 300 "$BIN/crawler" --domain test --scope "$BASE_URL/" \
     "$@" "$BASE_URL/index.html" "$TEST_DIR/$name" 1 \
     >"$TEST_DIR/$name.out" 2>"$TEST_DIR/$name.err" || RC=$?
   sed 's/^/# /' "$TEST_DIR/$name.err" | grep -v 'User-Agent' | tail -n 4 >&2

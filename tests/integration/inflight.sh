@@ -19,60 +19,13 @@
 # (window_ok's rule, with its SLACK for the time from the crawler's
 # decision to the request's arrival).
 . "$(dirname "$0")/lib.sh"
-DELAYSERVER=$TESTS_BIN/delayserver
-require_file "$BIN/crawler" "$DELAYSERVER"
+require_file "$BIN/crawler" "$TESTS_BIN/delayserver"
 mktemp_dir
 H=200
 DELAY=1000 # ms
 FLOOR=100
-S=$TEST_DIR/site
-LOG=$TEST_DIR/delay.log
-
-# A port range nobody listens on: an address of our own in 127.0.0.0/8
-# (conflicts only with listeners on that address or on every address),
-# a base port below the ephemeral range; another base if a bind fails.
-ADDR=127.77.$(($$ % 250 + 1)).1
-DS_PID=
-stop_delayserver() {
-  [ -n "$DS_PID" ] && kill "$DS_PID" 2>/dev/null && wait "$DS_PID" 2>/dev/null
-  DS_PID=
-}
-trap 'rc=$?; stop_delayserver; (exit $rc); lib_cleanup' EXIT
-for try in 1 2 3 4 5; do
-  P0=$((20000 + (RANDOM % 40) * 250))
-  rm -rf "$S"
-  sh "$TOP/bench/many-site.sh" "$S" "$ADDR" "$P0" "$H" 2
-  : >"$LOG"
-  "$DELAYSERVER" --port "$P0" --ports "$H" --delay-ms "$DELAY" --root "$S" \
-    --log "$LOG" --lifetime 300 "$ADDR" 2>"$TEST_DIR/ds.err" &
-  DS_PID=$!
-  up=
-  for _ in $(seq 50); do
-    if ! kill -0 "$DS_PID" 2>/dev/null; then
-      wait "$DS_PID" 2>/dev/null
-      DS_PID=
-      break
-    fi
-    # The last port listens once all do (they are bound in order).
-    if (exec 3<>"/dev/tcp/$ADDR/$((P0 + H - 1))") 2>/dev/null; then
-      up=1
-      break
-    fi
-    sleep 0.1
-  done
-  [ -n "$up" ] && break
-  stop_delayserver
-  cat "$TEST_DIR/ds.err" >&2
-done
-[ -n "$up" ] || { not_ok "delayserver starts on $H ports"; finish; }
-: >"$LOG" # the probes above are not the crawl's
-SEED=http://$ADDR:$P0/index.html
-
-# max_inflight LOG: the most requests whose [arrival, answer] overlap.
-max_inflight() {
-  awk '{ print $1, 1; print $2, -1 }' "$1" | sort -k1,1g -k2,2n |
-    awk '{ n += $2; if (n > m) m = n } END { print m + 0 }'
-}
+delay_site_start "$H" 2 "$DELAY" || { not_ok "delayserver starts on $H ports"; finish; }
+LOG=$DS_LOG
 
 # buckets_ok LOG RATE BURST: window_ok's rule for every host of LOG.
 buckets_ok() {
@@ -132,5 +85,5 @@ echo "# --download-workers 4: $n requests in flight at once" >&2
 check "4 workers: at most 4 requests in flight at once ($n)" test "$n" -le 4
 check "4 workers: several in flight at once ($n)" test "$n" -ge 2
 check "4 workers: every host within B + R*t" buckets_ok "$LOG" 1 1
-stop_delayserver
+delay_site_stop
 finish

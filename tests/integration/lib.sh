@@ -62,6 +62,28 @@
 #                   comes back with what its AOF holds
 #   redis_wipe      (stopped) remove what it persisted: it comes back empty
 #
+# Many slow hosts (bench/many-site.sh's site on bench/delayserver, one
+# port a host of a loopback address of the script's own):
+#   delay_site_start HOSTS PAGES DELAY_MS
+#                   serve HOSTS hosts of PAGES pages each (and an index
+#                   and robots.txt) from $TEST_DIR/site, every answer
+#                   DELAY_MS late, on ports below the ephemeral range
+#                   (another range if a bind fails, 5 tries); sets ADDR,
+#                   P0 (the first port), SEED (its index), DS_PID, DS_LOG
+#                   (START END ADDR:PORT PATH STATUS a line, empty when
+#                   it returns). Returns 1 if it did not come up.
+#   delay_site_stop idempotent; also run on exit
+#   max_inflight LOG
+#                   the most requests of DS_LOG-style LOG in flight at
+#                   once (the most [START, END] intervals that overlap)
+#
+# A mount namespace (root and unshare(1), else the script is skipped):
+#   require_mount_ns
+#   with_file_over TARGET FILE CMD [ARGS...]
+#                   run CMD in a mount namespace of its own where FILE is
+#                   bind-mounted over TARGET (an /etc/hosts, a
+#                   resolv.conf): nothing outside the command sees it
+#
 # Politeness from the log:
 #   window_ok LOG ADDR RATE BURST   in every window [t_i, t_j] of ADDR's
 #                   requests in LOG, at most BURST + RATE * (t_j - t_i +
@@ -99,6 +121,7 @@ LIB_TMPDIRS=()
 SERVER_PID=
 SERVER_STATUS=
 REDIS_PID=
+DS_PID=
 
 # ------------------------------------------------------------------ TAP
 
@@ -203,6 +226,7 @@ lib_cleanup() {
   done
   server_stop
   redis_stop
+  delay_site_stop
   for d in "${LIB_TMPDIRS[@]+"${LIB_TMPDIRS[@]}"}"; do
     if [ "$TAP_FAILED" != 0 ] || [ "${KEEP_TMP:-0}" = 1 ]; then
       echo "# kept $d for inspection" >&2
@@ -446,6 +470,70 @@ cluster_site() {
   SEED=http://127.0.0.2:$PORT/start.html
   CRAWL=(--rate $R --burst 1)
   for h in $HOSTS; do CRAWL+=(--domain "$h"); done
+}
+
+# ----------------------------------------------------- many slow hosts
+
+delay_site_start() {  # delay_site_start HOSTS PAGES DELAY_MS
+  local h=$1 pages=$2 delay=$3 span try up
+  span=$(((h + 249) / 250 * 250))
+  ADDR=127.$(($$ % 200 + 20)).$((RANDOM % 250 + 1)).1
+  DS_LOG=$TEST_DIR/delay.log
+  for try in 1 2 3 4 5; do
+    P0=$((20000 + (RANDOM % (10000 / span)) * span))
+    rm -rf "$TEST_DIR/site"
+    sh "$TOP/bench/many-site.sh" "$TEST_DIR/site" "$ADDR" "$P0" "$h" "$pages"
+    : >"$DS_LOG"
+    "$TESTS_BIN/delayserver" --port "$P0" --ports "$h" --delay-ms "$delay" \
+      --root "$TEST_DIR/site" --log "$DS_LOG" --lifetime 300 "$ADDR" \
+      2>"$TEST_DIR/ds.err" &
+    DS_PID=$!
+    up=
+    for _ in $(seq 100); do
+      if ! kill -0 "$DS_PID" 2>/dev/null; then
+        wait "$DS_PID" 2>/dev/null
+        DS_PID=
+        break
+      fi
+      # The last port listens once all do (they are bound in order).
+      if (exec 3<>"/dev/tcp/$ADDR/$((P0 + h - 1))") 2>/dev/null; then
+        up=1
+        break
+      fi
+      sleep 0.1
+    done
+    [ -n "$up" ] && break
+    delay_site_stop
+    cat "$TEST_DIR/ds.err" >&2
+  done
+  [ -n "$up" ] || return 1
+  : >"$DS_LOG" # the probes above are no crawl's
+  SEED=http://$ADDR:$P0/index.html
+}
+
+delay_site_stop() {
+  [ -n "$DS_PID" ] && kill "$DS_PID" 2>/dev/null && wait "$DS_PID" 2>/dev/null
+  DS_PID=
+}
+
+max_inflight() {  # max_inflight LOG
+  awk '{ print $1, 1; print $2, -1 }' "$1" | sort -k1,1g -k2,2n |
+    awk '{ n += $2; if (n > m) m = n } END { print m + 0 }'
+}
+
+# --------------------------------------------------- mount namespace
+
+require_mount_ns() {
+  require_cmd unshare
+  [ "$(id -u)" = 0 ] || skip_all "needs root (a mount namespace)"
+  unshare -m true 2>/dev/null || skip_all "unshare -m is not permitted here"
+}
+
+with_file_over() {  # with_file_over TARGET FILE CMD [ARGS...]
+  local target=$1 file=$2
+  shift 2
+  unshare -m sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh \
+    "$file" "$target" "$@"
 }
 
 # ----------------------------------------------------------- politeness
