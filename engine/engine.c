@@ -277,6 +277,14 @@ int engine_add(engine_t *e, const char *url, int depth, const char *hostkey)
 /* Whether this thread is a driver's (driver_main). */
 static _Thread_local bool in_driver;
 
+/* fetched_full: whether a push into the page queue waits for a parser
+ * (`space`, engine_int.h). Caller holds lock. */
+static bool fetched_full(const engine_t *e)
+{
+  return e->cfg.fetched_limit && e->nfetched >= e->cfg.fetched_limit &&
+         e->pushing == 0 && !atomic_load(&e->stopped);
+}
+
 void engine_push_fetched(engine_t *e, fitem_t *it)
 {
   frontier_done(e->frontier, it);
@@ -284,9 +292,7 @@ void engine_push_fetched(engine_t *e, fitem_t *it)
    * pushes over the limit is bounded by what it had in flight, as
    * engine_next starts nothing while the queue is full). */
   pthread_mutex_lock(&e->lock);
-  while (!in_driver && e->cfg.fetched_limit &&
-         e->nfetched >= e->cfg.fetched_limit && e->pushing == 0 &&
-         !atomic_load(&e->stopped)) {
+  while (!in_driver && fetched_full(e)) {
     atomic_fetch_add(&e->space_wait, 1);
     pthread_cond_wait(&e->space, &e->lock);
     atomic_fetch_sub(&e->space_wait, 1);
@@ -425,23 +431,19 @@ static bool admitted(engine_t *e, fitem_t *it, engine_job_t *job)
   return true;
 }
 
-/* fetched_full: whether the page queue is full for the driver (and then
- * noted, so that the pop making room wakes it). */
-static bool fetched_full(engine_t *e)
+/* full_for_driver: whether the page queue is full for the driver, noted in
+ * driver_full so that the pop making room wakes it. */
+static bool full_for_driver(engine_t *e)
 {
-  if (e->cfg.fetched_limit == 0)
-    return false;
   pthread_mutex_lock(&e->lock);
-  bool full = e->nfetched >= e->cfg.fetched_limit && e->pushing == 0 &&
-              !atomic_load(&e->stopped);
-  e->driver_full = full;
+  bool full = e->driver_full = fetched_full(e);
   pthread_mutex_unlock(&e->lock);
   return full;
 }
 
 int engine_next(engine_t *e, engine_job_t *job, double *due)
 {
-  if (fetched_full(e)) {
+  if (full_for_driver(e)) {
     *due = INFINITY; /* until the pop that makes room wakes the driver */
     return ENGINE_WAIT;
   }
