@@ -456,7 +456,7 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
 }
 
 /* on_progress: stop draining a body found unwanted UNWANTED_SECONDS ago
- * (its outcome is decided: see fetcher_get). One captured for the WARC
+ * (its outcome is decided: see fetcher_finish). One captured for the WARC
  * file is read on, within FETCH_CAPTURE_MAX and the timeouts, so that
  * what is archived does not depend on the link's speed. */
 static int on_progress(void *arg, curl_off_t dltotal, curl_off_t dlnow,
@@ -863,26 +863,14 @@ void fetcher_finish(fetcher_t *f, int curl_code)
   f->cond = NULL;
 }
 
-static void get(fetcher_t *f, const char *url, bool robots, size_t max,
-                const char *etag, const char *lm, fetch_result_t *res)
+void fetcher_perform(fetcher_t *f)
 {
-  prepare(f, url, robots, max, etag, lm, res);
   fetcher_finish(f, (int)curl_easy_perform(f->curl));
-}
-
-void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res)
-{
-  get(f, url, false, f->cfg.max_size, NULL, NULL, res);
-}
-
-void fetcher_get_cond(fetcher_t *f, const char *url, const char *etag,
-                      const char *last_modified, fetch_result_t *res)
-{
-  get(f, url, false, f->cfg.max_size, etag, last_modified, res);
 }
 
 void fetcher_get_robots(fetcher_t *f, const char *url, size_t max,
                         fetch_result_t *res)
 {
-  get(f, url, true, max, NULL, NULL, res);
+  prepare(f, url, true, max, NULL, NULL, res);
+  fetcher_perform(f);
 }

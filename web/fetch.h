@@ -66,7 +66,7 @@ typedef struct fetch_config {
 /* Raw bytes kept per response when capturing, beyond max_size. */
 #define FETCH_CAPTURE_MAX (256 * 1024)
 
-/* The longest validator (ETag, Last-Modified) fetcher_get_cond sends
+/* The longest validator (ETag, Last-Modified) fetcher_prepare_cond sends
  * back: a longer one is left out of the request (an HTTP date is 29
  * bytes, an ETag a hash or two; request header limits start at 8 KB). */
 #define FETCH_VALIDATOR_MAX 1024
@@ -80,9 +80,9 @@ typedef enum {
   FETCH_WRONG_TYPE,  /* 200 but not a page type; body not downloaded */
   FETCH_TOO_LARGE,   /* body over max_size; abandoned */
   FETCH_NET_ERROR,   /* DNS, connect, timeout, reset, bad encoding... */
-  FETCH_NOT_MODIFIED /* 304 to a conditional request (fetcher_get_cond):
+  FETCH_NOT_MODIFIED /* 304 to a conditional request (fetcher_prepare_cond):
                         the caller's copy is the body; never from
-                        fetcher_get, where a 304 is FETCH_HTTP_ERROR */
+                        fetcher_prepare, where a 304 is FETCH_HTTP_ERROR */
 } fetch_outcome_t;
 
 typedef struct fetch_result {
@@ -130,47 +130,42 @@ typedef struct fetcher fetcher_t;
  * Thread-safety: any thread; the fetcher is then used by one thread. */
 fetcher_t *fetcher_new(const fetch_config_t *cfg);
 
-/* fetcher_get: GET URL (borrowed) into *RES (caller's struct, filled in;
- * free its contents with fetch_result_free). Never sleeps for politeness.
- * Thread-safety: the fetcher's one thread. */
-void fetcher_get(fetcher_t *f, const char *url, fetch_result_t *res);
-
-/* fetcher_get_cond: fetcher_get, made conditional on the validators of
- * the copy the caller holds (issue 35, --since): If-None-Match with ETAG
- * and If-Modified-Since with LAST_MODIFIED, each sent as recorded when
- * not NULL, at most FETCH_VALIDATOR_MAX bytes long and free of control
- * bytes but tab (both borrowed). A 304 is then FETCH_NOT_MODIFIED, with
- * whatever validators it carried (RES's etag, last_modified), and no
- * body. With neither validator sent it is fetcher_get.
- * Thread-safety: the fetcher's one thread. */
-void fetcher_get_cond(fetcher_t *f, const char *url, const char *etag,
-                      const char *last_modified, fetch_result_t *res);
-
-/* fetcher_get_robots: GET a robots.txt URL into *RES: like fetcher_get,
- * but any 2xx status with any Content-Type is FETCH_OK, and a body longer
- * than MAX bytes is cut at MAX (still FETCH_OK), as RFC 9309 allows. */
-void fetcher_get_robots(fetcher_t *f, const char *url, size_t max,
-                        fetch_result_t *res);
-
-/* A transfer in two halves, for a caller that drives the handle itself
- * (an event loop over libcurl's multi interface, xfer.h); fetcher_get is
- * fetcher_prepare, curl_easy_perform, fetcher_finish.
+/* A transfer is prepared, run, then read: fetcher_prepare (or _cond),
+ * then fetcher_perform in the calling thread, or the handle run by an
+ * event loop over libcurl's multi interface (xfer.h) and fetcher_finish.
  *
  * fetcher_prepare: make F's easy handle ready to GET URL (borrowed;
  * libcurl copies it) into *RES (caller's; zeroed now, filled in by
- * fetcher_finish, and must stay where it is until then): ROBOTS and MAX
- * as fetcher_get_robots, or false and cfg.max_size as fetcher_get. Every
- * request header and option is set here. One transfer at a time per
- * fetcher: each prepare is followed by one finish.
+ * fetcher_finish, and must stay where it is until then; free its
+ * contents with fetch_result_free). A page: ROBOTS false, MAX
+ * cfg.max_size. A robots.txt (ROBOTS): any 2xx status with any
+ * Content-Type is FETCH_OK, and a body longer than MAX bytes is cut at
+ * MAX (still FETCH_OK), as RFC 9309 allows. Every request header and
+ * option is set here; nothing sleeps for politeness. One transfer at a
+ * time per fetcher: each prepare is followed by one finish.
  * Thread-safety: the fetcher's one thread at a time. */
 void fetcher_prepare(fetcher_t *f, const char *url, bool robots, size_t max,
                      fetch_result_t *res);
 
-/* fetcher_prepare_cond: fetcher_prepare for a page, conditional as
- * fetcher_get_cond is (ETAG, LAST_MODIFIED borrowed; F keeps its copy of
- * the headers until fetcher_finish). */
+/* fetcher_prepare_cond: fetcher_prepare for a page, made conditional on
+ * the validators of the copy the caller holds (issue 35, --since):
+ * If-None-Match with ETAG and If-Modified-Since with LAST_MODIFIED, each
+ * sent as recorded when not NULL, at most FETCH_VALIDATOR_MAX bytes long
+ * and free of control bytes but tab (both borrowed; F keeps its copy of
+ * the headers until fetcher_finish). A 304 is then FETCH_NOT_MODIFIED,
+ * with whatever validators it carried (RES's etag, last_modified), and
+ * no body. With neither validator sent it is fetcher_prepare. */
 void fetcher_prepare_cond(fetcher_t *f, const char *url, const char *etag,
                           const char *last_modified, fetch_result_t *res);
+
+/* fetcher_perform: run the transfer prepared, in this thread (blocking,
+ * within the configured timeouts), and read it (fetcher_finish). */
+void fetcher_perform(fetcher_t *f);
+
+/* fetcher_get_robots: fetcher_prepare of a robots.txt (or any file read
+ * by its rules: a sitemap), then fetcher_perform. */
+void fetcher_get_robots(fetcher_t *f, const char *url, size_t max,
+                        fetch_result_t *res);
 
 /* fetcher_handle: F's easy handle (a CURL *), to run the prepared
  * transfer (curl_multi_add_handle; its CURLOPT_PRIVATE is the caller's).

@@ -212,14 +212,9 @@ static engine_fetched_t wc_fetch(void *ctx, void *ws, engine_t *e, fitem_t *it)
     return wc_no_client(w, e, it);
   wc_req_t req;
   engine_fetched_t done;
-  if (!wc_begin(w, e, it, &req, &done))
+  if (!wc_begin(w, e, it, f, &req, &done))
     return done;
-  if (req.robots)
-    fetcher_get_robots(f, req.url, req.max, req.res);
-  else if (req.since_id != 0)
-    fetcher_get_cond(f, req.url, req.etag, req.last_modified, req.res);
-  else
-    fetcher_get(f, req.url, req.res);
+  fetcher_perform(f);
   return wc_end(w, e, it, &req);
 }
 
@@ -469,14 +464,7 @@ static engine_config_t engine_setup(struct webcrawl *w, int dmax, bool robots,
 static bool ev_begin(void *ctx, engine_t *e, fitem_t *it, fetcher_t *f,
                      void *req, engine_fetched_t *done)
 {
-  wc_req_t *r = req;
-  if (!wc_begin(ctx, e, it, r, done))
-    return false;
-  if (r->since_id != 0)
-    fetcher_prepare_cond(f, r->url, r->etag, r->last_modified, r->res);
-  else
-    fetcher_prepare(f, r->url, r->robots, r->max, r->res);
-  return true;
+  return wc_begin(ctx, e, it, f, req, done);
 }
 
 static engine_fetched_t ev_end(void *ctx, engine_t *e, fitem_t *it, void *req)

@@ -321,8 +321,9 @@ static engine_fetched_t refresh_end(struct webcrawl *w, engine_t *e,
   return ENGINE_REQUEUED;
 }
 
-bool wc_begin(struct webcrawl *w, engine_t *e, fitem_t *it, wc_req_t *req,
-              engine_fetched_t *done)
+/* begin: wc_begin but for F's preparation. */
+static bool begin(struct webcrawl *w, engine_t *e, fitem_t *it, wc_req_t *req,
+                  engine_fetched_t *done)
 {
   if (it->flags & FITEM_GATE) {
     *done = ENGINE_CONSUMED;
@@ -355,6 +356,18 @@ bool wc_begin(struct webcrawl *w, engine_t *e, fitem_t *it, wc_req_t *req,
   *req = (wc_req_t){ .url = it->url, .max = w->fcfg.max_size, .res = &p->res };
   if (w->o->since != NULL)
     refresh_begin(w, it, p, req);
+  return true;
+}
+
+bool wc_begin(struct webcrawl *w, engine_t *e, fitem_t *it, fetcher_t *f,
+              wc_req_t *req, engine_fetched_t *done)
+{
+  if (!begin(w, e, it, req, done))
+    return false;
+  if (req->since_id != 0)
+    fetcher_prepare_cond(f, req->url, req->etag, req->last_modified, req->res);
+  else
+    fetcher_prepare(f, req->url, req->robots, req->max, req->res);
   return true;
 }
 

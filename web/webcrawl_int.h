@@ -110,13 +110,14 @@ typedef struct wc_req {
  * page skipped past --max-pages, answered from the saved crawl
  * (replay, resume), refused by robots.txt or the host's page limit (its
  * token given back).
- * Returns: true: make the transfer *REQ says (fetcher_prepare with its
- *   url, robots, max and res, or fetcher_prepare_cond with its
- *   validators when since_id is set), then call wc_end; false: IT is handled,
- *   *DONE is what the fetch hook returns for it (engine_sink).
- * Thread-safety: any thread; the one that holds IT. */
-bool wc_begin(struct webcrawl *w, engine_t *e, fitem_t *it, wc_req_t *req,
-              engine_fetched_t *done);
+ * Returns: true: F is prepared for the transfer *REQ says
+ *   (fetcher_prepare, or fetcher_prepare_cond with its validators when
+ *   since_id is set): run it (fetcher_perform, or a multi handle and
+ *   fetcher_finish), then call wc_end; false: IT is handled, *DONE is
+ *   what the fetch hook returns for it (engine_sink).
+ * Thread-safety: any thread; the one that holds IT (and F). */
+bool wc_begin(struct webcrawl *w, engine_t *e, fitem_t *it, fetcher_t *f,
+              wc_req_t *req, engine_fetched_t *done);
 
 /* wc_end: everything after the transfer of REQ (fetcher_finish called):
  * the request counted and archived; a gate's answer handed to hosts.c;
