@@ -1,6 +1,8 @@
 /* budget.c: see budget.h. */
 #include "budget.h"
 
+#include <stdint.h>
+
 void budget_init(budget_t *b, size_t limit)
 {
   b->limit = limit;
@@ -9,6 +11,16 @@ void budget_init(budget_t *b, size_t limit)
   atomic_init(&b->spilled, 0);
   atomic_init(&b->on_disk, 0);
   atomic_init(&b->peak_disk, 0);
+  atomic_init(&b->landed, 0);
+  atomic_init(&b->wanted, false);
+  b->on_room = NULL;
+  b->room_arg = NULL;
+}
+
+void budget_on_room(budget_t *b, void (*fn)(void *arg), void *arg)
+{
+  b->on_room = fn;
+  b->room_arg = arg;
 }
 
 /* raise_peak: make *PEAK at least V. */
@@ -41,8 +53,40 @@ void budget_force(budget_t *b, size_t n)
 
 void budget_give(budget_t *b, size_t n)
 {
+  if (b == NULL)
+    return;
+  atomic_fetch_sub(&b->held, n);
+  /* Sequentially consistent, as budget_want's store and load: either
+   * this sees the want, or the want's load sees this give. */
+  if (atomic_load(&b->wanted) && atomic_exchange(&b->wanted, false) &&
+      b->on_room != NULL)
+    b->on_room(b->room_arg);
+}
+
+void budget_land(budget_t *b, long long n)
+{
   if (b != NULL)
-    atomic_fetch_sub(&b->held, n);
+    atomic_fetch_add(&b->landed, (size_t)n); /* wraps back for n < 0 */
+}
+
+size_t budget_landed(budget_t *b)
+{
+  return b != NULL ? atomic_load(&b->landed) : 0;
+}
+
+size_t budget_room(budget_t *b)
+{
+  if (b == NULL || b->limit == 0)
+    return SIZE_MAX;
+  size_t h = atomic_load(&b->held);
+  return h < b->limit ? b->limit - h : 0;
+}
+
+size_t budget_want(budget_t *b)
+{
+  if (b != NULL)
+    atomic_store(&b->wanted, true);
+  return budget_room(b);
 }
 
 bool budget_full(budget_t *b, double fraction)

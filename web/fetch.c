@@ -11,6 +11,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "budget.h"
 #include "strbuf.h"
 #include "url.h"
 
@@ -36,6 +37,8 @@ struct xfer {
   bool bad_coding; /* the body could not be decoded */
   size_t drained;  /* bytes of an unwanted body read and dropped */
   double unwanted; /* monotonic: when the body was found unwanted */
+  size_t reserve;  /* the decoded size, to reserve at the first charge */
+  size_t charged;  /* bytes of the budget the body holds */
   strbuf_t body, req, head, raw;
 };
 
@@ -45,6 +48,8 @@ struct fetcher {
   struct xfer x;                /* the transfer prepared, if any */
   char errbuf[CURL_ERROR_SIZE]; /* libcurl's message for it */
   struct curl_slist *cond;      /* its conditional headers, or NULL */
+  bool may_pause;               /* fetcher_may_pause */
+  size_t wants;                 /* paused for this many bytes; 0: not */
 };
 
 /* The most of an unwanted body (an error page, a redirect's, a non-page)
@@ -76,6 +81,15 @@ void fetcher_delete(fetcher_t *f)
   free(f);
 }
 
+void fetch_result_drop_body(fetch_result_t *res)
+{
+  free(res->body);
+  res->body = NULL;
+  budget_land(res->budget, -(long long)res->charged);
+  budget_give(res->budget, res->charged);
+  res->charged = 0;
+}
+
 void fetch_result_free(fetch_result_t *res)
 {
   if (res == NULL)
@@ -83,7 +97,7 @@ void fetch_result_free(fetch_result_t *res)
   free(res->raw_request);
   free(res->raw_head);
   free(res->raw_body);
-  free(res->body);
+  fetch_result_drop_body(res);
   free(res->content_type);
   free(res->location);
   free(res->x_robots_tag);
@@ -320,9 +334,10 @@ static bool check(struct xfer *x)
   /* Without a content coding the Content-Length (a chunked response has
    * none) is the decoded size. A page over the cap is refused now rather
    * than read up to the cap. Otherwise the body gets its final size up
-   * front: growing by doubling leaves a quarter of a typical page's block
-   * unused and copies the page at every step, and the block is what a
-   * page holds while it waits for a parse thread. */
+   * front (at its first charge, admit): growing by doubling leaves a
+   * quarter of a typical page's block unused and copies the page at
+   * every step, and the block is what a page holds while it waits for a
+   * parse thread. */
   curl_off_t cl = -1;
   if (x->coding != 0 ||
       curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &cl) !=
@@ -333,8 +348,58 @@ static bool check(struct xfer *x)
     x->abort = FETCH_TOO_LARGE;
     return false;
   }
-  (void)strbuf_reserve(&x->body, (curl_off_t)x->max < cl ? x->max : (size_t)cl);
+  x->reserve = (curl_off_t)x->max < cl ? x->max : (size_t)cl;
   return true;
+}
+
+/* admit: charge the budget for LEN more body bytes (and the block
+ * reserved at the first: the Content-Length). A coded body's decoded
+ * size is known only once decoded: it goes on only while the budget has
+ * room for the rest of it up to the cap, and is charged as it decodes
+ * (settle). Returns false, nothing charged, when X's transfer is to
+ * pause for room (fetcher_may_pause). */
+static bool admit(struct xfer *x, size_t len)
+{
+  fetcher_t *f = x->f;
+  budget_t *b = f->cfg.budget;
+  bool may_pause = f->may_pause && f->cfg.on_pause != NULL;
+  size_t want = x->body.len + len + 1;
+  if (x->reserve + 1 > want)
+    want = x->reserve + 1;
+  if (b != NULL && x->coding != 0) {
+    size_t rest = x->max - x->body.len + 1;
+    if (may_pause && budget_room(b) < rest) {
+      f->wants = rest;
+      f->cfg.on_pause(f->cfg.pause_arg, f);
+      return false;
+    }
+  } else if (b != NULL && want > x->charged) {
+    size_t n = want - x->charged;
+    if (!may_pause) {
+      budget_force(b, n);
+    } else if (!budget_take(b, n)) {
+      f->wants = n;
+      f->cfg.on_pause(f->cfg.pause_arg, f);
+      return false;
+    }
+    x->charged += n;
+  }
+  if (x->reserve > 0) {
+    (void)strbuf_reserve(&x->body, x->reserve);
+    x->reserve = 0;
+  }
+  return true;
+}
+
+/* settle: charge what X's body block grew past its charge (doubling; a
+ * coded body decoding to more than came). */
+static void settle(struct xfer *x)
+{
+  budget_t *b = x->f->cfg.budget;
+  if (b != NULL && x->body.cap > x->charged) {
+    budget_force(b, x->body.cap - x->charged);
+    x->charged = x->body.cap;
+  }
 }
 
 /* add_decoded: append decoded body bytes, enforcing the size cap.
@@ -450,9 +515,11 @@ static size_t on_body(char *data, size_t size, size_t n, void *arg)
       x->res->raw_truncated = true;
     return 0;
   }
-  if (!inflate_add(x, data, len))
-    return 0;
-  return len;
+  if (!admit(x, len))
+    return CURL_WRITEFUNC_PAUSE; /* libcurl hands the same bytes again */
+  bool go = inflate_add(x, data, len);
+  settle(x);
+  return go ? len : 0;
 }
 
 /* on_progress: stop draining a body found unwanted UNWANTED_SECONDS ago
@@ -640,8 +707,20 @@ static void setup(fetcher_t *f, const char *url, struct xfer *x,
     curl_easy_setopt(c, CURLOPT_HTTPHEADER,
                      (struct curl_slist *)f->cfg.headers); /* only read */
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, f->cfg.connect_timeout);
-  curl_easy_setopt(c, CURLOPT_TIMEOUT, f->cfg.timeout);
-  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, f->cfg.low_speed_limit);
+  /* A transfer that may pause for memory has its whole-transfer limit
+   * kept by the loop that pauses it, less the time paused
+   * (fetcher_finish_timeout); libcurl's would count that time too. */
+  curl_easy_setopt(c, CURLOPT_TIMEOUT,
+                   f->cfg.on_pause != NULL ? 0L : f->cfg.timeout);
+  /* A low-speed limit as long as the whole transfer's adds nothing (a
+   * transfer that slow for that long has run that long). libcurl would
+   * report it at the moment the loop's deadline comes, in other words
+   * than a timeout's: it is left to the deadline, as libcurl's own
+   * timeout takes it first. */
+  bool same = f->cfg.on_pause != NULL &&
+              f->cfg.low_speed_time >= f->cfg.timeout;
+  curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT,
+                   same ? 0L : f->cfg.low_speed_limit);
   curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, f->cfg.low_speed_time);
   /* No CURLOPT_MAXFILESIZE: it compares the Content-Length, the
    * encoded size, with the cap, which counts decoded bytes (on_body;
@@ -821,6 +900,13 @@ void fetcher_finish(fetcher_t *f, int curl_code)
     res->raw_truncated = res->raw_truncated || x->raw.len > 0 || rc != CURLE_OK;
   res->body = x->body.p;
   res->len = x->body.len;
+  res->budget = f->cfg.budget;
+  res->charged = x->charged;
+  if (res->charged > x->body.cap) { /* admitted more than came */
+    budget_give(res->budget, res->charged - x->body.cap);
+    res->charged = x->body.cap;
+  }
+  budget_land(res->budget, (long long)res->charged);
   if (f->cfg.capture) {
     char *ip = NULL;
     if (curl_easy_getinfo(c, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK && ip)
@@ -852,15 +938,51 @@ void fetcher_finish(fetcher_t *f, int curl_code)
       snprintf(res->error, sizeof(res->error), "out of memory");
     }
   } else {
-    free(res->body);
-    res->body = NULL;
+    fetch_result_drop_body(res);
     res->len = 0;
   }
   /* The buffers are RES's now (or freed): the next prepare starts
    * afresh. */
   memset(x, 0, sizeof(*x));
+  f->wants = 0;
   curl_slist_free_all(f->cond);
   f->cond = NULL;
+}
+
+void fetcher_finish_timeout(fetcher_t *f, long ms)
+{
+  /* In libcurl's words for its own limit, so that a log reads the same
+   * whichever kept it. */
+  curl_off_t got = 0, all = -1;
+  curl_easy_getinfo(f->curl, CURLINFO_SIZE_DOWNLOAD_T, &got);
+  curl_easy_getinfo(f->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &all);
+  if (all >= 0)
+    snprintf(f->errbuf, sizeof(f->errbuf),
+             "Operation timed out after %ld milliseconds with %lld out of "
+             "%lld bytes received",
+             ms, (long long)got, (long long)all);
+  else
+    snprintf(f->errbuf, sizeof(f->errbuf),
+             "Operation timed out after %ld milliseconds with %lld bytes "
+             "received",
+             ms, (long long)got);
+  fetcher_finish(f, CURLE_OPERATION_TIMEDOUT);
+}
+
+void fetcher_may_pause(fetcher_t *f, bool may)
+{
+  f->may_pause = may;
+}
+
+size_t fetcher_wants(const fetcher_t *f)
+{
+  return f->wants;
+}
+
+void fetcher_resume(fetcher_t *f)
+{
+  f->wants = 0;
+  curl_easy_pause(f->curl, CURLPAUSE_CONT);
 }
 
 void fetcher_perform(fetcher_t *f)

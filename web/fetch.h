@@ -28,7 +28,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct budget;
 struct curl_slist;
+struct fetcher;
 
 typedef struct fetch_config {
   const char *user_agent;           /* borrowed; must outlive the fetchers */
@@ -58,6 +60,17 @@ typedef struct fetch_config {
                         answer now": retried, as the latter */
   long max_connects; /* connections a fetcher keeps open (its libcurl
                         connection cache, CURLOPT_MAXCONNECTS); 0: 64 */
+  /* Bodies are charged to BUDGET (borrowed; NULL: not) as they arrive,
+   * and stay charged in the fetch_result_t until its body is freed
+   * (fetch_result_drop_body). A fetcher allowed to pause
+   * (fetcher_may_pause; only an event loop's) is refused bytes that
+   * would pass the limit: its transfer pauses (CURL_WRITEFUNC_PAUSE)
+   * and ON_PAUSE(PAUSE_ARG, the fetcher) tells the loop, which resumes
+   * it (fetcher_resume) when fetcher_wants bytes fit. Others are charged
+   * over the limit (budget_force). */
+  struct budget *budget;
+  void (*on_pause)(void *arg, struct fetcher *f);
+  void *pause_arg;
 } fetch_config_t;
 
 /* Room for a failure's reason: libcurl's CURL_ERROR_SIZE. */
@@ -117,9 +130,11 @@ typedef struct fetch_result {
   char *raw_body; /* owned; the body bytes as received, chunk
                      framing and content coding included */
   size_t raw_body_len;
-  bool raw_truncated; /* raw_body is not the whole body */
-  bool raw_chunked;   /* raw_body carries the chunked transfer coding */
-  char ip[64];        /* the server's address, "" if unknown */
+  bool raw_truncated;    /* raw_body is not the whole body */
+  bool raw_chunked;      /* raw_body carries the chunked transfer coding */
+  char ip[64];           /* the server's address, "" if unknown */
+  struct budget *budget; /* what body is charged to (fetch_config_t) ... */
+  size_t charged;        /* ... and how much: fetch_result_drop_body */
 } fetch_result_t;
 
 typedef struct fetcher fetcher_t;
@@ -180,6 +195,30 @@ void fetcher_finish(fetcher_t *f, int curl_code);
 
 /* fetch_result_free: free what *RES holds and zero it; RES may be NULL. */
 void fetch_result_free(fetch_result_t *res);
+
+/* fetch_result_drop_body: free RES's body (body NULL; len kept) and give
+ * its charge back to the budget. */
+void fetch_result_drop_body(fetch_result_t *res);
+
+/* fetcher_may_pause: whether F's transfers may pause for room in the
+ * budget (fetch_config_t.budget; false at first, as a thread's must).
+ * Thread-safety: as fetcher_prepare. */
+void fetcher_may_pause(fetcher_t *f, bool may);
+
+/* fetcher_wants: the bytes F's transfer, paused, waits to charge; 0 if
+ * it is not paused. */
+size_t fetcher_wants(const fetcher_t *f);
+
+/* fetcher_finish_timeout: fetcher_finish for a transfer its loop ended
+ * (curl_multi_remove_handle) after MS milliseconds not paused, at
+ * cfg.timeout: with on_pause set, libcurl does not keep that limit (it
+ * would count the time paused). */
+void fetcher_finish_timeout(fetcher_t *f, long ms);
+
+/* fetcher_resume: resume F's paused transfer (not from inside one of
+ * libcurl's callbacks). It may take its bytes at once, in this call, or
+ * pause again (on_pause). */
+void fetcher_resume(fetcher_t *f);
 
 /* fetch_status_text: the reason phrase RFC 9110 gives HTTP status STATUS
  * ("Not Found" for 404), or "" for a status it does not name.

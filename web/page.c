@@ -39,8 +39,7 @@ void page_sniff(struct page *p, int format, const char *agent)
   p->text = k.text;
   page_robots(p, k.robots);
   if (p->binary) {
-    free(r->body);
-    r->body = NULL;
+    fetch_result_drop_body(r);
   }
 }
 
@@ -376,8 +375,7 @@ void page_write_tmp(struct page *p, const fitem_t *it, unsigned long long key,
     return;
   }
   p->tmp_depth = it->depth;
-  free(r->body);
-  r->body = NULL;
+  fetch_result_drop_body(r);
 }
 
 int page_reload(struct page *p, const char *dir)

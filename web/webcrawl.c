@@ -299,8 +299,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     if (p->stored_id == 0 && !(p->noindex && p->scanned))
       page_write_tmp(p, it, w->co->ops->tmp_key(w, it), w->o->pstore);
     if (r->body != NULL && p->tmp == NULL && p->write_errno == 0) {
-      free(r->body);
-      r->body = NULL;
+      fetch_result_drop_body(r);
     }
     return;
   }
@@ -311,8 +310,7 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
     page_write_tmp(p, it, w->co->ops->tmp_key(w, it), w->o->pstore);
   /* The body is on disk now (or not saved); free it before the page waits
    * for commit. */
-  free(r->body);
-  r->body = NULL;
+  fetch_result_drop_body(r);
 }
 
 static void wc_release(void *ctx, fitem_t *it)
@@ -378,6 +376,7 @@ static int fetch_setup(struct webcrawl *w)
     .ca_file = o->ca_file,
     .ca_dir = o->ca_dir,
     .insecure = o->insecure,
+    .budget = &w->budget, /* bodies too are what the crawl holds */
   };
   return dmax;
 }
@@ -528,7 +527,10 @@ static bool events_setup(struct webcrawl *w)
                        .hooks = &ev_hooks,
                        .ctx = w,
                        .req_size = sizeof(wc_req_t) };
-  return (w->xfer = xfer_new(&xc)) != NULL;
+  if ((w->xfer = xfer_new(&xc)) == NULL)
+    return false;
+  budget_on_room(&w->budget, xfer_wake, w->xfer); /* resumes paused ones */
+  return true;
 }
 
 /* stats_collect: what the crawl did into W->st, once the engine has
@@ -621,7 +623,9 @@ int webcrawl_run(const webcrawl_opts_t *o, webcrawl_stats_t *st)
   pthread_mutex_lock(&running_lock);
   running = NULL; /* no interrupt reaches the engine from here on */
   pthread_mutex_unlock(&running_lock);
-  /* Nothing calls xfer_wake any more: the engine has stopped. */
+  /* Nothing calls xfer_wake any more: the engine has stopped, and the
+   * pages it still holds give their bodies back to no loop. */
+  budget_on_room(&w.budget, NULL, NULL);
   xfer_delete(w.xfer);
   w.xfer = NULL;
   wc_progress(&w, true);

@@ -20,8 +20,10 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 
+#include "budget.h"
 #include "clock.h"
 #include "crawl.h"
 
@@ -31,17 +33,40 @@ enum { IDLE_MAX = 256 };
 struct slot {
   fetcher_t *f;
   engine_job_t job;
-  struct slot *next;                        /* the free list */
+  struct slot *next;          /* the free list */
+  struct slot *older, *newer; /* in flight, by start */
+  bool paused;                /* waits for room */
+  double deadline;  /* monotonic: cfg.timeout after the start, plus ... */
+  double paused_at; /* ... the time paused (since this, when paused) */
   alignas(max_align_t) unsigned char req[]; /* cfg.req_size bytes */
 };
 
 struct xfer {
   xfer_config_t cfg;
+  fetch_config_t fcfg; /* cfg.fcfg, with our on_pause */
   CURLM *multi;
-  struct slot *free; /* slots not in flight */
-  int active;        /* transfers in flight */
+  struct slot *free;            /* slots not in flight */
+  struct slot *oldest, *newest; /* in flight */
+  int active;                   /* transfers in flight */
+  int paused;                   /* of them paused for room */
+  struct slot *forced;          /* the one over the budget (resume) */
+  size_t least;                 /* no paused one wants fewer bytes */
+  double next_expiry;           /* monotonic: look for timeouts then */
   atomic_bool asleep;
 };
+
+/* on_pause: F's transfer paused for room in the budget (fetch.h). */
+static void on_pause(void *arg, fetcher_t *f)
+{
+  xfer_t *x = arg;
+  struct slot *s = NULL;
+  curl_easy_getinfo(fetcher_handle(f), CURLINFO_PRIVATE, (char **)&s);
+  s->paused = true;
+  s->paused_at = clock_now();
+  x->paused++;
+  if (fetcher_wants(f) < x->least)
+    x->least = fetcher_wants(f);
+}
 
 xfer_t *xfer_new(const xfer_config_t *cfg)
 {
@@ -55,6 +80,11 @@ xfer_t *xfer_new(const xfer_config_t *cfg)
     return NULL;
   }
   atomic_init(&x->asleep, false);
+  x->fcfg = *cfg->fcfg;
+  x->fcfg.on_pause = on_pause;
+  x->fcfg.pause_arg = x;
+  x->least = SIZE_MAX;
+  x->next_expiry = INFINITY;
   /* Connections: every transfer one at most, and max_connects (at least
    * max_transfers) open in all, of them at most IDLE_MAX idle, kept for
    * reuse. Capped at the transfers, libcurl closed an idle connection to
@@ -88,7 +118,7 @@ static struct slot *slot_get(xfer_t *x)
     return s;
   }
   s = calloc(1, sizeof(*s) + x->cfg.req_size);
-  if (s != NULL && (s->f = fetcher_new(x->cfg.fcfg)) == NULL) {
+  if (s != NULL && (s->f = fetcher_new(&x->fcfg)) == NULL) {
     free(s);
     s = NULL;
   }
@@ -129,6 +159,73 @@ static void start_transfer(xfer_t *x, engine_t *e, const engine_job_t *job)
     return;
   }
   x->active++;
+  s->deadline = clock_now() + (double)x->fcfg.timeout;
+  if (s->deadline < x->next_expiry)
+    x->next_expiry = s->deadline;
+  s->older = x->newest;
+  s->newer = NULL;
+  *(x->newest != NULL ? &x->newest->newer : &x->oldest) = s;
+  x->newest = s;
+  fetcher_may_pause(s->f, true);
+}
+
+/* unpause: S, paused, goes on (it may pause again at once). */
+static void unpause(xfer_t *x, struct slot *s)
+{
+  s->paused = false;
+  x->paused--;
+  s->deadline += clock_now() - s->paused_at;
+  if (s->deadline < x->next_expiry)
+    x->next_expiry = s->deadline;
+  fetcher_resume(s->f);
+}
+
+/* unlink: S out of the transfers in flight. */
+static void unlink_slot(xfer_t *x, struct slot *s)
+{
+  if (s->paused) {
+    s->paused = false;
+    x->paused--;
+  }
+  if (s == x->forced)
+    x->forced = NULL;
+  *(s->older != NULL ? &s->older->newer : &x->oldest) = s->newer;
+  *(s->newer != NULL ? &s->newer->older : &x->newest) = s->older;
+}
+
+/* resume: resume the paused transfers whose bytes fit in the budget now,
+ * oldest first; a give after this calls xfer_wake (budget_want). When
+ * none fits and nothing landed is on its way to give room back (the
+ * budget held by what waits for the commit, say), the oldest paused goes
+ * on over the limit, one such at a time: so a crawl always moves.
+ * Returns how many. */
+static int resume(xfer_t *x)
+{
+  size_t room = budget_want(x->fcfg.budget);
+  int n = 0;
+  bool fit = room >= x->least; /* else none fits */
+  if (fit)
+    x->least = SIZE_MAX; /* lowered again by the ones left, and on_pause */
+  for (struct slot *s = fit ? x->oldest : NULL; s != NULL; s = s->newer) {
+    size_t want = s->paused ? fetcher_wants(s->f) : 0;
+    if (want > room && want < x->least)
+      x->least = want;
+    if (!s->paused || want > room)
+      continue;
+    room -= want;
+    unpause(x, s);
+    n++;
+  }
+  if (n == 0 && x->forced == NULL && budget_landed(x->fcfg.budget) == 0) {
+    struct slot *s = x->oldest;
+    while (!s->paused)
+      s = s->newer;
+    x->forced = s;
+    fetcher_may_pause(s->f, false);
+    unpause(x, s);
+    n++;
+  }
+  return n;
 }
 
 /* start_due: start due items while there is room. Returns ENGINE_ITEM
@@ -147,6 +244,24 @@ static int start_due(xfer_t *x, engine_t *e, double *due)
   return ENGINE_ITEM;
 }
 
+/* finish: S's transfer, ended with libcurl's RC, or by its deadline
+ * after MS milliseconds not paused (RC -1), out of the multi handle,
+ * read, ended and handed to E. */
+static void finish(xfer_t *x, engine_t *e, struct slot *s, int rc, long ms)
+{
+  curl_multi_remove_handle(x->multi, fetcher_handle(s->f));
+  unlink_slot(x, s);
+  x->active--;
+  if (rc < 0)
+    fetcher_finish_timeout(s->f, ms);
+  else
+    fetcher_finish(s->f, rc);
+  engine_job_t job = s->job;
+  engine_fetched_t what = x->cfg.hooks->end(x->cfg.ctx, e, job.it, s->req);
+  slot_put(x, s);
+  engine_sink(e, &job, what);
+}
+
 /* reap: end every transfer done. Returns how many. */
 static int reap(xfer_t *x, engine_t *e)
 {
@@ -155,18 +270,34 @@ static int reap(xfer_t *x, engine_t *e)
   while ((m = curl_multi_info_read(x->multi, &left)) != NULL) {
     if (m->msg != CURLMSG_DONE)
       continue;
-    CURL *c = m->easy_handle;
     CURLcode rc = m->data.result; /* before the removal frees M */
     struct slot *s = NULL;
-    curl_easy_getinfo(c, CURLINFO_PRIVATE, (char **)&s);
-    curl_multi_remove_handle(x->multi, c);
-    x->active--;
+    curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE, (char **)&s);
+    finish(x, e, s, (int)rc, 0);
     n++;
-    fetcher_finish(s->f, (int)rc);
-    engine_job_t job = s->job;
-    engine_fetched_t what = x->cfg.hooks->end(x->cfg.ctx, e, job.it, s->req);
-    slot_put(x, s);
-    engine_sink(e, &job, what);
+  }
+  return n;
+}
+
+/* expire: end every transfer past its deadline. Returns how many. */
+static int expire(xfer_t *x, engine_t *e)
+{
+  int n = 0;
+  double now = clock_now();
+  if (now < x->next_expiry)
+    return n;
+  x->next_expiry = INFINITY; /* the earliest deadline left */
+  for (struct slot *s = x->oldest, *next; s != NULL; s = next) {
+    next = s->newer;
+    if (s->paused)
+      continue;
+    if (now >= s->deadline) {
+      finish(x, e, s, -1,
+             (long)((now - s->deadline) * 1000.0) + x->fcfg.timeout * 1000);
+      n++;
+    } else if (s->deadline < x->next_expiry) {
+      x->next_expiry = s->deadline;
+    }
   }
   return n;
 }
@@ -179,6 +310,11 @@ static int wait_ms(xfer_t *x, bool room, double due)
   long t = -1;
   curl_multi_timeout(x->multi, &t);
   double ms = t >= 0 ? (double)t : INFINITY;
+  if (!isinf(x->next_expiry)) { /* reap's deadlines */
+    double d = (x->next_expiry - clock_now()) * 1000.0 + 1.0;
+    if (d < ms)
+      ms = d < 1 ? 1 : d;
+  }
   if (room && !isinf(due)) {
     /* At least 1 ms: an item due now but not handed out (a clock
      * rounding) must not turn the loop into a spin. */
@@ -196,15 +332,21 @@ void xfer_run(void *arg, engine_t *e)
   for (;;) {
     double due = INFINITY;
     atomic_store(&x->asleep, true);
-    if (!closed && start_due(x, e, &due) == ENGINE_CLOSED)
+    /* None starts while one waits for room in the budget: it would
+     * only wait too. */
+    if (!closed && x->paused == 0 && start_due(x, e, &due) == ENGINE_CLOSED)
       closed = true;
     if (closed && x->active == 0)
       break;
-    int running;
+    /* Deadlines first: libcurl's low-speed limit, at the same time,
+     * would end the transfer in other words than its own timeout. */
+    int ended = expire(x, e), running;
     curl_multi_perform(x->multi, &running);
-    if (reap(x, e) > 0)
+    if (reap(x, e) + ended > 0)
       continue; /* room again: look for due items first */
-    bool room = !closed && x->active < x->cfg.max_transfers;
+    if (x->paused > 0 && resume(x) > 0)
+      continue;
+    bool room = !closed && x->active < x->cfg.max_transfers && x->paused == 0;
     curl_multi_poll(x->multi, NULL, 0, wait_ms(x, room, due), NULL);
   }
   atomic_store(&x->asleep, false);
