@@ -1,9 +1,11 @@
 /* gensite.c: generate the benchmark site and its exact breadth-first sets.
  *
- * usage: gensite OUTDIR PORT HOSTS PAGES [DEPTH...]
+ * usage: gensite [--page-kb MIN-MAX] OUTDIR PORT HOSTS PAGES [DEPTH...]
  *
  * Writes, for each host 127.0.0.H (H = 2 .. HOSTS+1), a tree
- * OUTDIR/127.0.0.H/ of PAGES HTML pages of 10-30 KB: /index.html and
+ * OUTDIR/127.0.0.H/ of PAGES HTML pages of MIN-MAX KB (default 10-30; the
+ * 24 links and their markup make a page at least about 2 KB, whatever MIN
+ * says): /index.html and
  * /dS/pK.html (S = page / 100, K = page % 100), plus /private/pK.html
  * (disallowed by the host's robots.txt), a few non-HTML files
  * (/img/figK.png, /files/docK.pdf) and /robots.txt. Each page has about 24
@@ -57,6 +59,7 @@ static int rnd(int n)
 }
 
 static int nhosts, npages, port;
+static int page_min = 10240, page_span = 20480; /* bytes: MIN, MAX - MIN */
 static const char *outdir;
 
 static void page_path(int idx, char *buf, size_t n)
@@ -256,7 +259,7 @@ static void write_page(int h, int i, const target_t *links, int priv)
   else
     page_path(i, path, sizeof path);
   FILE *f = open_out(h, path);
-  int size = 10240 + rnd(20481);
+  int size = page_min + rnd(page_span + 1);
   fprintf(f,
           "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"
           "<meta charset=\"utf-8\">\n<title>Host %d page %d</title>\n"
@@ -286,25 +289,8 @@ static void write_blob(int h, const char *path, int bytes)
   fclose(f);
 }
 
-int main(int argc, char **argv)
+static void write_site(void)
 {
-  if (argc < 5) {
-    fprintf(stderr, "usage: gensite OUTDIR PORT HOSTS PAGES [DEPTH...]\n");
-    return 1;
-  }
-  outdir = argv[1];
-  port = atoi(argv[2]);
-  nhosts = atoi(argv[3]);
-  npages = atoi(argv[4]);
-  if (nhosts < 1 || nhosts > 250 || npages < 1 || npages > 100000) {
-    fprintf(stderr, "gensite: bad HOSTS or PAGES\n");
-    return 1;
-  }
-  mkdirs(outdir);
-  size_t n = (size_t)nhosts * npages;
-  graph = malloc(n * LINKS * sizeof *graph);
-  if (graph == NULL)
-    return 1;
   for (int h = 0; h < nhosts; h++)
     for (int i = 0; i < npages; i++)
       make_links(h, i, graph + ((size_t)h * npages + i) * LINKS);
@@ -326,25 +312,37 @@ int main(int argc, char **argv)
     fputs("User-agent: *\nDisallow: /private/\n", f);
     fclose(f);
   }
-  {
-    char p[4096], pp[128];
-    snprintf(p, sizeof p, "%s/paths-127.0.0.2.txt", outdir);
-    FILE *f = fopen(p, "w");
-    if (f == NULL)
-      return 1;
-    for (int i = 0; i < npages; i++) {
-      page_path(i, pp, sizeof pp);
-      fprintf(f, "%s\n", pp);
-    }
-    fclose(f);
+  char p[4096], pp[128];
+  snprintf(p, sizeof p, "%s/paths-127.0.0.2.txt", outdir);
+  FILE *f = fopen(p, "w");
+  if (f == NULL) {
+    perror(p);
+    exit(1);
   }
+  for (int i = 0; i < npages; i++) {
+    page_path(i, pp, sizeof pp);
+    fprintf(f, "%s\n", pp);
+  }
+  fclose(f);
+}
 
-  /* Breadth-first crawl from host 0 page 0: depth of every page, and of
-   * every non-HTML file (a leaf). */
-  int *depth = malloc(n * sizeof *depth);
-  int *queue = malloc(n * sizeof *queue);
-  int nother = nhosts * (NIMG + NPDF);
-  int *odepth = malloc((size_t)nother * sizeof *odepth);
+/* The breadth-first crawl from host 0 page 0: the depth of every page, and
+ * of every non-HTML file (a leaf); the pages in visiting order. */
+static int *depth, *queue, *odepth;
+static size_t nqueue;
+static int nother;
+
+static void bfs(void)
+{
+  size_t n = (size_t)nhosts * npages;
+  depth = malloc(n * sizeof *depth);
+  queue = malloc(n * sizeof *queue);
+  nother = nhosts * (NIMG + NPDF);
+  odepth = malloc((size_t)nother * sizeof *odepth);
+  if (depth == NULL || queue == NULL || odepth == NULL) {
+    fprintf(stderr, "gensite: out of memory\n");
+    exit(1);
+  }
   for (size_t i = 0; i < n; i++)
     depth[i] = -1;
   for (int i = 0; i < nother; i++)
@@ -370,51 +368,103 @@ int main(int argc, char **argv)
       }
     }
   }
-  int maxd = 0;
-  for (size_t i = 0; i < n; i++)
-    if (depth[i] > maxd)
-      maxd = depth[i];
+  nqueue = qt;
+  /* The queue is in depth order: count each depth's pages from it. */
   fprintf(stderr, "gensite: %d hosts x %d pages; pages per depth:", nhosts,
           npages);
-  for (int d = 0; d <= maxd; d++) {
-    int c = 0;
-    for (size_t i = 0; i < n; i++)
-      c += depth[i] == d;
-    fprintf(stderr, " %d:%d", d, c);
+  for (size_t q = 0; q < qt;) {
+    int d = depth[queue[q]];
+    size_t c = 0;
+    while (q < qt && depth[queue[q]] == d)
+      q++, c++;
+    fprintf(stderr, " %d:%zu", d, c);
   }
   fputc('\n', stderr);
-  for (int a = 5; a < argc; a++) {
-    int lim = atoi(argv[a]);
-    char p[4096], pp[128];
-    snprintf(p, sizeof p, "%s/expected-%d.txt", outdir, lim);
-    FILE *f = fopen(p, "w");
-    if (f == NULL)
-      return 1;
-    int pages = 0, others = 0;
-    for (size_t q = 0; q < qt; q++) { /* breadth-first order */
-      int v = queue[q];
-      if (depth[v] > lim)
-        break;
-      page_path(v % npages, pp, sizeof pp);
-      fprintf(f, "http://127.0.0.%d:%d%s %d page\n", v / npages + 2, port, pp,
-              depth[v]);
-      pages++;
-    }
-    for (int o = 0; o < nother; o++)
-      if (odepth[o] >= 0 && odepth[o] <= lim) {
-        int h = o / (NIMG + NPDF), j = o % (NIMG + NPDF);
-        if (j < NIMG)
-          snprintf(pp, sizeof pp, "/img/fig%d.png", j);
-        else
-          snprintf(pp, sizeof pp, "/files/doc%d.pdf", j - NIMG);
-        fprintf(f, "http://127.0.0.%d:%d%s %d other\n", h + 2, port, pp,
-                odepth[o]);
-        others++;
-      }
-    fclose(f);
-    fprintf(stderr, "gensite: depth %d: %d pages + %d other files = %d\n", lim,
-            pages, others, pages + others);
+}
+
+/* OUTDIR/expected-LIM.txt: every target the crawl reaches within LIM. */
+static void write_expected(int lim)
+{
+  char p[4096], pp[128];
+  snprintf(p, sizeof p, "%s/expected-%d.txt", outdir, lim);
+  FILE *f = fopen(p, "w");
+  if (f == NULL) {
+    perror(p);
+    exit(1);
   }
+  int pages = 0, others = 0;
+  for (size_t q = 0; q < nqueue; q++) { /* breadth-first order */
+    int v = queue[q];
+    if (depth[v] > lim)
+      break;
+    page_path(v % npages, pp, sizeof pp);
+    fprintf(f, "http://127.0.0.%d:%d%s %d page\n", v / npages + 2, port, pp,
+            depth[v]);
+    pages++;
+  }
+  for (int o = 0; o < nother; o++)
+    if (odepth[o] >= 0 && odepth[o] <= lim) {
+      int h = o / (NIMG + NPDF), j = o % (NIMG + NPDF);
+      if (j < NIMG)
+        snprintf(pp, sizeof pp, "/img/fig%d.png", j);
+      else
+        snprintf(pp, sizeof pp, "/files/doc%d.pdf", j - NIMG);
+      fprintf(f, "http://127.0.0.%d:%d%s %d other\n", h + 2, port, pp,
+              odepth[o]);
+      others++;
+    }
+  fclose(f);
+  fprintf(stderr, "gensite: depth %d: %d pages + %d other files = %d\n", lim,
+          pages, others, pages + others);
+}
+
+/* --page-kb MIN-MAX: 1 <= MIN <= MAX <= 1024. */
+static int parse_page_kb(const char *s)
+{
+  int lo, hi;
+  char end;
+  if (sscanf(s, "%d-%d%c", &lo, &hi, &end) != 2 || lo < 1 || hi < lo ||
+      hi > 1024)
+    return -1;
+  page_min = lo * 1024;
+  page_span = (hi - lo) * 1024;
+  return 0;
+}
+
+int main(int argc, char **argv)
+{
+  int a = 1;
+  if (argc > 2 && strcmp(argv[1], "--page-kb") == 0) {
+    if (parse_page_kb(argv[2]) != 0) {
+      fprintf(stderr, "gensite: bad --page-kb %s (MIN-MAX, in KB)\n", argv[2]);
+      return 1;
+    }
+    a = 3;
+  }
+  if (argc - a < 4) {
+    fprintf(stderr, "usage: gensite [--page-kb MIN-MAX] OUTDIR PORT HOSTS "
+                    "PAGES [DEPTH...]\n");
+    return 1;
+  }
+  outdir = argv[a];
+  port = atoi(argv[a + 1]);
+  nhosts = atoi(argv[a + 2]);
+  npages = atoi(argv[a + 3]);
+  if (nhosts < 1 || nhosts > 250 || npages < 1 || npages > 1000000 ||
+      (long)nhosts * npages > 10000000) {
+    fprintf(stderr, "gensite: bad HOSTS or PAGES\n");
+    return 1;
+  }
+  mkdirs(outdir);
+  graph = malloc((size_t)nhosts * npages * LINKS * sizeof *graph);
+  if (graph == NULL) {
+    fprintf(stderr, "gensite: out of memory\n");
+    return 1;
+  }
+  write_site();
+  bfs();
+  for (int k = a + 4; k < argc; k++)
+    write_expected(atoi(argv[k]));
   free(depth);
   free(queue);
   free(odepth);
