@@ -159,17 +159,17 @@ ratio() { # ratio SIZE EXPR: ours / wget2 per measured round
 }
 md "## Per size (medians of the measured rounds)"
 md ""
-md "CPU = user + system of the crawler (not nginx); per page = per file saved (ours saves pages only; wget2 also the 64 non-HTML files); RSS = peak (GNU time). Exact = rounds whose saved set is the breadth-first set (pages, depths and order for ours; pages and other files for wget2). Load = the 1-minute load average before each crawl (min-max)."
+md "CPU = user + system of the crawler (not nginx); per page = per file saved (ours saves pages only; wget2 also the 64 non-HTML files); RSS = peak (GNU time). Requests = what nginx logged (robots.txt and 404s too). Exact = rounds whose saved set is the breadth-first set (pages, depths and order for ours; pages and other files for wget2). Load = the 1-minute load average before each crawl (min-max)."
 md ""
-md "| pages | depth | site MB | gensite s / MB | tool | files | missing | exact | wall s | files/s | CPU s | CPU us/page | peak RSS MB | RSS KB/page | load |"
-md "| ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+md "| pages | depth | site MB | gensite s / MB | tool | files | missing | exact | requests | wall s | files/s | CPU s | CPU us/page | peak RSS MB | RSS KB/page | load |"
+md "| ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
 while read -r n dep pages others bytes gs gkb; do
   for t in $TOOLS; do
     nr=$(col "$n" "$t" 1 | wc -l)
     [ "$nr" -gt 0 ] || continue
     ex=$(col "$n" "$t" '($13 == 0 && $14 == 0 && $15 == 0 && $16 != "no")' | awk '{ s += $1 } END { print s + 0 }')
     ld=$(awk -v s="$n" -v t="$t" '$1 == s && $3 == t && $2 > 0 { print $4 }' "$LOADS" | sort -g | awk 'NR == 1 { a = $1 } { b = $1 } END { print a "-" b }')
-    md "| $n | $dep | $((bytes / 1000000)) | $gs / $((gkb / 1024)) | $t | $(col "$n" "$t" '$10' | median) | $(col "$n" "$t" '$13' | median) | $ex/$nr | $(col "$n" "$t" '$5' | median) | $(col "$n" "$t" '$10 / $5' | median | f 0) | $(col "$n" "$t" '$6 + $7' | median | f 2) | $(col "$n" "$t" '($6 + $7) * 1e6 / $10' | median | f 1) | $(col "$n" "$t" '$8 / 1024' | median | f 1) | $(col "$n" "$t" '$8 / $10' | median | f 3) | $ld |"
+    md "| $n | $dep | $((bytes / 1000000)) | $gs / $((gkb / 1024)) | $t | $(col "$n" "$t" '$10' | median) | $(col "$n" "$t" '$13' | median) | $ex/$nr | $(col "$n" "$t" '$9' | median) | $(col "$n" "$t" '$5' | median) | $(col "$n" "$t" '$10 / $5' | median | f 0) | $(col "$n" "$t" '$6 + $7' | median | f 2) | $(col "$n" "$t" '($6 + $7) * 1e6 / $10' | median | f 1) | $(col "$n" "$t" '$8 / 1024' | median | f 1) | $(col "$n" "$t" '$8 / $10' | median | f 3) | $ld |"
   done
 done < "$SITES"
 md ""
