@@ -22,7 +22,8 @@
 # default none), SCALE_KEEP_SITE (1: leave the last site in place).
 # Space: at 1,000,000 pages the site takes about 6.1 GB of tmpfs and each
 # crawl's output as much again (one output at a time); gensite about 50 s
-# and 300 MB. Results: stdout, BUILD_DIR/bench/scale.md and scale.tsv.
+# and 300 MB. Results: stdout, BUILD_DIR/bench/scale.md, the rows in
+# scale.tsv (bench/run.sh's columns), scale-sites.tsv and scale-loads.tsv.
 set -euo pipefail
 umask 022
 B=${1:?usage: scale.sh BUILD_DIR}
@@ -188,10 +189,10 @@ if [ "$NTOOLS" -ge 2 ]; then
 fi
 md "## Growth across sizes (ours and wget2, medians)"
 md ""
-md "CPU per page: spread = max / min - 1 over the sizes (goal for ours: within 10%). RSS = a + b x pages, least squares over the sizes (goal for ours: b at most 0.15 KB)."
+md "CPU per page: spread = max / min - 1 over the sizes (goal for ours: within 10%). RSS = a + b x pages, least squares over the sizes (goal for ours: b at most 0.15 KB); step = the RSS added per page from one size to the next."
 md ""
-md "| tool | CPU us/page by size | spread | RSS a (MB) | RSS b (KB/page) |"
-md "| --- | --- | ---: | ---: | ---: |"
+md "| tool | CPU us/page by size | spread | peak RSS MB by size | step KB/page | RSS a (MB) | RSS b (KB/page) |"
+md "| --- | --- | ---: | --- | --- | ---: | ---: |"
 for t in $TOOLS; do
   pts=$(while read -r n _; do
     c=$(col "$n" "$t" '($6 + $7) * 1e6 / $10' | median)
@@ -199,11 +200,18 @@ for t in $TOOLS; do
     [ "$c" != - ] && echo "$n $c $m"
   done < "$SITES")
   [ -n "$pts" ] || continue
-  md "| $t | $(echo "$pts" | awk '{ printf "%s%s: %.1f", (NR > 1 ? ", " : ""), $1, $2 }') | $(echo "$pts" | awk 'NR == 1 || $2 < lo { lo = $2 } NR == 1 || $2 > hi { hi = $2 } END { printf "%.1f%%", (hi / lo - 1) * 100 }') | $(echo "$pts" | awk '{ x += $1; y += $3; xx += $1 * $1; xy += $1 * $3; k++ } END { d = k * xx - x * x; b = d > 0 ? (k * xy - x * y) / d : 0; printf "%.1f | %.4f", (y - b * x) / k / 1024, b }') |"
+  cpu=$(echo "$pts" | awk '{ printf "%s%s: %.1f", (NR > 1 ? ", " : ""), $1, $2 }')
+  spread=$(echo "$pts" | awk 'NR == 1 || $2 < lo { lo = $2 } NR == 1 || $2 > hi { hi = $2 } END { printf "%.1f%%", (hi / lo - 1) * 100 }')
+  rss=$(echo "$pts" | awk '{ printf "%s%s: %.1f", (NR > 1 ? ", " : ""), $1, $3 / 1024 }')
+  step=$(echo "$pts" | awk 'NR > 1 { printf "%s%s-%s: %.3f", (NR > 2 ? ", " : ""), pn, $1, ($3 - pm) / ($1 - pn) } { pn = $1; pm = $3 }')
+  fit=$(echo "$pts" | awk '{ x += $1; y += $3; xx += $1 * $1; xy += $1 * $3; k++ } END { d = k * xx - x * x; b = d > 0 ? (k * xy - x * y) / d : 0; printf "%.1f | %.4f", (y - b * x) / k / 1024, b }')
+  md "| $t | $cpu | $spread | $rss | ${step:--} | $fit |"
 done
 md ""
 md "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg); total $(($(date +%s) - T0)) s."
 mkdir -p "$B/bench"
 cp "$OUT" "$B/bench/scale.md"
 cp "$RES" "$B/bench/scale.tsv"
+cp "$SITES" "$B/bench/scale-sites.tsv"
+cp "$LOADS" "$B/bench/scale-loads.tsv"
 say "done; tables in $B/bench/scale.md, rows in $B/bench/scale.tsv"
