@@ -3,7 +3,7 @@
  * hosts as they need.
  *
  * usage: delayserver --port P [--ports N] --delay-ms D --root DIR
- *                    [--log FILE] [--lifetime SECONDS] ADDR...
+ *                    [--vhosts] [--log FILE] [--lifetime SECONDS] ADDR...
  *
  * Listens on every ADDR (IPv4, 127.0.0.0/8 only; anything else is refused)
  * at ports P to P+N-1 (N defaults to 1): every (ADDR, port) pair is a host
@@ -14,7 +14,17 @@
  * arrived. HTTP/1.1 keep-alive and pipelining (one request of a connection
  * at a time). Content-Type from the extension (html, txt, png, pdf; else
  * application/octet-stream).
+ * --vhosts: hosts by name, as one server (or an HTTP proxy) of many
+ * names: a request's host is the NAME of an absolute-form target
+ * ("GET http://NAME[:PORT]/PATH", what a client sends to an HTTP proxy,
+ * e.g. libcurl with http_proxy=http://ADDR:P/), else of its Host header,
+ * port dropped, lowercased; the file is DIR/NAME/PATH when the directory
+ * DIR/NAME exists, else DIR/_common/PATH (one tree shared by every name
+ * without one of its own; "_" is in no host name). A NAME of other than
+ * letters, digits, '-' and '.' (or starting with '.'), or none, gets
+ * 404. The listening address and port play no part.
  * --log FILE: one line per response, "START END ADDR:PORT PATH STATUS",
+ * (with --vhosts, "START END NAME PATH STATUS", PATH without the host),
  * START when the request had arrived whole and END when its response was
  * handed to the kernel, both seconds since the epoch with microseconds: a
  * request is in flight from START to END, so the log tells how many were
@@ -52,6 +62,7 @@ static const char *root;
 static long delay_ms = 20;
 static FILE *log_file;
 static int ep;
+static bool vhosts; /* --vhosts: the tree by the request's host name */
 
 typedef struct {
   int fd;
@@ -73,6 +84,7 @@ typedef struct conn {
   bool keep;
   int status;
   char target[4096];
+  char host[256];     /* --vhosts: the request's host name, "" if none */
   double due;         /* monotonic, when the response may go */
   struct timespec t0; /* realtime, when the request had arrived */
   struct conn *qnext; /* in the FIFO of WAITING connections */
@@ -103,19 +115,26 @@ static const char *ctype(const char *path)
   return "application/octet-stream";
 }
 
-/* Read file DIR/ADDR:PORT/path (or DIR/ADDR/path) into a malloc'd buffer
- * of HL spare bytes in front; NULL if absent. */
-static char *load(const listener_t *l, const char *path, size_t hl, size_t *len)
+/* Read file DIR/ADDR:PORT/path (or DIR/ADDR/path; with --vhosts
+ * DIR/HOST/path or DIR/_common/path) into a malloc'd buffer of HL spare
+ * bytes in front; NULL if absent. */
+static char *load(const listener_t *l, const char *host, const char *path,
+                  size_t hl, size_t *len)
 {
   if (path[0] != '/' || strstr(path, "/../") != NULL ||
       (strlen(path) >= 3 && strcmp(path + strlen(path) - 3, "/..") == 0))
     return NULL;
+  if (vhosts && host[0] == 0)
+    return NULL;
   const char *index = path[strlen(path) - 1] == '/' ? "index.html" : "";
   char full[4096], dir[4096];
   struct stat st;
-  int n = snprintf(dir, sizeof dir, "%s/%s:%d", root, l->addr, l->port);
+  int n = vhosts
+          ? snprintf(dir, sizeof dir, "%s/%s", root, host)
+          : snprintf(dir, sizeof dir, "%s/%s:%d", root, l->addr, l->port);
   if (n < 0 || (size_t)n >= sizeof dir || stat(dir, &st) != 0)
-    n = snprintf(dir, sizeof dir, "%s/%s", root, l->addr);
+    n = vhosts ? snprintf(dir, sizeof dir, "%s/_common", root)
+               : snprintf(dir, sizeof dir, "%s/%s", root, l->addr);
   if (n < 0 || (size_t)n >= sizeof dir)
     return NULL;
   n = snprintf(full, sizeof full, "%s%s%s", dir, path, index);
@@ -155,6 +174,45 @@ static int header_is(const char *hdrs, const char *name, const char *value)
   return 0;
 }
 
+/* host_name: C's request's host (--vhosts) into C->host, "" if it has
+ * none or a bad one; an absolute-form C->target ("http://NAME[:PORT]/P")
+ * becomes its path "/P". HDRS: the request's header block. */
+static void host_name(conn_t *c, const char *hdrs)
+{
+  const char *h = NULL;
+  size_t hl = 0;
+  c->host[0] = 0;
+  if (strncasecmp(c->target, "http://", 7) == 0) {
+    h = c->target + 7;
+    hl = strcspn(h, "/");
+  } else {
+    for (const char *p = strstr(hdrs, "\r\n"); p != NULL && h == NULL;
+         p = strstr(p + 2, "\r\n"))
+      if (strncasecmp(p + 2, "Host:", 5) == 0) {
+        h = p + 7;
+        h += strspn(h, " \t");
+        hl = strcspn(h, " \t\r");
+      }
+  }
+  if (h == NULL)
+    return;
+  size_t nl = strcspn(h, ":/ \t\r");
+  if (nl > hl)
+    nl = hl;
+  bool good = nl > 0 && nl < sizeof c->host && h[0] != '.';
+  for (size_t i = 0; good && i < nl; i++) {
+    unsigned char ch = (unsigned char)h[i];
+    good = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+           (ch >= '0' && ch <= '9') || ch == '-' || ch == '.';
+    c->host[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + 32 : ch);
+  }
+  c->host[good ? nl : 0] = 0;
+  if (h == c->target + 7) {
+    const char *path = h + hl;
+    memmove(c->target, path[0] ? path : "/", strlen(path[0] ? path : "/") + 1);
+  }
+}
+
 static void watch(conn_t *c, int op, unsigned events)
 {
   struct epoll_event ev = { .events = events, .data.ptr = c };
@@ -187,12 +245,14 @@ static int parse(conn_t *c)
   c->keep = strcmp(version, "HTTP/1.1") == 0
             ? !header_is(c->buf, "Connection", "close")
             : header_is(c->buf, "Connection", "keep-alive");
+  if (vhosts)
+    host_name(c, c->buf);
   c->target[strcspn(c->target, "?#")] = 0;
   enum { HL = 512 };
   size_t blen = 0;
   char *resp = NULL;
   if (strcmp(method, "GET") == 0 || head)
-    resp = load(c->l, c->target, HL, &blen);
+    resp = load(c->l, c->host, c->target, HL, &blen);
   c->status = resp ? 200 : 404;
   if (resp == NULL) {
     static const char nf[] = "<html><body>404 Not Found</body></html>\n";
@@ -259,9 +319,15 @@ static void log_line(const conn_t *c)
     return;
   struct timespec t1;
   clock_gettime(CLOCK_REALTIME, &t1);
-  fprintf(log_file, "%ld.%06ld %ld.%06ld %s:%d %s %d\n", (long)c->t0.tv_sec,
-          c->t0.tv_nsec / 1000, (long)t1.tv_sec, t1.tv_nsec / 1000, c->l->addr,
-          c->l->port, c->target, c->status);
+  char where[INET_ADDRSTRLEN + 8];
+  const char *who = where;
+  if (vhosts)
+    who = c->host[0] ? c->host : "-";
+  else
+    snprintf(where, sizeof where, "%s:%d", c->l->addr, c->l->port);
+  fprintf(log_file, "%ld.%06ld %ld.%06ld %s %s %d\n", (long)c->t0.tv_sec,
+          c->t0.tv_nsec / 1000, (long)t1.tv_sec, t1.tv_nsec / 1000, who,
+          c->target, c->status);
   fflush(log_file);
 }
 
@@ -338,6 +404,8 @@ int main(int argc, char **argv)
       delay_ms = atol(argv[++i]);
     else if (strcmp(argv[i], "--root") == 0 && i + 1 < argc)
       root = argv[++i];
+    else if (strcmp(argv[i], "--vhosts") == 0)
+      vhosts = true;
     else if (strcmp(argv[i], "--lifetime") == 0 && i + 1 < argc)
       lifetime = atol(argv[++i]);
     else if (strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
@@ -361,7 +429,8 @@ int main(int argc, char **argv)
   if (port <= 0 || nports < 1 || nports > MAX_PORTS ||
       port + nports - 1 > 65535 || root == NULL || na == 0 || delay_ms < 0) {
     fprintf(stderr, "usage: delayserver --port P [--ports N] --delay-ms D "
-                    "--root DIR [--log FILE] [--lifetime S] ADDR...\n");
+                    "--root DIR [--vhosts] [--log FILE] [--lifetime S] "
+                    "ADDR...\n");
     return 1;
   }
   struct rlimit rl;
