@@ -196,7 +196,7 @@ static void host_name(conn_t *c, const char *hdrs)
   }
   if (h == NULL)
     return;
-  size_t nl = strcspn(h, ":/ \t\r");
+  size_t nl = strcspn(h, ":");
   if (nl > hl)
     nl = hl;
   bool good = nl > 0 && nl < sizeof c->host && h[0] != '.';
