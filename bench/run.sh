@@ -31,13 +31,19 @@
 #      once each with --download-workers 8 and 512 for comparison; then
 #      the 20 ms site with default options (but --rate 0, as wget2 has no
 #      per-host rate) against wget2 -t32, alternating, BENCH_RUNS rounds
+#   9. ten thousand hosts (`tenk`, only when BENCH_ONLY names it):
+#      bench/tenk.sh, 10,000 hosts by name behind bench/delayserver
+#      --vhosts as the crawler's HTTP proxy, 1 s late, --rate 0.1, depth
+#      2; BENCH_TENK_RUNS runs (default 1), BENCH_TENK_HOSTS hosts
+#      (default 10000)
 #
 # Environment: BENCH_RUNS (default 5), BENCH_POLITE_RUNS (default 3),
 # BENCH_TMP (tmpfs work directory, default /dev/shm/tse-bench),
 # BENCH_DISK (disk output directory, default /var/tmp/tse-bench),
 # BENCH_PORT (default 38517; +1 latency server, +2 politeness site, +3
 # head-of-line site, +4 hostile pages), BENCH_ONLY (space-separated subset
-# of: engine links wrk gen docs lat many polite hol mem cluster),
+# of: engine links wrk gen docs lat many polite hol mem cluster tenk;
+# default all but tenk),
 # BENCH_MANY_PORT (first of the 1,000 ports of the many-host site on
 # 127.0.0.12, default 44000), BENCH_HOL_SVG (the
 # timeline picture, default bench/headofline-after.svg in the source
@@ -684,6 +690,16 @@ if want cluster; then
   md "\$ cluster_bench redis://127.0.0.1:$RPORT 100000 1000000   # commits of 1,000 adds"
   md "$(cat "$W/cluster.txt")"
   md '```'
+  md ""
+fi
+# --- 9. ten thousand hosts by name ------------------------------------------------------
+if want tenk; then
+  say "ten thousand hosts by name (bench/tenk.sh)"
+  # Every parameter given: names like HOSTS and PORT are this script's too.
+  HOSTS=${BENCH_TENK_HOSTS:-10000} PAGES=5 DELAY_MS=1000 RATE=0.1 \
+    RUNS=${BENCH_TENK_RUNS:-1} CRAWLER_ARGS= ADDR=127.0.0.14 PORT=46000 \
+    WORK=$W/tenk RUN_LIMIT=600 bash "$TOP/bench/tenk.sh" "$B" > /dev/null
+  cat "$W/tenk/tenk.md" >> "$OUT"
   md ""
 fi
 md "Load average at end: $(cut -d' ' -f1-3 /proc/loadavg); total $(($(date +%s) - T0)) s."
