@@ -92,7 +92,8 @@ SLOG=$W/server.log
   --root "$W/site" --log "$SLOG" \
   --lifetime $(((RUNS + 1) * RUN_LIMIT)) "$ADDR" 2> "$W/server.err" &
 DS_PID=$!
-trap 'kill "$DS_PID" 2> /dev/null || true' EXIT
+# Waited for: a next tenk.sh finds the port free.
+trap 'kill "$DS_PID" 2> /dev/null && wait "$DS_PID" 2> /dev/null || true' EXIT
 trap 'exit 130' INT TERM
 for _ in $(seq 100); do
   (exec 3<> "/dev/tcp/$ADDR/$PORT") 2> /dev/null && break
