@@ -23,8 +23,9 @@
  * without one of its own; "_" is in no host name). A NAME of other than
  * letters, digits, '-' and '.' (or starting with '.'), or none, gets
  * 404. The listening address and port play no part.
- * --log FILE: one line per response, "START END ADDR:PORT PATH STATUS",
- * (with --vhosts, "START END NAME PATH STATUS", PATH without the host),
+ * --log FILE: one line per response, "START END ADDR:PORT PATH STATUS"
+ * (with --vhosts "START END NAME PATH STATUS", PATH without the host,
+ * NAME "-" for none or a bad one),
  * START when the request had arrived whole and END when its response was
  * handed to the kernel, both seconds since the epoch with microseconds: a
  * request is in flight from START to END, so the log tells how many were
