@@ -356,6 +356,14 @@ static bool full(const frontier_t *f)
   return f->cfg.capacity && f->slots >= f->cfg.capacity;
 }
 
+bool frontier_push_waiting(frontier_t *f)
+{
+  pthread_mutex_lock(&f->lock);
+  bool w = f->push_waiters > 0;
+  pthread_mutex_unlock(&f->lock);
+  return w;
+}
+
 int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey)
 {
   pthread_mutex_lock(&f->lock);

@@ -156,6 +156,10 @@ frontier_t *frontier_new(const frontier_config_t *cfg);
  * stays the caller's. */
 int frontier_push(frontier_t *f, fitem_t *it, const char *hostkey);
 
+/* frontier_push_waiting: whether a frontier_push waits for capacity
+ * (items popped and not done hold it). */
+bool frontier_push_waiting(frontier_t *f);
+
 /* frontier_requeue: put IT back (adopted on success), into HOSTKEY's queue
  * in sequence order, not to be handed out before monotonic time NOT_BEFORE
  * (0: at once). Never blocks: an item popped before still holds its slot

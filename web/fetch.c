@@ -38,6 +38,7 @@ struct xfer {
   size_t drained;  /* bytes of an unwanted body read and dropped */
   double unwanted; /* monotonic: when the body was found unwanted */
   size_t reserve;  /* the decoded size, to reserve at the first charge */
+  int resume_rc;   /* a CURLcode the write callback gave in fetcher_resume */
   size_t charged;  /* bytes of the budget the body holds */
   strbuf_t body, req, head, raw;
 };
@@ -81,11 +82,18 @@ void fetcher_delete(fetcher_t *f)
   free(f);
 }
 
+void fetch_result_unland(fetch_result_t *res)
+{
+  if (res->landed)
+    budget_land(res->budget, -(long long)res->charged);
+  res->landed = false;
+}
+
 void fetch_result_drop_body(fetch_result_t *res)
 {
   free(res->body);
   res->body = NULL;
-  budget_land(res->budget, -(long long)res->charged);
+  fetch_result_unland(res);
   budget_give(res->budget, res->charged);
   res->charged = 0;
 }
@@ -362,7 +370,13 @@ static bool admit(struct xfer *x, size_t len)
 {
   fetcher_t *f = x->f;
   budget_t *b = f->cfg.budget;
-  bool may_pause = f->may_pause && f->cfg.on_pause != NULL;
+  /* Not an HTTP/2 stream: libcurl 7.88's pausing of one is not to be
+   * relied on (its connection's other streams); charged over the limit
+   * instead. */
+  long v = 0;
+  curl_easy_getinfo(f->curl, CURLINFO_HTTP_VERSION, &v);
+  bool may_pause = f->may_pause && f->cfg.on_pause != NULL &&
+                   v != CURL_HTTP_VERSION_2_0;
   size_t want = x->body.len + len + 1;
   if (x->reserve + 1 > want)
     want = x->reserve + 1;
@@ -887,6 +901,8 @@ void fetcher_finish(fetcher_t *f, int curl_code)
   fetch_result_t *res = x->res;
   CURL *c = f->curl;
   CURLcode rc = (CURLcode)curl_code;
+  if (rc == CURLE_OK && x->resume_rc != 0)
+    rc = (CURLcode)x->resume_rc;
   /* A compressed body must end with its stream: one cut short would be
    * saved as a truncated page. */
   if (rc == CURLE_OK && x->abort == FETCH_OK && !x->truncated && x->zinit &&
@@ -906,6 +922,7 @@ void fetcher_finish(fetcher_t *f, int curl_code)
     budget_give(res->budget, res->charged - x->body.cap);
     res->charged = x->body.cap;
   }
+  res->landed = res->charged > 0;
   budget_land(res->budget, (long long)res->charged);
   if (f->cfg.capture) {
     char *ip = NULL;
@@ -982,7 +999,13 @@ size_t fetcher_wants(const fetcher_t *f)
 void fetcher_resume(fetcher_t *f)
 {
   f->wants = 0;
-  curl_easy_pause(f->curl, CURLPAUSE_CONT);
+  /* The bytes held back are handed to on_body in this call: a failure
+   * there (out of memory) comes back here, not to the transfer, which
+   * may end without another byte. fetcher_finish makes it the
+   * transfer's. */
+  CURLcode rc = curl_easy_pause(f->curl, CURLPAUSE_CONT);
+  if (rc != CURLE_OK && f->x.resume_rc == 0)
+    f->x.resume_rc = (int)rc;
 }
 
 void fetcher_perform(fetcher_t *f)

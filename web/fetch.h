@@ -135,6 +135,7 @@ typedef struct fetch_result {
   char ip[64];           /* the server's address, "" if unknown */
   struct budget *budget; /* what body is charged to (fetch_config_t) ... */
   size_t charged;        /* ... and how much: fetch_result_drop_body */
+  bool landed;           /* counted as landed (budget_land) */
 } fetch_result_t;
 
 typedef struct fetcher fetcher_t;
@@ -199,6 +200,11 @@ void fetch_result_free(fetch_result_t *res);
 /* fetch_result_drop_body: free RES's body (body NULL; len kept) and give
  * its charge back to the budget. */
 void fetch_result_drop_body(fetch_result_t *res);
+
+/* fetch_result_unland: RES's body, charged, landed by fetcher_finish (on
+ * its way to a parser, to be freed: budget_land), is no longer counted so
+ * (a parser has it, and may keep it). */
+void fetch_result_unland(fetch_result_t *res);
 
 /* fetcher_may_pause: whether F's transfers may pause for room in the
  * budget (fetch_config_t.budget; false at first, as a thread's must).

@@ -255,6 +255,8 @@ static void wc_parse(void *ctx, engine_t *e, fitem_t *it)
 {
   struct webcrawl *w = ctx;
   struct page *p = it->data;
+  if (p != NULL) /* its body, if any, is this parser's now (xfer.c) */
+    fetch_result_unland(&p->res);
   if (p == NULL || p->skipped || p->robots || p->res.outcome != FETCH_OK)
     return;
   fetch_result_t *r = &p->res;
