@@ -80,7 +80,8 @@ static void help_crawl(void)
 "  --max-page-size BYTES larger pages are abandoned (default 10485760)\n"
 "  --max-memory BYTES    what waits for its turn (links found, URLs queued,\n"
 "                        pages fetched ahead) beyond BYTES waits on disk,\n"
-"                        in pageDirectory; 0 = no limit (default 536870912)\n",
+"                        in pageDirectory, and a body arriving waits for\n"
+"                        room; 0 = no limit (default 536870912)\n",
          MAX_DEPTH, WEBCRAWL_EVENTS_MAX, WEBCRAWL_TRANSFER_MEMORY / 1024,
          DEFAULT_DOWNLOAD_MAX, DEFAULT_UA);
 }
