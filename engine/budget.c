@@ -65,8 +65,14 @@ void budget_give(budget_t *b, size_t n)
 
 void budget_land(budget_t *b, long long n)
 {
-  if (b != NULL)
-    atomic_fetch_add(&b->landed, (size_t)n); /* wraps back for n < 0 */
+  if (b == NULL)
+    return;
+  size_t was = atomic_fetch_add(&b->landed, (size_t)n); /* n < 0 wraps */
+  /* None landed any more: a taker waiting may go on over the limit
+   * (xfer.c's resume), so it is told as by a give. */
+  if (n < 0 && was == (size_t)-n && atomic_load(&b->wanted) &&
+      atomic_exchange(&b->wanted, false) && b->on_room != NULL)
+    b->on_room(b->room_arg);
 }
 
 size_t budget_landed(budget_t *b)

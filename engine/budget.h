@@ -72,7 +72,9 @@ size_t budget_want(budget_t *b);
 
 /* budget_land: N bytes charged before are now on their way to be given
  * back without anyone's wait (a body fetched, for the parsers); N
- * negative: given back now (budget_give follows). B may be NULL. */
+ * negative: no longer (a parser has them, or budget_give follows). When
+ * none is left landed, a budget_want is answered as by a give (on_room).
+ * B may be NULL. */
 void budget_land(budget_t *b, long long n);
 
 /* budget_landed: the bytes landed and not given back yet: what frees room

@@ -996,7 +996,7 @@ size_t fetcher_wants(const fetcher_t *f)
   return f->wants;
 }
 
-void fetcher_resume(fetcher_t *f)
+int fetcher_resume(fetcher_t *f)
 {
   f->wants = 0;
   /* The bytes held back are handed to on_body in this call: a failure
@@ -1006,6 +1006,7 @@ void fetcher_resume(fetcher_t *f)
   CURLcode rc = curl_easy_pause(f->curl, CURLPAUSE_CONT);
   if (rc != CURLE_OK && f->x.resume_rc == 0)
     f->x.resume_rc = (int)rc;
+  return (int)rc;
 }
 
 void fetcher_perform(fetcher_t *f)

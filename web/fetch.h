@@ -223,8 +223,11 @@ void fetcher_finish_timeout(fetcher_t *f, long ms);
 
 /* fetcher_resume: resume F's paused transfer (not from inside one of
  * libcurl's callbacks). It may take its bytes at once, in this call, or
- * pause again (on_pause). */
-void fetcher_resume(fetcher_t *f);
+ * pause again (on_pause). Returns curl_easy_pause's CURLcode: not 0, the
+ * write callback failed on those bytes and libcurl drives the transfer
+ * no more: the caller ends it (curl_multi_remove_handle, then
+ * fetcher_finish with that code). */
+int fetcher_resume(fetcher_t *f);
 
 /* fetch_status_text: the reason phrase RFC 9110 gives HTTP status STATUS
  * ("Not Found" for 404), or "" for a status it does not name.

@@ -241,15 +241,17 @@ static void start_transfer(xfer_t *x, engine_t *e, const engine_job_t *job)
   fetcher_may_pause(s->f, true);
 }
 
-/* unpause: S, paused, goes on (it may pause again at once). */
-static void unpause(xfer_t *x, struct slot *s)
+/* unpause: S, paused, goes on (it may pause again at once). Returns
+ * fetcher_resume's code: not 0, S is to be finished with it (libcurl
+ * returned before it watched S's socket or timer again). */
+static int unpause(xfer_t *x, struct slot *s)
 {
   s->paused = false;
   x->paused--;
   s->deadline += clock_now() - s->paused_at;
   if (s->deadline < x->next_expiry)
     x->next_expiry = s->deadline;
-  fetcher_resume(s->f);
+  return fetcher_resume(s->f);
 }
 
 /* unlink: S out of the transfers in flight. */
@@ -272,6 +274,8 @@ static void unlink_slot(xfer_t *x, struct slot *s)
  * waits for a slot that transfers in flight hold (the parsers may all
  * wait there), the oldest paused goes on over the limit, one such at a
  * time: so a crawl always moves. Returns how many. */
+static void finish(xfer_t *x, engine_t *e, struct slot *s, int rc, long ms);
+
 static int resume(xfer_t *x, engine_t *e)
 {
   size_t room = budget_want(x->fcfg.budget);
@@ -279,14 +283,17 @@ static int resume(xfer_t *x, engine_t *e)
   bool fit = room >= x->least; /* else none fits */
   if (fit)
     x->least = SIZE_MAX; /* lowered again by the ones left, and on_pause */
-  for (struct slot *s = fit ? x->oldest : NULL; s != NULL; s = s->newer) {
+  for (struct slot *s = fit ? x->oldest : NULL, *next; s != NULL; s = next) {
+    next = s->newer;
     size_t want = s->paused ? fetcher_wants(s->f) : 0;
     if (want > room && want < x->least)
       x->least = want;
     if (!s->paused || want > room)
       continue;
     room -= want;
-    unpause(x, s);
+    int rc = unpause(x, s);
+    if (rc != 0)
+      finish(x, e, s, rc, 0);
     n++;
   }
   if (n == 0 && x->forced == NULL &&
@@ -297,7 +304,9 @@ static int resume(xfer_t *x, engine_t *e)
       s = s->newer;
     x->forced = s;
     fetcher_may_pause(s->f, false);
-    unpause(x, s);
+    int rc = unpause(x, s);
+    if (rc != 0)
+      finish(x, e, s, rc, 0);
     n++;
   }
   return n;

@@ -61,10 +61,28 @@ static void test_landed(void)
   CHECK_INT((long)budget_landed(NULL), 0);
 }
 
+/* The last landed bytes gone answer a want, as a give does. */
+static void test_landed_wakes(void)
+{
+  budget_t b;
+  budget_init(&b, 100);
+  budget_on_room(&b, on_room, NULL);
+  rooms = 0;
+  budget_force(&b, 100);
+  budget_land(&b, 60);
+  budget_land(&b, 40);
+  (void)budget_want(&b);
+  budget_land(&b, -60);
+  CHECK_INT(rooms, 0); /* 40 still landed */
+  budget_land(&b, -40);
+  CHECK_INT(rooms, 1);
+}
+
 int main(void)
 {
   RUN(test_want_then_give);
   RUN(test_room_over_limit);
   RUN(test_landed);
+  RUN(test_landed_wakes);
   return TEST_EXIT();
 }
