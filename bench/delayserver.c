@@ -390,6 +390,45 @@ static void accept_all(const listener_t *l)
   }
 }
 
+/* listen_all: a listener at every (ADDRS[a], port) pair, ports PORT to
+ * PORT+NPORTS-1, each watched by the epoll EP; NULL (said on stderr) if
+ * one cannot be made. */
+static listener_t *listen_all(char (*addrs)[INET_ADDRSTRLEN], int na, int port,
+                              int nports)
+{
+  listener_t *ls = calloc((size_t)na * (size_t)nports, sizeof *ls);
+  if (ls == NULL) {
+    fprintf(stderr, "delayserver: %s\n", strerror(errno));
+    return NULL;
+  }
+  int nl = 0;
+  for (int a = 0; a < na; a++)
+    for (int p = port; p < port + nports; p++, nl++) {
+      listener_t *l = &ls[nl];
+      struct sockaddr_in sa;
+      memset(&sa, 0, sizeof sa);
+      sa.sin_family = AF_INET;
+      sa.sin_port = htons((unsigned short)p);
+      inet_pton(AF_INET, addrs[a], &sa.sin_addr);
+      snprintf(l->addr, sizeof l->addr, "%s", addrs[a]);
+      l->port = p;
+      int one = 1;
+      l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+      if (l->fd < 0 ||
+          setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+          bind(l->fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
+          listen(l->fd, 1024) != 0) {
+        fprintf(stderr, "delayserver: %s:%d: %s\n", l->addr, p,
+                strerror(errno));
+        return NULL;
+      }
+      /* A listener is told from a connection by its address range. */
+      struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
+      epoll_ctl(ep, EPOLL_CTL_ADD, l->fd, &ev);
+    }
+  return ls;
+}
+
 int main(int argc, char **argv)
 {
   int port = 0, nports = 1;
@@ -440,36 +479,10 @@ int main(int argc, char **argv)
     setrlimit(RLIMIT_NOFILE, &rl);
   }
   ep = epoll_create1(0);
-  listener_t *ls = calloc((size_t)na * (size_t)nports, sizeof *ls);
-  if (ep < 0 || ls == NULL) {
-    fprintf(stderr, "delayserver: %s\n", strerror(errno));
+  int nl = na * nports;
+  listener_t *ls = ep < 0 ? NULL : listen_all(addrs, na, port, nports);
+  if (ls == NULL)
     return 1;
-  }
-  int nl = 0;
-  for (int a = 0; a < na; a++)
-    for (int p = port; p < port + nports; p++, nl++) {
-      listener_t *l = &ls[nl];
-      struct sockaddr_in sa;
-      memset(&sa, 0, sizeof sa);
-      sa.sin_family = AF_INET;
-      sa.sin_port = htons((unsigned short)p);
-      inet_pton(AF_INET, addrs[a], &sa.sin_addr);
-      snprintf(l->addr, sizeof l->addr, "%s", addrs[a]);
-      l->port = p;
-      int one = 1;
-      l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-      if (l->fd < 0 ||
-          setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
-          bind(l->fd, (struct sockaddr *)&sa, sizeof sa) != 0 ||
-          listen(l->fd, 1024) != 0) {
-        fprintf(stderr, "delayserver: %s:%d: %s\n", l->addr, p,
-                strerror(errno));
-        return 1;
-      }
-      /* A listener is told from a connection by its address range. */
-      struct epoll_event ev = { .events = EPOLLIN, .data.ptr = l };
-      epoll_ctl(ep, EPOLL_CTL_ADD, l->fd, &ev);
-    }
   double end = mono_now() + (double)lifetime;
   enum { NEV = 256 };
   struct epoll_event evs[NEV];
