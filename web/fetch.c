@@ -294,9 +294,9 @@ static bool admit(struct xfer *x, size_t len)
 {
   fetcher_t *f = x->f;
   budget_t *b = f->cfg.budget;
-  /* Not an HTTP/2 stream: libcurl 7.88's pausing of one is not to be
-   * relied on (its connection's other streams); charged over the limit
-   * instead. */
+  /* An HTTP/2 stream is charged over the limit, not paused: libcurl
+   * 7.88's pausing of one stream of a shared connection is not to be
+   * relied on. */
   long v = 0;
   curl_easy_getinfo(f->curl, CURLINFO_HTTP_VERSION, &v);
   bool may_pause = f->may_pause && f->cfg.on_pause != NULL &&
