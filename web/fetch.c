@@ -38,7 +38,7 @@ struct xfer {
   size_t drained;  /* bytes of an unwanted body read and dropped */
   double unwanted; /* monotonic: when the body was found unwanted */
   size_t reserve;  /* the decoded size, to reserve at the first charge */
-  int resume_rc;   /* a CURLcode the write callback gave in fetcher_resume */
+  bool h2;         /* an HTTP/2 stream (checked at the first body byte) */
   size_t charged;  /* bytes of the budget the body holds */
   strbuf_t body, req, head, raw;
 };
@@ -255,6 +255,9 @@ static bool check(struct xfer *x)
   curl_easy_getinfo(x->f->curl, CURLINFO_CONTENT_TYPE, &ct);
   x->checked = true;
   x->coding = coding_of(header(x->f->curl, "Content-Encoding"));
+  long v = 0;
+  curl_easy_getinfo(x->f->curl, CURLINFO_HTTP_VERSION, &v);
+  x->h2 = v == CURL_HTTP_VERSION_2_0;
   if (x->robots ? status / 100 != 2 : status != 200) {
     x->abort = FETCH_HTTP_ERROR;
     return false;
@@ -297,10 +300,7 @@ static bool admit(struct xfer *x, size_t len)
   /* An HTTP/2 stream is charged over the limit, not paused: libcurl
    * 7.88's pausing of one stream of a shared connection is not to be
    * relied on. */
-  long v = 0;
-  curl_easy_getinfo(f->curl, CURLINFO_HTTP_VERSION, &v);
-  bool may_pause = f->may_pause && f->cfg.on_pause != NULL &&
-                   v != CURL_HTTP_VERSION_2_0;
+  bool may_pause = f->may_pause && f->cfg.on_pause != NULL && !x->h2;
   size_t want = x->body.len + len + 1;
   if (x->reserve + 1 > want)
     want = x->reserve + 1;
@@ -825,8 +825,6 @@ void fetcher_finish(fetcher_t *f, int curl_code)
   fetch_result_t *res = x->res;
   CURL *c = f->curl;
   CURLcode rc = (CURLcode)curl_code;
-  if (rc == CURLE_OK && x->resume_rc != 0)
-    rc = (CURLcode)x->resume_rc;
   /* A compressed body must end with its stream: one cut short would be
    * saved as a truncated page. */
   if (rc == CURLE_OK && x->abort == FETCH_OK && !x->truncated && x->zinit &&
@@ -924,13 +922,8 @@ int fetcher_resume(fetcher_t *f)
 {
   f->wants = 0;
   /* The bytes held back are handed to on_body in this call: a failure
-   * there (out of memory) comes back here, not to the transfer, which
-   * may end without another byte. fetcher_finish makes it the
-   * transfer's. */
-  CURLcode rc = curl_easy_pause(f->curl, CURLPAUSE_CONT);
-  if (rc != CURLE_OK && f->x.resume_rc == 0)
-    f->x.resume_rc = (int)rc;
-  return (int)rc;
+   * there comes back here, not to the transfer (see fetch.h). */
+  return (int)curl_easy_pause(f->curl, CURLPAUSE_CONT);
 }
 
 void fetcher_perform(fetcher_t *f)
