@@ -474,8 +474,34 @@ cluster_site() {
 
 # ----------------------------------------------------- many slow hosts
 
+# delay_run PORT ARGS...: bench/delayserver ARGS... on $ADDR, its log
+# $DS_LOG; 0 once ADDR:PORT answers (DS_PID), else 1, stopped, its
+# stderr shown. The probes' lines are cleared from the log.
+delay_run() {
+  local port=$1 _
+  shift
+  "$TESTS_BIN/delayserver" "$@" --log "$DS_LOG" --lifetime 300 "$ADDR" \
+    2>"$TEST_DIR/ds.err" &
+  DS_PID=$!
+  for _ in $(seq 100); do
+    if ! kill -0 "$DS_PID" 2>/dev/null; then
+      wait "$DS_PID" 2>/dev/null
+      DS_PID=
+      break
+    fi
+    if (exec 3<>"/dev/tcp/$ADDR/$port") 2>/dev/null; then
+      : >"$DS_LOG" # the probe is no crawl's
+      return 0
+    fi
+    sleep 0.1
+  done
+  delay_site_stop
+  cat "$TEST_DIR/ds.err" >&2
+  return 1
+}
+
 delay_site_start() {  # delay_site_start HOSTS PAGES DELAY_MS
-  local h=$1 pages=$2 delay=$3 span try up
+  local h=$1 pages=$2 delay=$3 span try
   span=$(((h + 249) / 250 * 250))
   ADDR=127.$(($$ % 200 + 20)).$((RANDOM % 250 + 1)).1
   DS_LOG=$TEST_DIR/delay.log
@@ -483,32 +509,14 @@ delay_site_start() {  # delay_site_start HOSTS PAGES DELAY_MS
     P0=$((20000 + (RANDOM % (10000 / span)) * span))
     rm -rf "$TEST_DIR/site"
     sh "$TOP/bench/many-site.sh" "$TEST_DIR/site" "$ADDR" "$P0" "$h" "$pages"
-    : >"$DS_LOG"
-    "$TESTS_BIN/delayserver" --port "$P0" --ports "$h" --delay-ms "$delay" \
-      --root "$TEST_DIR/site" --log "$DS_LOG" --lifetime 300 "$ADDR" \
-      2>"$TEST_DIR/ds.err" &
-    DS_PID=$!
-    up=
-    for _ in $(seq 100); do
-      if ! kill -0 "$DS_PID" 2>/dev/null; then
-        wait "$DS_PID" 2>/dev/null
-        DS_PID=
-        break
-      fi
-      # The last port listens once all do (they are bound in order).
-      if (exec 3<>"/dev/tcp/$ADDR/$((P0 + h - 1))") 2>/dev/null; then
-        up=1
-        break
-      fi
-      sleep 0.1
-    done
-    [ -n "$up" ] && break
-    delay_site_stop
-    cat "$TEST_DIR/ds.err" >&2
+    # The last port listens once all do (they are bound in order).
+    if delay_run $((P0 + h - 1)) --port "$P0" --ports "$h" \
+      --delay-ms "$delay" --root "$TEST_DIR/site"; then
+      SEED=http://$ADDR:$P0/index.html
+      return 0
+    fi
   done
-  [ -n "$up" ] || return 1
-  : >"$DS_LOG" # the probes above are no crawl's
-  SEED=http://$ADDR:$P0/index.html
+  return 1
 }
 
 delay_site_stop() {

@@ -20,27 +20,15 @@ H=200
 K=2
 sh "$TOP/bench/many-site.sh" --names "$TEST_DIR/site" "$H" "$K"
 ADDR=127.$(($$ % 200 + 20)).$((RANDOM % 250 + 1)).1
-LOG=$TEST_DIR/delay.log
+DS_LOG=$TEST_DIR/delay.log
+LOG=$DS_LOG
 up=
 for _ in 1 2 3 4 5; do
   P=$((20000 + RANDOM % 10000))
-  "$TESTS_BIN/delayserver" --vhosts --port "$P" --delay-ms 50 \
-    --root "$TEST_DIR/site" --log "$LOG" --lifetime 300 "$ADDR" \
-    2>"$TEST_DIR/ds.err" &
-  DS_PID=$!
-  for _ in $(seq 50); do
-    kill -0 "$DS_PID" 2>/dev/null || break
-    if (exec 3<>"/dev/tcp/$ADDR/$P") 2>/dev/null; then
-      up=1
-      break
-    fi
-    sleep 0.1
-  done
-  [ -n "$up" ] && break
-  delay_site_stop
+  delay_run "$P" --vhosts --port "$P" --delay-ms 50 --root "$TEST_DIR/site" &&
+    { up=1; break; }
 done
-[ -n "$up" ] || { cat "$TEST_DIR/ds.err" >&2; not_ok "delayserver starts"; finish; }
-: >"$LOG"
+[ -n "$up" ] || { not_ok "delayserver starts"; finish; }
 
 # 1. The crawl.
 run_crawl() {  # run_crawl DIR [WRAPPER...]
