@@ -51,16 +51,22 @@ void budget_force(budget_t *b, size_t n)
   raise_peak(&b->peak, atomic_fetch_add(&b->held, n) + n);
 }
 
+/* answer_want: call the on_room hook, once, if a budget_want waits.
+ * Sequentially consistent, as budget_want's store and load: either the
+ * caller's change is seen by the want's load, or this sees the want. */
+static void answer_want(budget_t *b)
+{
+  if (atomic_load(&b->wanted) && atomic_exchange(&b->wanted, false) &&
+      b->on_room != NULL)
+    b->on_room(b->room_arg);
+}
+
 void budget_give(budget_t *b, size_t n)
 {
   if (b == NULL)
     return;
   atomic_fetch_sub(&b->held, n);
-  /* Sequentially consistent, as budget_want's store and load: either
-   * this sees the want, or the want's load sees this give. */
-  if (atomic_load(&b->wanted) && atomic_exchange(&b->wanted, false) &&
-      b->on_room != NULL)
-    b->on_room(b->room_arg);
+  answer_want(b);
 }
 
 void budget_land(budget_t *b, long long n)
@@ -70,9 +76,8 @@ void budget_land(budget_t *b, long long n)
   size_t was = atomic_fetch_add(&b->landed, (size_t)n); /* n < 0 wraps */
   /* None landed any more: a taker waiting may go on over the limit
    * (xfer.c's resume), so it is told as by a give. */
-  if (n < 0 && was == (size_t)-n && atomic_load(&b->wanted) &&
-      atomic_exchange(&b->wanted, false) && b->on_room != NULL)
-    b->on_room(b->room_arg);
+  if (n < 0 && was == (size_t)-n)
+    answer_want(b);
 }
 
 size_t budget_landed(budget_t *b)
