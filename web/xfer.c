@@ -386,15 +386,16 @@ static int expire(xfer_t *x, engine_t *e)
   return n;
 }
 
-/* wait_ms: how long the loop may sleep: until libcurl's next timer, or,
- * with room for another transfer, the next item's DUE time; INT_MAX if
- * neither (only a socket or a wake ends the sleep). */
+/* wait_ms: how long the loop may sleep: until libcurl's next timer, the
+ * first transfer's deadline (expire) or, with room for another transfer,
+ * the next item's DUE time; INT_MAX if none (only a socket or a wake ends
+ * the sleep). */
 static int wait_ms(xfer_t *x, bool room, double due)
 {
   double now = clock_now(), ms = INFINITY;
   if (!isinf(x->timer)) /* libcurl's; 0 if due now */
     ms = x->timer <= now ? 0 : (x->timer - now) * 1000.0 + 1.0;
-  if (!isinf(x->next_expiry)) { /* reap's deadlines */
+  if (!isinf(x->next_expiry)) { /* expire's */
     double d = (x->next_expiry - now) * 1000.0 + 1.0;
     if (d < ms)
       ms = d < 1 ? 1 : d;
